@@ -1,0 +1,33 @@
+package policy
+
+// Rules are the user-supplied policy inputs. The zero value means: built-in
+// defaults on, no extra rules, path confinement to the workspace.
+type Rules struct {
+	// Prefix rules in the "npm run test *" style. A trailing " *" matches
+	// any further arguments; without it the rule matches the exact argv.
+	Allow []string
+	Ask   []string
+	Deny  []string
+
+	// Regular expressions (RE2) matched against the whole command text
+	// (deny) or against one subcommand's text (allow).
+	CustomDenyPatterns  []string
+	CustomAllowPatterns []string
+
+	// AllowedCommands, when non-empty, is an executable allow-list:
+	// any other command name is denied. BlockedCommands are always denied.
+	AllowedCommands []string
+	BlockedCommands []string
+
+	// Workspace is the directory paths are confined to; AllowedRoots are
+	// further directories where writes are fine.
+	Workspace    string
+	AllowedRoots []string
+
+	Readonly     bool // no writes at all (rm/mv/cp/mkdir/…, output redirects)
+	Unrestricted bool // no path confinement
+
+	// DisableDefaults switches off the overridable built-in defaults.
+	// The floor stays on whatever this says.
+	DisableDefaults bool
+}
