@@ -171,3 +171,30 @@ func BenchmarkWrite(b *testing.B) {
 		buf.Write(chunk)
 	}
 }
+
+// FuzzRender: whatever bytes arrive in whatever chunks, rendering never
+// panics, is valid UTF-8, and kept plus dropped bytes add up.
+func FuzzRender(f *testing.F) {
+	f.Add([]byte("hello\nworld\n"), uint8(7), uint8(16))
+	f.Add([]byte("é€𝄞\xff\xfe\x00binary\x00"), uint8(1), uint8(9))
+	f.Add(bytes.Repeat([]byte("𝄞"), 100), uint8(3), uint8(10))
+	f.Fuzz(func(t *testing.T, data []byte, chunk, size uint8) {
+		b := New(int(size), nil)
+		step := int(chunk)%64 + 1
+		for p := data; len(p) > 0; {
+			n := min(step, len(p))
+			b.Write(p[:n])
+			p = p[n:]
+		}
+		r := b.Render()
+		if !utf8.ValidString(r.Text) {
+			t.Fatalf("invalid UTF-8: %q", r.Text)
+		}
+		if r.Dropped < 0 || r.Dropped > int64(len(data)) {
+			t.Fatalf("dropped %d of %d", r.Dropped, len(data))
+		}
+		if b.Total() != int64(len(data)) {
+			t.Fatalf("total %d != %d", b.Total(), len(data))
+		}
+	})
+}
