@@ -17,14 +17,21 @@ import (
 
 // guardFeatures is the single switch for what the Guard adapter supports.
 // INTEGRATE: flip each to true as the adapter method below is filled in.
-var guardFeatures = struct {
-	Policy, Approval, Tasks, DisableSandbox bool
-}{
+var guardFeatures = Features{
 	Policy:         false, // GuardEngine.Check and Run refusing deny
 	Approval:       false, // Request.Approve passed to the Guard's approver callback
 	Tasks:          false, // guardSession.Start / Task / auto-backgrounding
 	DisableSandbox: false, // Request.DisableSandbox honoured by the config
 }
+
+// Features are the engine features the Guard adapter supports.
+type Features struct {
+	Policy, Approval, Tasks, DisableSandbox bool
+}
+
+// GuardAdapterFeatures returns guardFeatures; the end-to-end tests gate
+// their scenarios on it.
+func GuardAdapterFeatures() Features { return guardFeatures }
 
 // GuardEngine adapts a *shellguard.Guard to Engine.
 type GuardEngine struct {

@@ -230,11 +230,11 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string, opts HTTPOptio
 		return err
 	case <-ctx.Done():
 	}
+	s.Close() // ends the MCP sessions, so their streams do not hold up Shutdown
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	srv.Shutdown(sctx)
 	srv.Close()
-	s.Close()
 	<-errc
 	return nil
 }

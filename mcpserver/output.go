@@ -123,7 +123,13 @@ func fillTask(o *Output, t TaskStatus, withOutput bool) {
 
 // text renders an output for the model.
 func (o *Output) text() string {
+	if o.Error != "" && o.ExitCode == nil && o.TaskID == "" {
+		return o.Error // nothing ran
+	}
 	var b strings.Builder
+	if o.Error != "" {
+		fmt.Fprintf(&b, "error: %s\n", o.Error)
+	}
 	switch {
 	case o.TaskID != "" && o.Backgrounded:
 		fmt.Fprintf(&b, "still running after the blocking budget: moved to the background as task_id %s (pid %d); ask for its status with task_id, or wait/kill it\n", o.TaskID, o.Pid)

@@ -83,14 +83,17 @@ func boolp(b bool) *bool { return &b }
 // MCP returns the underlying go-sdk server.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
-// Close closes every session's engine state (killing their tasks) and
-// waits for that to finish.
+// Close ends every MCP session, closes their engine state (killing their
+// tasks) and waits for that to finish.
 func (s *Server) Close() {
 	s.mu.Lock()
 	s.closed = true
 	sess := s.sessions
 	s.sessions = map[*mcp.ServerSession]Session{}
 	s.mu.Unlock()
+	for ss := range s.mcp.Sessions() {
+		ss.Close()
+	}
 	for _, x := range sess {
 		x.Close()
 	}
