@@ -341,17 +341,13 @@ func (s *Server) taskOp(ctx context.Context, sess Session, in *Input, set Settin
 	return result(outputOfTask(st), false)
 }
 
-// canAsk reports whether the client can answer an approval request:
-// input requests on protocol 2026-07-28 and later, elicitation before.
+// canAsk reports whether the client can answer an approval request. The
+// request is an elicitation either way: sent by the SDK during the call on
+// protocols before 2026-07-28, returned as an input request (SEP-2322) on
+// later ones; both need the client's elicitation capability.
 func canAsk(ss *mcp.ServerSession) bool {
 	p := ss.InitializeParams()
-	if p == nil {
-		return false
-	}
-	if p.ProtocolVersion >= "2026-07-28" {
-		return true
-	}
-	return p.Capabilities != nil && p.Capabilities.Elicitation != nil
+	return p != nil && p.Capabilities != nil && p.Capabilities.Elicitation != nil
 }
 
 func approvalRequest(in *Input, v policy.Verdict) *mcp.ElicitParams {
