@@ -193,7 +193,9 @@ func (e *fakeEngine) Check(_ context.Context, cmd string) (policy.Verdict, error
 	return policy.Verdict{Decision: policy.Allow}, nil
 }
 
-func (e *fakeEngine) NewSession() Session { return &fakeSession{e: e, Session: e.GuardEngine.NewSession()} }
+func (e *fakeEngine) NewSession() Session {
+	return &fakeSession{e: e, Session: e.GuardEngine.NewSession()}
+}
 
 type fakeSession struct {
 	Session
