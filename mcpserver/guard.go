@@ -45,6 +45,7 @@ func (e *GuardEngine) Settings() Settings {
 	c := e.G.Config()
 	return Settings{
 		Workspace:      c.Workspace,
+		AllowedRoots:   nil,                   // INTEGRATE: policy allowed_roots (cwd may be there too)
 		WritableRoots:  []string{c.Workspace}, // INTEGRATE: from the sandbox config
 		DefaultTimeout: c.Timeout,
 		MaxTimeout:     c.MaxTimeout,
@@ -76,7 +77,9 @@ func (s *guardSession) Run(ctx context.Context, req Request) (Result, error) {
 	if req.DisableSandbox && !guardFeatures.DisableSandbox {
 		return Result{}, errors.New("running without the sandbox is not allowed by the configuration")
 	}
-	// INTEGRATE: pass req.Approve as the Guard's approver callback and
+	// INTEGRATE: req.Stdout/req.Stderr feed live progress notifications:
+	// the Guard must hand them redacted output, as it does for the Result.
+	// Pass req.Approve as the Guard's approver callback and
 	// req.DisableSandbox; map a policy refusal to *DeniedError (with
 	// Declined for an unapproved ask); fill Verdict and Sandbox from the
 	// Result; and when the run was moved to the background, fill Task.
