@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Prints the per-call latency (p50, p90, p99) of the MCP bash tool running
+# `true`, measured through the real npm client (@modelcontextprotocol/sdk)
+# over stdio: one `shellguard mcp` process, CALLS sequential calls after
+# WARMUP unmeasured ones. Target: p50 <= 8 ms with the sandbox on.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v node >/dev/null || { echo "bench/mcp.sh needs node and npm" >&2; exit 1; }
+[ -f e2e/node_modules/@modelcontextprotocol/sdk/package.json ] || (cd e2e && npm ci --no-audit --no-fund --loglevel=error)
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+CGO_ENABLED=0 go build -o "$dir/shellguard" ./cmd/shellguard
+mkdir "$dir/ws"
+node e2e/bench.mjs "$dir/shellguard" "$dir/ws" "${CALLS:-1000}" "${WARMUP:-100}"

@@ -1,0 +1,242 @@
+// Package e2e drives the shellguard binary with the real npm MCP client
+// (@modelcontextprotocol/sdk) over stdio and streamable HTTP, and with raw
+// JSON-RPC for the robustness cases.
+//
+// The test installs the npm client into e2e/node_modules on first use
+// (npm ci, from package-lock.json) and builds the binary into a temporary
+// directory. Node and npm are required: without them the tests skip, and
+// fail under SHELLGUARD_STRICT_TESTS=1.
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/shellguard/shellguard/internal/testenv"
+	"github.com/shellguard/shellguard/mcpserver"
+)
+
+var (
+	setupOnce sync.Once
+	setupErr  error
+	binPath   string
+	binDir    string
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// setup installs the npm client and builds the binary, once.
+func setup(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end tests are skipped with -short")
+	}
+	setupOnce.Do(func() {
+		for _, tool := range []string{"node", "npm"} {
+			if _, err := exec.LookPath(tool); err != nil {
+				setupErr = fmt.Errorf("%s not found: %w", tool, err)
+				return
+			}
+		}
+		if _, err := os.Stat("node_modules/@modelcontextprotocol/sdk/package.json"); err != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				setupErr = fmt.Errorf("npm ci: %v\n%s", err, out)
+				return
+			}
+		}
+		dir, err := os.MkdirTemp("", "shellguard-e2e-bin-")
+		if err != nil {
+			setupErr = err
+			return
+		}
+		binDir = dir
+		binPath = filepath.Join(dir, "shellguard")
+		cmd := exec.Command("go", "build", "-o", binPath, "../cmd/shellguard")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			setupErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if setupErr != nil {
+		if strings.Contains(setupErr.Error(), "not found") {
+			testenv.SkipOrFail(t, "%v", setupErr)
+		}
+		t.Fatal(setupErr)
+	}
+}
+
+// scenario is one scenario of client.mjs and the engine features it needs.
+type scenario struct {
+	name  string
+	needs func(mcpserver.Features) bool
+	http  bool // HTTP only
+}
+
+func always(mcpserver.Features) bool { return true }
+
+// The gated scenarios switch on by themselves when the Guard adapter
+// reports the feature: mcpserver/guard.go, guardFeatures, is the switch.
+var scenarios = []scenario{
+	{name: "list", needs: always},
+	{name: "run", needs: always},
+	{name: "strings", needs: func(f mcpserver.Features) bool { return !f.DisableSandbox }},
+	{name: "progress", needs: always},
+	{name: "cancel", needs: always},
+	{name: "token", needs: always, http: true},
+	{name: "deny", needs: func(f mcpserver.Features) bool { return f.Policy }},
+	{name: "approve_accept", needs: func(f mcpserver.Features) bool { return f.Policy && f.Approval }},
+	{name: "approve_decline", needs: func(f mcpserver.Features) bool { return f.Policy && f.Approval }},
+	{name: "background", needs: func(f mcpserver.Features) bool { return f.Tasks }},
+	{name: "stream", needs: func(f mcpserver.Features) bool { return f.Tasks }},
+}
+
+func runNode(t *testing.T, args ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", append([]string{"client.mjs"}, args...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("node client.mjs %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+func workspace(t *testing.T) string {
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws
+}
+
+// noProcessesOf fails t if a process of the test binary is still alive.
+func noProcessesOf(t *testing.T, args ...string) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		pids := testenv.ProcessesWithArgs(args...)
+		if len(pids) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("processes left behind with args %q: %v", args, pids)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestStdio(t *testing.T) {
+	setup(t)
+	f := mcpserver.GuardAdapterFeatures()
+	for _, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			if sc.http {
+				t.Skip("HTTP only")
+			}
+			if !sc.needs(f) {
+				t.Skipf("gated: the engine does not have the feature yet (mcpserver/guard.go guardFeatures = %+v)", f)
+			}
+			ws := workspace(t)
+			runNode(t, sc.name, "--transport", "stdio", "--bin", binPath, "--workspace", ws)
+			noProcessesOf(t, binPath, "mcp")
+		})
+	}
+}
+
+// startServe starts `shellguard serve` on a free loopback port and returns
+// its base URL; the server is stopped (SIGTERM, by pid) at cleanup.
+func startServe(t *testing.T, ws string, extra ...string) string {
+	t.Helper()
+	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--workspace", ws}, extra...)
+	cmd := exec.Command(binPath, args...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	urlc := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		re := regexp.MustCompile(`serving MCP at (http://\S+)/mcp`)
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				urlc <- m[1]
+			} else {
+				t.Logf("serve: %s", sc.Text())
+			}
+		}
+		done <- cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-done
+			t.Error("serve did not stop within 10 s of SIGINT")
+		}
+	})
+	select {
+	case u := <-urlc:
+		return u
+	case err := <-done:
+		t.Fatalf("serve exited: %v", err)
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve did not report its address")
+	}
+	return ""
+}
+
+const testToken = "e2e-token-0123456789abcdef"
+
+func TestHTTP(t *testing.T) {
+	setup(t)
+	f := mcpserver.GuardAdapterFeatures()
+	ws := workspace(t)
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte(testToken+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	base := startServe(t, ws, "--token-file", tokenFile)
+	for _, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			if !sc.needs(f) {
+				t.Skipf("gated: the engine does not have the feature yet (mcpserver/guard.go guardFeatures = %+v)", f)
+			}
+			runNode(t, sc.name, "--transport", "http", "--url", base+"/mcp", "--token", testToken, "--workspace", ws)
+		})
+	}
+}
+
+func TestServeRefusesPublicBindWithoutToken(t *testing.T) {
+	setup(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	// 0.0.0.0 is never bound: the check comes first.
+	out, err := exec.CommandContext(ctx, binPath, "serve", "--addr", "0.0.0.0:0").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "needs --token-file") {
+		t.Fatalf("serve on 0.0.0.0 without a token: err=%v out=%s", err, out)
+	}
+}

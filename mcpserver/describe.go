@@ -1,0 +1,109 @@
+package mcpserver
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Describe writes the tool description from the effective settings: what
+// a model needs to know to not waste turns, and nothing else.
+func Describe(s Settings) string {
+	var b strings.Builder
+	b.WriteString("Run a bash command (bash -c) and get its exit code, stdout and stderr. ")
+	b.WriteString("Each call is a fresh shell: cd and exports do not carry over; use cwd. ")
+	fmt.Fprintf(&b, "Default cwd: %s.\n", s.Workspace)
+	fmt.Fprintf(&b, "Limits: timeout %s by default, at most %s (timeout, in seconds); ", secs(s.DefaultTimeout), secs(s.MaxTimeout))
+	fmt.Fprintf(&b, "each stream keeps its first and last %s, the middle is dropped with a marker. ", size(s.MaxOutput/2))
+	b.WriteString("No terminal and no stdin: interactive programs fail; pass flags like -y.\n")
+	if len(s.SandboxLayers) > 0 {
+		fmt.Fprintf(&b, "Sandbox: %s. ", strings.Join(s.SandboxLayers, ", "))
+		if len(s.WritableRoots) > 0 {
+			fmt.Fprintf(&b, "Writable: %s. ", strings.Join(s.WritableRoots, ", "))
+		}
+	} else {
+		b.WriteString("Sandbox: none available; commands run as the server's user. ")
+	}
+	if s.Network {
+		b.WriteString("Network: on.\n")
+	} else {
+		b.WriteString("Network: off.\n")
+	}
+	if s.Policy {
+		b.WriteString("A policy checks each command first: a denied command is not run and comes back as an error with reasons; do not retry it or work around it.")
+		if s.Approval {
+			b.WriteString(" Some commands need the user's approval; you will get the user's answer.")
+		}
+		b.WriteString("\n")
+	}
+	if len(s.AlwaysDenied) > 0 {
+		fmt.Fprintf(&b, "Always denied: %s.\n", strings.Join(s.AlwaysDenied, "; "))
+	}
+	if s.Tasks {
+		b.WriteString("Long-running commands (servers, watchers): run_in_background: true returns a task_id. With task_id alone you get its status and output so far; add kill, stdin_text (a line to its stdin), wait (until it exits), or stream (new lines, optionally filtered by stream_pattern).")
+		if s.BlockingBudget > 0 {
+			fmt.Fprintf(&b, " A foreground command still running after %s is moved to the background and its task_id returned.", secs(s.BlockingBudget))
+		}
+		b.WriteString("\n")
+	}
+	return strings.TrimRight(b.String(), "\n ")
+}
+
+func size(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// inputSchema is written by hand rather than derived: the server accepts
+// numbers and booleans sent as strings, which a derived schema would make
+// the SDK reject before the handler runs. The schema advertises the
+// canonical types; fields for background tasks appear only when the
+// engine has them.
+func inputSchema(s Settings) *jsonschema.Schema {
+	f := func(v float64) *float64 { return &v }
+	maxT := float64(maxTimeoutSeconds)
+	if s.MaxTimeout > 0 {
+		maxT = min(maxT, s.MaxTimeout.Seconds())
+	}
+	props := map[string]*jsonschema.Schema{
+		"command":     {Type: "string", Description: "The bash command to run."},
+		"description": {Type: "string", Description: "What the command does, in a few words (shown to the user when approval is needed)."},
+		"timeout": {Type: "number", Minimum: f(minTimeoutSeconds), Maximum: f(maxT),
+			Description: fmt.Sprintf("Seconds before the command and everything it started are stopped. Default %s.", secs(s.DefaultTimeout))},
+		"cwd": {Type: "string", Description: "Working directory: absolute or relative to the workspace; must be inside it" + rootsNote(s) + "."},
+	}
+	order := []string{"command", "description", "timeout", "cwd"}
+	if s.DisableSandbox {
+		props["dangerously_disable_sandbox"] = &jsonschema.Schema{Type: "boolean", Description: "Run outside the sandbox. Only when the sandbox itself breaks the command; the user is told."}
+		order = append(order, "dangerously_disable_sandbox")
+	}
+	if s.Tasks {
+		props["run_in_background"] = &jsonschema.Schema{Type: "boolean", Description: "Start the command as a background task and return its task_id at once."}
+		props["task_id"] = &jsonschema.Schema{Type: "string", Description: "A background task to act on (instead of command). Alone: its status and output so far."}
+		props["kill"] = &jsonschema.Schema{Type: "boolean", Description: "With task_id: stop the task and everything it started."}
+		props["stdin_text"] = &jsonschema.Schema{Type: "string", Description: "With task_id: text to write to the task's stdin (add \\n to end a line)."}
+		props["wait"] = &jsonschema.Schema{Type: "boolean", Description: "With task_id: block until the task exits (bounded by timeout)."}
+		props["stream"] = &jsonschema.Schema{Type: "boolean", Description: "With task_id: push new output lines as progress notifications until the task exits (bounded by timeout)."}
+		props["stream_pattern"] = &jsonschema.Schema{Type: "string", Description: "With stream: only lines matching this regular expression (RE2)."}
+		order = append(order, "run_in_background", "task_id", "kill", "stdin_text", "wait", "stream", "stream_pattern")
+	}
+	return &jsonschema.Schema{
+		Type:                 "object",
+		Properties:           props,
+		PropertyOrder:        order,
+		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
+	}
+}
+
+func rootsNote(s Settings) string {
+	if len(s.AllowedRoots) == 0 {
+		return ""
+	}
+	return " or in " + strings.Join(s.AllowedRoots, ", ")
+}

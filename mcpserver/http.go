@@ -1,0 +1,240 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/shellguard/shellguard/policy"
+)
+
+// HTTPOptions configure Handler.
+type HTTPOptions struct {
+	// Token, when set, is required as "Authorization: Bearer TOKEN" on
+	// every request. Serving anything but loopback without one is refused
+	// by ListenAndServe.
+	Token string
+	// MaxBodyBytes bounds a request body; 0: DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	// SessionTimeout closes an idle MCP session (and kills its tasks);
+	// 0: 30 minutes.
+	SessionTimeout time.Duration
+}
+
+// DefaultMaxBodyBytes bounds request bodies: room for the largest command
+// with JSON escaping, not much more.
+const DefaultMaxBodyBytes = 4 << 20
+
+// Handler returns the HTTP face of the server: streamable MCP at /mcp and
+// the plain JSON endpoint POST /tools/bash/execute. DNS-rebinding
+// protection is on for both: on a loopback listener, a request whose Host
+// is not a loopback name is refused.
+func (s *Server) Handler(opts HTTPOptions) http.Handler {
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if opts.SessionTimeout <= 0 {
+		opts.SessionTimeout = 30 * time.Minute
+	}
+	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+		Logger:              s.logger,
+		SessionTimeout:      opts.SessionTimeout,
+		MaxRequestBodyBytes: opts.MaxBodyBytes,
+	})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", streamable)
+	mux.Handle("/tools/bash/execute", http.NewCrossOriginProtection().Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.execute(w, r, opts.MaxBodyBytes)
+	})))
+	var want []byte
+	if opts.Token != "" {
+		h := sha256.Sum256([]byte(opts.Token))
+		want = h[:]
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && local != nil {
+			if isLoopback(local.String()) && !isLoopback(r.Host) {
+				http.Error(w, fmt.Sprintf("forbidden: Host %q is not a loopback name (DNS-rebinding protection)", r.Host), http.StatusForbidden)
+				return
+			}
+		}
+		if want != nil {
+			auth := r.Header.Get("Authorization")
+			tok, ok := strings.CutPrefix(auth, "Bearer ")
+			got := sha256.Sum256([]byte(strings.TrimSpace(tok)))
+			if !ok || subtle.ConstantTimeCompare(got[:], want) != 1 {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="shellguard"`)
+				http.Error(w, "unauthorized: send Authorization: Bearer TOKEN", http.StatusUnauthorized)
+				return
+			}
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// isLoopback reports whether a host or host:port names the loopback
+// interface.
+func isLoopback(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// IsLoopbackAddr reports whether a listen address binds only loopback.
+func IsLoopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil || host == "" {
+		return false // ":8080" binds every interface
+	}
+	return isLoopback(host)
+}
+
+// ExecuteRequest is the body of POST /tools/bash/execute.
+type ExecuteRequest struct {
+	Command     string `json:"command"`
+	Timeout     any    `json:"timeout,omitempty"`
+	Cwd         string `json:"cwd,omitempty"`
+	Description string `json:"description,omitempty"`
+}
+
+var executeFields = map[string]bool{"command": true, "timeout": true, "cwd": true, "description": true}
+
+// execute serves POST /tools/bash/execute: one command, no approval, no
+// background tasks. 200: the command ran (whatever its exit code);
+// 403: the policy refused it; 400: the request is wrong.
+func (s *Server) execute(w http.ResponseWriter, r *http.Request, maxBody int64) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", "POST")
+		writeJSONError(w, http.StatusMethodNotAllowed, "use POST with a JSON body {\"command\": ..., \"timeout\": ..., \"cwd\": ...}")
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		var mb *http.MaxBytesError
+		if errors.As(err, &mb) {
+			writeJSONError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body is larger than %d bytes", maxBody))
+			return
+		}
+		writeJSONError(w, http.StatusBadRequest, "reading the body: "+err.Error())
+		return
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(body, &fields); err != nil {
+		writeJSONError(w, http.StatusBadRequest, "the body must be a JSON object: "+err.Error())
+		return
+	}
+	for k := range fields {
+		if !executeFields[k] {
+			writeJSONError(w, http.StatusBadRequest, fmt.Sprintf("invalid input: %q: unknown field; the fields are command, timeout, cwd, description", k))
+			return
+		}
+	}
+	set := s.eng.Settings()
+	in, err := ParseInput(bytes.TrimSpace(body), set)
+	if err != nil {
+		writeJSONError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	ctx := r.Context()
+	var verdict *policy.Verdict
+	v, err := s.eng.Check(ctx, in.Command)
+	switch {
+	case errors.Is(err, ErrNotAvailable):
+	case err != nil:
+		writeJSONError(w, http.StatusInternalServerError, "checking the command failed: "+err.Error())
+		return
+	case v.Decision != policy.Allow:
+		why := ""
+		if v.Decision == policy.Ask {
+			why = "the command needs the user's approval, and this endpoint cannot ask; use the MCP endpoint with a client that supports elicitation, or allow the command in the configuration."
+		}
+		o := &Output{Command: in.Command, Decision: v.Decision.String(), Reasons: reasonsOf(&v), Warnings: v.Warnings,
+			Error: denialText(in.Command, v, v.Decision == policy.Ask, why)}
+		writeJSON(w, http.StatusForbidden, o)
+		return
+	default:
+		verdict = &v
+	}
+	sess := s.eng.NewSession()
+	defer sess.Close()
+	o, isErr := s.run(ctx, sess, in, set, verdict, false, &progress{})
+	status := http.StatusOK
+	if isErr {
+		switch {
+		case o.Decision == "deny" || o.Decision == "ask":
+			status = http.StatusForbidden
+		case errors.Is(ctx.Err(), context.Canceled):
+			status = 499 // the client went away; nobody reads this
+		case o.ExitCode == nil:
+			status = http.StatusBadRequest
+		}
+	}
+	writeJSON(w, status, o)
+}
+
+func writeJSONError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]string{"error": msg})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+}
+
+// ListenAndServe serves Handler(opts) on addr until ctx is done. It refuses
+// a non-loopback addr without a token.
+func (s *Server) ListenAndServe(ctx context.Context, addr string, opts HTTPOptions, ready func(net.Addr)) error {
+	if !IsLoopbackAddr(addr) && opts.Token == "" {
+		return fmt.Errorf("refusing to listen on %s without a token: binding anything but loopback requires --token-file", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           s.Handler(opts),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+	}
+	if ready != nil {
+		ready(ln.Addr())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		s.Close()
+		return err
+	case <-ctx.Done():
+	}
+	s.Close() // ends the MCP sessions, so their streams do not hold up Shutdown
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	srv.Shutdown(sctx)
+	srv.Close()
+	<-errc
+	return nil
+}

@@ -1,0 +1,358 @@
+package mcpserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Input is the validated input of one call of the bash tool.
+type Input struct {
+	Command         string
+	Description     string
+	RunInBackground bool
+	TaskID          string
+	Kill            bool
+	StdinText       *string
+	Wait            bool
+	Stream          bool
+	StreamPattern   *regexp.Regexp
+	Timeout         time.Duration // 0: the default
+	TimeoutClamped  bool          // the request asked for more than the maximum
+	Cwd             string        // absolute; empty: the workspace
+	DisableSandbox  bool
+}
+
+// InputError says which field of the input is wrong and why.
+type InputError struct {
+	Field  string
+	Reason string
+}
+
+func (e *InputError) Error() string {
+	if e.Field == "" {
+		return "invalid input: " + e.Reason
+	}
+	return fmt.Sprintf("invalid input: %s: %s", e.Field, e.Reason)
+}
+
+func fieldErr(field, format string, args ...any) *InputError {
+	return &InputError{Field: field, Reason: fmt.Sprintf(format, args...)}
+}
+
+// Limits on text fields.
+const (
+	maxDescriptionBytes = 4096
+	maxTaskIDBytes      = 128
+	maxStdinBytes       = 64 << 10
+	maxPatternBytes     = 1024
+	// Timeout bounds a request may ask for, in seconds.
+	minTimeoutSeconds = 1
+	maxTimeoutSeconds = 1800
+)
+
+var knownFields = []string{
+	"command", "description", "run_in_background", "task_id", "kill", "stdin_text",
+	"wait", "stream", "stream_pattern", "timeout", "cwd", "dangerously_disable_sandbox",
+}
+
+// ParseInput parses and validates raw tool arguments against settings.
+// Numbers and booleans may be sent as strings ("120", "true").
+func ParseInput(raw json.RawMessage, s Settings) (*Input, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil, &InputError{Reason: `no arguments; give at least "command" (or "task_id")`}
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, &InputError{Reason: "arguments must be a JSON object: " + err.Error()}
+	}
+	var unknown []string
+	for k := range m {
+		if !isKnown(k) {
+			unknown = append(unknown, strconv.Quote(k))
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return nil, &InputError{Field: strings.Join(unknown, ", "),
+			Reason: "unknown field; the fields are " + strings.Join(knownFields, ", ")}
+	}
+
+	in := &Input{}
+	var err error
+	var set = func(f string) bool { v, ok := m[f]; return ok && !isNull(v) }
+
+	if in.Command, err = str(m, "command"); err != nil {
+		return nil, err
+	}
+	if in.Description, err = str(m, "description"); err != nil {
+		return nil, err
+	}
+	if len(in.Description) > maxDescriptionBytes {
+		return nil, fieldErr("description", "%d bytes is longer than the limit of %d", len(in.Description), maxDescriptionBytes)
+	}
+	if in.TaskID, err = str(m, "task_id"); err != nil {
+		return nil, err
+	}
+	in.TaskID = strings.TrimSpace(in.TaskID)
+	if len(in.TaskID) > maxTaskIDBytes {
+		return nil, fieldErr("task_id", "longer than %d bytes; use the task_id a background start returned", maxTaskIDBytes)
+	}
+	for _, b := range []struct {
+		name string
+		dst  *bool
+	}{
+		{"run_in_background", &in.RunInBackground}, {"kill", &in.Kill}, {"wait", &in.Wait},
+		{"stream", &in.Stream}, {"dangerously_disable_sandbox", &in.DisableSandbox},
+	} {
+		if *b.dst, err = boolean(m, b.name); err != nil {
+			return nil, err
+		}
+	}
+	if set("stdin_text") {
+		t, err := str(m, "stdin_text")
+		if err != nil {
+			return nil, err
+		}
+		if len(t) > maxStdinBytes {
+			return nil, fieldErr("stdin_text", "%d bytes is longer than the limit of %d", len(t), maxStdinBytes)
+		}
+		in.StdinText = &t
+	}
+	if set("stream_pattern") {
+		p, err := str(m, "stream_pattern")
+		if err != nil {
+			return nil, err
+		}
+		if len(p) > maxPatternBytes {
+			return nil, fieldErr("stream_pattern", "longer than %d bytes", maxPatternBytes)
+		}
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return nil, fieldErr("stream_pattern", "not a valid regular expression (RE2 syntax): %v", err)
+		}
+		in.StreamPattern = re
+		if set("stream") && !in.Stream {
+			return nil, fieldErr("stream_pattern", "given with stream: false; drop one of them")
+		}
+		in.Stream = true
+	}
+	if set("timeout") {
+		secs, err := number(m, "timeout")
+		if err != nil {
+			return nil, err
+		}
+		if secs < minTimeoutSeconds || secs > maxTimeoutSeconds {
+			return nil, fieldErr("timeout", "%v is out of range: give seconds from %d to %d", secs, minTimeoutSeconds, maxTimeoutSeconds)
+		}
+		in.Timeout = time.Duration(secs * float64(time.Second))
+		if s.MaxTimeout > 0 && in.Timeout > s.MaxTimeout {
+			in.Timeout = s.MaxTimeout
+			in.TimeoutClamped = true
+		}
+	}
+	cwd, err := str(m, "cwd")
+	if err != nil {
+		return nil, err
+	}
+	if in.Cwd, err = resolveCwd(cwd, s); err != nil {
+		return nil, err
+	}
+
+	// Modes.
+	hasCommand := strings.TrimSpace(in.Command) != ""
+	switch {
+	case in.TaskID != "" && set("command"):
+		return nil, fieldErr("command", "give either command (to run one) or task_id (to act on a background task), not both")
+	case in.TaskID == "" && !hasCommand:
+		if set("command") {
+			return nil, fieldErr("command", "empty; give the bash command to run")
+		}
+		for _, f := range []string{"kill", "stdin_text", "wait"} {
+			if set(f) {
+				return nil, fieldErr(f, "needs task_id: it acts on a background task")
+			}
+		}
+		return nil, fieldErr("command", "missing; give the bash command to run (or task_id for a background task)")
+	}
+	if hasCommand {
+		limit := s.MaxCommandBytes
+		if limit <= 0 {
+			limit = DefaultMaxCommandBytes
+		}
+		if len(in.Command) > limit {
+			return nil, fieldErr("command", "%d bytes is longer than the limit of %d; write a long script to a file and run that", len(in.Command), limit)
+		}
+		if strings.IndexByte(in.Command, 0) >= 0 {
+			return nil, fieldErr("command", "contains a NUL byte, which bash cannot receive")
+		}
+		for _, f := range []string{"kill", "stdin_text", "wait"} {
+			if set(f) {
+				return nil, fieldErr(f, "needs task_id, not command: it acts on a background task")
+			}
+		}
+		if in.RunInBackground && in.Stream {
+			return nil, fieldErr("stream", "start the task with run_in_background first, then stream it by task_id")
+		}
+		return in, nil
+	}
+	// A task operation.
+	if in.RunInBackground {
+		return nil, fieldErr("run_in_background", "given with task_id; to start a task give command instead")
+	}
+	if set("cwd") {
+		return nil, fieldErr("cwd", "given with task_id; a task keeps the cwd it was started in")
+	}
+	if in.Kill && (in.StdinText != nil || in.Wait || in.Stream) {
+		return nil, fieldErr("kill", "cannot be combined with stdin_text, wait or stream")
+	}
+	if in.Wait && in.Stream {
+		return nil, fieldErr("wait", "cannot be combined with stream; pick one")
+	}
+	return in, nil
+}
+
+func isKnown(k string) bool {
+	for _, f := range knownFields {
+		if f == k {
+			return true
+		}
+	}
+	return false
+}
+
+func isNull(v json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(v), []byte("null")) }
+
+// str returns a string field; absent or null is "".
+func str(m map[string]json.RawMessage, f string) (string, error) {
+	v, ok := m[f]
+	if !ok || isNull(v) {
+		return "", nil
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err != nil {
+		return "", fieldErr(f, "must be a string, got %s", kind(v))
+	}
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	return s, nil
+}
+
+// boolean accepts true/false and the strings "true"/"false" (also "1",
+// "0", "yes", "no", any case).
+func boolean(m map[string]json.RawMessage, f string) (bool, error) {
+	v, ok := m[f]
+	if !ok || isNull(v) {
+		return false, nil
+	}
+	var b bool
+	if err := json.Unmarshal(v, &b); err == nil {
+		return b, nil
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err == nil {
+		switch strings.ToLower(strings.TrimSpace(s)) {
+		case "true", "1", "yes":
+			return true, nil
+		case "false", "0", "no", "":
+			return false, nil
+		}
+		return false, fieldErr(f, "must be a boolean (true or false), got the string %q", s)
+	}
+	return false, fieldErr(f, "must be a boolean (true or false), got %s", kind(v))
+}
+
+// number accepts a JSON number or a numeric string.
+func number(m map[string]json.RawMessage, f string) (float64, error) {
+	v := m[f]
+	var n float64
+	if err := json.Unmarshal(v, &n); err == nil {
+		return n, nil
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err == nil {
+		n, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err == nil && !math.IsNaN(n) && !math.IsInf(n, 0) {
+			return n, nil
+		}
+		return 0, fieldErr(f, "must be a number of seconds, got the string %q", s)
+	}
+	return 0, fieldErr(f, "must be a number of seconds, got %s", kind(v))
+}
+
+func kind(v json.RawMessage) string {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 {
+		return "nothing"
+	}
+	switch v[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// resolveCwd makes cwd absolute (relative to the workspace) and checks
+// that it is an existing directory inside the workspace or an allowed
+// root, after resolving symbolic links.
+func resolveCwd(cwd string, s Settings) (string, error) {
+	if strings.TrimSpace(cwd) == "" {
+		return "", nil
+	}
+	if strings.IndexByte(cwd, 0) >= 0 {
+		return "", fieldErr("cwd", "contains a NUL byte")
+	}
+	p := cwd
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(s.Workspace, p)
+	}
+	p = filepath.Clean(p)
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", fieldErr("cwd", "%q does not exist", cwd)
+	}
+	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+		return "", fieldErr("cwd", "%q is not a directory", cwd)
+	}
+	roots := append([]string{s.Workspace}, s.AllowedRoots...)
+	for _, r := range roots {
+		if r == "" {
+			continue
+		}
+		rr, err := filepath.EvalSymlinks(r)
+		if err != nil {
+			rr = filepath.Clean(r)
+		}
+		if within(real, rr) {
+			return p, nil
+		}
+	}
+	return "", fieldErr("cwd", "%q is outside the workspace %s and the allowed roots", cwd, s.Workspace)
+}
+
+func within(p, root string) bool {
+	if p == root {
+		return true
+	}
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}

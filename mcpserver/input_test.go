@@ -1,0 +1,81 @@
+package mcpserver
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseInput(t *testing.T) {
+	ws := t.TempDir()
+	os.Mkdir(filepath.Join(ws, "sub"), 0o755)
+	outside := t.TempDir()
+	os.Symlink(outside, filepath.Join(ws, "escape"))
+	set := Settings{Workspace: ws, DefaultTimeout: 120 * time.Second, MaxTimeout: 600 * time.Second}
+	for _, tc := range []struct {
+		args string
+		err  string // substring of the error; "" = valid
+		chk  func(*Input) bool
+	}{
+		{`{"command":"ls"}`, "", func(in *Input) bool { return in.Command == "ls" && in.Timeout == 0 }},
+		{`{"command":"ls","timeout":"120"}`, "", func(in *Input) bool { return in.Timeout == 120*time.Second }},
+		{`{"command":"ls","timeout":" 2.5 "}`, "", func(in *Input) bool { return in.Timeout == 2500*time.Millisecond }},
+		{`{"command":"ls","timeout":1800}`, "", func(in *Input) bool { return in.Timeout == 600*time.Second && in.TimeoutClamped }},
+		{`{"command":"ls","timeout":1801}`, "timeout: 1801 is out of range", nil},
+		{`{"command":"ls","timeout":0.5}`, "timeout: 0.5 is out of range", nil},
+		{`{"command":"ls","timeout":"NaN"}`, "timeout: must be a number", nil},
+		{`{"command":"ls","timeout":true}`, "timeout: must be a number of seconds, got a boolean", nil},
+		{`{"command":"ls","run_in_background":"TRUE"}`, "", func(in *Input) bool { return in.RunInBackground }},
+		{`{"command":"ls","run_in_background":"no"}`, "", func(in *Input) bool { return !in.RunInBackground }},
+		{`{"command":"ls","run_in_background":2}`, "run_in_background: must be a boolean", nil},
+		{`{"command":"ls","timeout":null,"cwd":null}`, "", nil},
+		{`{"command":"ls","cwd":"sub"}`, "", func(in *Input) bool { return in.Cwd == filepath.Join(ws, "sub") }},
+		{`{"command":"ls","cwd":"escape"}`, "cwd: \"escape\" is outside the workspace", nil},
+		{`{"command":"ls","cwd":"../"}`, "outside the workspace", nil},
+		{`{"command":"ls","cwd":"nope"}`, "does not exist", nil},
+		{`{"command":"a\u0000b"}`, "command: contains a NUL byte", nil},
+		{`{"command":"ls","Command":"x"}`, `"Command": unknown field`, nil},
+		{`{"command":"   "}`, "command: empty", nil},
+		{`null`, "no arguments", nil},
+		{`"ls"`, "must be a JSON object", nil},
+		{`{"task_id":"t1"}`, "", func(in *Input) bool { return in.TaskID == "t1" }},
+		{`{"task_id":"t1","kill":"true","wait":true}`, "kill: cannot be combined", nil},
+		{`{"task_id":"t1","wait":true,"stream":true}`, "wait: cannot be combined", nil},
+		{`{"task_id":"t1","stdin_text":"y\n","wait":"1"}`, "", func(in *Input) bool { return *in.StdinText == "y\n" && in.Wait }},
+		{`{"task_id":"t1","stream_pattern":"^x"}`, "", func(in *Input) bool { return in.Stream && in.StreamPattern.MatchString("xy") }},
+		{`{"task_id":"t1","stream":false,"stream_pattern":"^x"}`, "stream_pattern: given with stream: false", nil},
+		{`{"task_id":"t1","run_in_background":true}`, "run_in_background: given with task_id", nil},
+		{`{"task_id":"t1","cwd":"sub"}`, "cwd: given with task_id", nil},
+		{`{"stdin_text":"x"}`, "stdin_text: needs task_id", nil},
+		{`{"command":"ls","wait":true}`, "wait: needs task_id", nil},
+		{`{"command":"ls","run_in_background":true,"stream":true}`, "stream: start the task", nil},
+		{`{"command":"ls","description":"` + strings.Repeat("d", 5000) + `"}`, "description: 5000 bytes", nil},
+	} {
+		in, err := ParseInput([]byte(tc.args), set)
+		switch {
+		case tc.err == "" && err != nil:
+			t.Errorf("%s: %v", tc.args, err)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%s: error %v, want %q", tc.args, err, tc.err)
+		case tc.err == "" && tc.chk != nil && !tc.chk(in):
+			t.Errorf("%s: parsed %+v", tc.args, in)
+		}
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	d := Describe(Settings{Workspace: "/ws", DefaultTimeout: 120 * time.Second, MaxTimeout: 600 * time.Second, MaxOutput: 64 << 10,
+		SandboxLayers: []string{"namespaces", "landlock"}, WritableRoots: []string{"/ws", "/tmp"}, Policy: true, Approval: true,
+		Tasks: true, BlockingBudget: 50 * time.Second, AlwaysDenied: []string{"sudo"}})
+	for _, want := range []string{"120 s by default, at most 600 s", "32 KiB", "Sandbox: namespaces, landlock", "Writable: /ws, /tmp",
+		"Network: off", "Always denied: sudo", "run_in_background", "after 50 s", "approval"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("description lacks %q:\n%s", want, d)
+		}
+	}
+	if len(d) > 1500 {
+		t.Errorf("description is %d bytes", len(d))
+	}
+}

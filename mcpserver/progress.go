@@ -1,0 +1,245 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Bounds of live output. A command that prints faster than the client
+// reads loses lines from the live view (never from the result); the loss
+// is counted and reported in the next notification.
+const (
+	maxPendingLines  = 1000
+	maxLineBytes     = 4096
+	maxMessageBytes  = 16 << 10
+	finalFlushBudget = 2 * time.Second
+)
+
+// progress sends output lines as MCP progress notifications. Writers
+// never block on the client: lines queue (bounded) and one goroutine
+// sends them, coalescing whatever queued while the previous notification
+// was in flight.
+type progress struct {
+	ctx     context.Context
+	ss      *mcp.ServerSession
+	token   any
+	pattern *regexp.Regexp
+
+	mu      sync.Mutex
+	writers []*lineWriter
+	lines   []string
+	dropped int
+	n       float64
+	closed  bool
+
+	wake    chan struct{}
+	flushed chan chan struct{}
+	done    chan struct{}
+	exited  chan struct{}
+}
+
+func newProgress(ctx context.Context, ss *mcp.ServerSession, token any, pattern *regexp.Regexp) *progress {
+	p := &progress{ctx: ctx, ss: ss, token: token, pattern: pattern}
+	if token == nil || ss == nil {
+		return p // inactive: the client did not ask for progress
+	}
+	p.wake = make(chan struct{}, 1)
+	p.flushed = make(chan chan struct{})
+	p.done = make(chan struct{})
+	p.exited = make(chan struct{})
+	go p.loop()
+	return p
+}
+
+func (p *progress) active() bool { return p.wake != nil }
+
+// writer returns an io.Writer whose lines (prefixed) become notifications.
+// It returns nil when progress is inactive, so that nothing is captured
+// twice for no one.
+func (p *progress) writer(prefix string) io.Writer {
+	if !p.active() {
+		return nil
+	}
+	w := &lineWriter{p: p, prefix: prefix}
+	p.mu.Lock()
+	p.writers = append(p.writers, w)
+	p.mu.Unlock()
+	return w
+}
+
+// line queues one line.
+func (p *progress) line(l string) {
+	if !p.active() {
+		return
+	}
+	if p.pattern != nil && !p.pattern.MatchString(l) {
+		return
+	}
+	if len(l) > maxLineBytes {
+		l = truncUTF8(l, maxLineBytes) + "…"
+	}
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return
+	}
+	if len(p.lines) >= maxPendingLines {
+		p.dropped++
+	} else {
+		p.lines = append(p.lines, l)
+	}
+	p.mu.Unlock()
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// flush waits until every queued line was sent (or the budget passed).
+func (p *progress) flush() {
+	if !p.active() {
+		return
+	}
+	p.mu.Lock()
+	ws := p.writers
+	p.mu.Unlock()
+	for _, w := range ws {
+		w.mu.Lock()
+		if len(w.partial) > 0 {
+			w.emit()
+		}
+		w.mu.Unlock()
+	}
+	ack := make(chan struct{})
+	select {
+	case p.flushed <- ack:
+		select {
+		case <-ack:
+		case <-time.After(finalFlushBudget):
+		}
+	case <-p.exited:
+	case <-time.After(finalFlushBudget):
+	}
+}
+
+// close stops the sender after a final flush.
+func (p *progress) close() {
+	if !p.active() {
+		return
+	}
+	p.flush()
+	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
+	close(p.done)
+	<-p.exited
+}
+
+func (p *progress) loop() {
+	defer close(p.exited)
+	for {
+		select {
+		case <-p.wake:
+			p.send()
+		case ack := <-p.flushed:
+			p.send()
+			close(ack)
+		case <-p.done:
+			return
+		}
+	}
+}
+
+func (p *progress) send() {
+	for {
+		p.mu.Lock()
+		if len(p.lines) == 0 && p.dropped == 0 {
+			p.mu.Unlock()
+			return
+		}
+		var b strings.Builder
+		i := 0
+		for ; i < len(p.lines); i++ {
+			if b.Len() > 0 && b.Len()+len(p.lines[i]) >= maxMessageBytes {
+				break
+			}
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(p.lines[i])
+		}
+		p.lines = p.lines[i:]
+		if p.dropped > 0 {
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString("[shellguard: " + strconv.Itoa(p.dropped) + " lines of live output skipped; the result has the output]")
+			p.dropped = 0
+		}
+		p.n++
+		n := p.n
+		p.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(p.ctx), finalFlushBudget)
+		if p.ctx.Err() != nil {
+			cancel()
+			return // the call is over for the client
+		}
+		err := p.ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: p.token, Progress: n, Message: b.String()})
+		cancel()
+		if err != nil {
+			return
+		}
+	}
+}
+
+type lineWriter struct {
+	p       *progress
+	prefix  string
+	mu      sync.Mutex
+	partial []byte
+}
+
+func (w *lineWriter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := len(b)
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			w.partial = append(w.partial, b...)
+			if len(w.partial) >= maxLineBytes {
+				w.emit()
+			}
+			break
+		}
+		w.partial = append(w.partial, b[:i]...)
+		w.emit()
+		b = b[i+1:]
+	}
+	return n, nil
+}
+
+func (w *lineWriter) emit() {
+	l := strings.ToValidUTF8(string(bytes.TrimSuffix(w.partial, []byte("\r"))), "\uFFFD")
+	w.partial = w.partial[:0]
+	w.p.line(w.prefix + l)
+}
+
+func truncUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
