@@ -6,3 +6,5 @@ require (
 	go.uber.org/goleak v1.3.0
 	golang.org/x/sys v0.49.0
 )
+
+require github.com/creack/pty v1.1.24 // indirect

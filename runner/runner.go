@@ -24,6 +24,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/shellguard/shellguard/internal/capture"
@@ -51,7 +52,7 @@ type Options struct {
 	Script  string        // passed to bash as one argument
 	Dir     string        // working directory; must exist
 	Env     []string      // the complete environment (see BuildEnv)
-	Stdin   *os.File      // nil: /dev/null
+	Stdin   *os.File      // nil: /dev/null (unless StdinPipe or PTY)
 	Timeout time.Duration // 0: DefaultTimeout
 	Grace   time.Duration // SIGTERM→SIGKILL delay; 0: DefaultGrace
 
@@ -62,6 +63,17 @@ type Options struct {
 	// (for live streaming). They must not block for long.
 	Stdout io.Writer
 	Stderr io.Writer
+
+	// StdinPipe gives the command a pipe as stdin whose write end is
+	// Process.Stdin; it stays open until the command has ended.
+	StdinPipe bool
+	// PTY runs the command on a new pseudo-terminal (its own session with
+	// the terminal as controlling tty): stdin, stdout and stderr all go
+	// through it, so everything arrives as stdout, and Process.Stdin
+	// writes to the terminal. Not supported on Windows.
+	PTY bool
+	// PTYRows and PTYCols size the terminal; 0: 24 and 120.
+	PTYRows, PTYCols uint16
 
 	// Launcher, when set, builds the process instead of a plain bash
 	// (the sandbox). It must return a command that runs `bash -p -c script`.
@@ -114,6 +126,9 @@ type Result struct {
 	Stderr              capture.Rendered
 	Launch              any   // what the Launcher reported, if any
 	Err                 error // a failure after start (e.g. the launcher failed)
+	// Forced reports that the runner had to SIGKILL the command because
+	// the leader outlived SIGTERM and the grace period.
+	Forced bool
 }
 
 // Process is a started command.
@@ -128,6 +143,9 @@ type Process struct {
 	budget  *capture.Budget
 	readers sync.WaitGroup
 	pipes   []*os.File // our read ends
+	stdin   *os.File   // our write end of the stdin pipe, or the pty master
+	stdinID string     // what /proc/PID/fd/N of the command's stdin links to
+	forced  atomic.Bool
 
 	exited chan struct{} // the leader has been reaped
 	done   chan struct{} // everything is over; result is set
@@ -207,42 +225,77 @@ func Start(o Options) (*Process, error) {
 		p.cmd.Env = env
 		p.cmd.Dir = o.Dir
 	}
-	setProcessGroup(p.cmd)
-	if o.Stdin != nil {
-		p.cmd.Stdin = o.Stdin
+	var tty *os.File // the child's end of the terminal or stdin pipe
+	closeAll := func(fs ...*os.File) {
+		for _, f := range fs {
+			if f != nil {
+				f.Close()
+			}
+		}
+	}
+	switch {
+	case o.PTY:
+		master, slave, err := openPTY(p.cmd, o.PTYRows, o.PTYCols)
+		if err != nil {
+			p.closeLaunch()
+			return nil, fmt.Errorf("runner: pty: %w", err)
+		}
+		p.stdin, tty, p.stdinID = master, slave, slave.Name()
+	case o.StdinPipe:
+		r, w, err := os.Pipe()
+		if err != nil {
+			p.closeLaunch()
+			return nil, fmt.Errorf("runner: %w", err)
+		}
+		p.stdin, tty = w, r
+		p.stdinID, _ = os.Readlink(fmt.Sprintf("/proc/self/fd/%d", r.Fd()))
+		p.cmd.Stdin = r
+		setProcessGroup(p.cmd)
+	default:
+		setProcessGroup(p.cmd)
+		if o.Stdin != nil {
+			p.cmd.Stdin = o.Stdin
+		}
 	}
 
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		p.closeLaunch()
-		return nil, fmt.Errorf("runner: %w", err)
+	var outR, outW, errR, errW *os.File
+	if o.PTY {
+		// Everything the command writes arrives through the master.
+		p.pipes = []*os.File{p.stdin}
+	} else {
+		if outR, outW, err = os.Pipe(); err != nil {
+			closeAll(p.stdin, tty)
+			p.closeLaunch()
+			return nil, fmt.Errorf("runner: %w", err)
+		}
+		if errR, errW, err = os.Pipe(); err != nil {
+			closeAll(outR, outW, p.stdin, tty)
+			p.closeLaunch()
+			return nil, fmt.Errorf("runner: %w", err)
+		}
+		p.cmd.Stdout, p.cmd.Stderr = outW, errW
+		p.pipes = []*os.File{outR, errR}
 	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		outR.Close()
-		outW.Close()
-		p.closeLaunch()
-		return nil, fmt.Errorf("runner: %w", err)
-	}
-	p.cmd.Stdout, p.cmd.Stderr = outW, errW
-	p.pipes = []*os.File{outR, errR}
 
 	p.start = time.Now()
 	err = startTracked(p.cmd)
-	outW.Close()
-	errW.Close()
+	closeAll(outW, errW, tty)
 	if err != nil {
-		outR.Close()
-		errR.Close()
+		closeAll(outR, errR, p.stdin)
 		p.closeLaunch()
 		return nil, fmt.Errorf("runner: start bash: %w", err)
 	}
 	if p.launch.Started != nil {
 		p.launch.Started()
 	}
-	p.readers.Add(2)
-	go p.drain(outR, p.stdout, o.Stdout)
-	go p.drain(errR, p.stderr, o.Stderr)
+	if o.PTY {
+		p.readers.Add(1)
+		go p.drain(p.stdin, p.stdout, o.Stdout)
+	} else {
+		p.readers.Add(2)
+		go p.drain(outR, p.stdout, o.Stdout)
+		go p.drain(errR, p.stderr, o.Stderr)
+	}
 	go p.wait()
 	go p.supervise()
 	return p, nil
@@ -277,6 +330,11 @@ func (p *Process) Result() Result {
 	<-p.done
 	return p.result
 }
+
+// Stdin returns the write end of the command's stdin (Options.StdinPipe)
+// or the terminal's master side (Options.PTY), nil otherwise. It is closed
+// when the command has ended; writes after that fail with os.ErrClosed.
+func (p *Process) Stdin() *os.File { return p.stdin }
 
 // Output returns the output captured so far.
 func (p *Process) Output() (stdout, stderr capture.Rendered) {
@@ -381,6 +439,9 @@ func (p *Process) supervise() {
 	for _, f := range p.pipes {
 		f.Close()
 	}
+	if p.stdin != nil {
+		p.stdin.Close() // after the pipes: under a PTY it is one of them
+	}
 	p.closeLaunch()
 
 	res := Result{
@@ -392,6 +453,7 @@ func (p *Process) supervise() {
 		Err:      launchErr,
 	}
 	res.Stopped = p.getStop()
+	res.Forced = p.forced.Load()
 	res.ExitCode = exitCode(p.cmd.ProcessState)
 	switch res.Stopped {
 	case StopTimeout:
@@ -431,6 +493,7 @@ func (p *Process) terminate() {
 	select {
 	case <-p.exited:
 	case <-time.After(p.opts.Grace):
+		p.forced.Store(true)
 	}
 	p.kill(true)
 }
