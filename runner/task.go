@@ -497,6 +497,12 @@ func (t *Task) stop(why string) {
 	t.proc.Stop(r)
 }
 
+// Script returns the command's script as requested.
+func (p *Process) Script() string { return p.opts.Script }
+
+// Dir returns the command's working directory.
+func (p *Process) Dir() string { return p.opts.Dir }
+
 // Cursor is a read position in a task's output: bytes of each stream.
 type Cursor struct {
 	Stdout int64
