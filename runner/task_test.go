@@ -512,3 +512,52 @@ func TestRing(t *testing.T) {
 		t.Fatalf("%q %d", d, drop)
 	}
 }
+
+func TestTaskStdinBlocked(t *testing.T) {
+	tb := newTable(t, TableOptions{})
+	task, err := tb.Start(taskOpts(t, "exec sleep 7511"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	task.stdinT = 100 * time.Millisecond
+	big := strings.Repeat("x", 1<<20) // larger than any pipe buffer
+	if err := task.WriteStdin(big); !errors.Is(err, ErrStdinBlocked) {
+		t.Fatalf("write to a task that does not read: %v", err)
+	}
+	task.Kill()
+	noProcesses(t, "sleep", "7511")
+}
+
+func TestTaskStreamPaced(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		testenv.SkipOrFail(t, "python3: %v", err)
+	}
+	tb := newTable(t, TableOptions{})
+	// 10 000 lines per second for 2 s, in bursts of 100 every 10 ms.
+	script := `python3 -c '
+import sys, time
+start = time.monotonic()
+for i in range(200):
+    sys.stdout.write("".join("line %d\n" % (i*100+j) for j in range(100)))
+    sys.stdout.flush()
+    time.sleep(max(0, start + (i+1)/100 - time.monotonic()))
+'`
+	task, err := tb.Start(taskOpts(t, script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	sub, err := task.Subscribe(SubscribeOptions{Pattern: `^line \d*[05]$`, Replay: true}, func(l Line) { got = append(got, l.Text) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-sub.Done()
+	if len(got) != 4000 {
+		t.Fatalf("%d lines, want 4000", len(got))
+	}
+	for i, l := range got {
+		if want := fmt.Sprintf("line %d", i*5); l != want {
+			t.Fatalf("line %d: %q, want %q", i, l, want)
+		}
+	}
+}
