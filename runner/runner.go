@@ -40,6 +40,10 @@ const (
 // DefaultMaxTotal is the default total-output budget of one command.
 const DefaultMaxTotal = 1 << 30
 
+// drainLimit bounds how long the output of a finished command may keep
+// trickling in after everything it started was killed.
+const drainLimit = 10 * time.Second
+
 // MarkerVar names the environment variable that tags every process of a run.
 const MarkerVar = "SHELLGUARD_RUN"
 
@@ -146,6 +150,7 @@ type Process struct {
 	stdin   *os.File   // our write end of the stdin pipe, or the pty master
 	stdinID string     // what /proc/PID/fd/N of the command's stdin links to
 	forced  atomic.Bool
+	read    atomic.Int64 // bytes drained so far
 
 	exited chan struct{} // the leader has been reaped
 	done   chan struct{} // everything is over; result is set
@@ -358,6 +363,7 @@ func (p *Process) drain(r *os.File, buf *capture.Buffer, tee io.Writer) {
 	for {
 		n, err := r.Read(b)
 		if n > 0 {
+			p.read.Add(int64(n))
 			buf.Write(b[:n])
 			if tee != nil && !p.budget.Exceeded() {
 				tee.Write(b[:n])
@@ -427,13 +433,24 @@ func (p *Process) supervise() {
 	case <-drained:
 	case <-time.After(500 * time.Millisecond):
 		p.kill(true)
-		select {
-		case <-drained:
-		case <-time.After(500 * time.Millisecond):
-			for _, f := range p.pipes {
-				f.Close() // unblocks the readers
+		// Everything we can find is dead now, so what still flows is the
+		// rest of the pipe buffer reaching a slow reader (a busy tee):
+		// wait while it makes progress, for a bounded time.
+		limit := time.Now().Add(drainLimit)
+		for {
+			last := p.read.Load()
+			select {
+			case <-drained:
+			case <-time.After(500 * time.Millisecond):
+				if p.read.Load() != last && time.Now().Before(limit) {
+					continue
+				}
+				for _, f := range p.pipes {
+					f.Close() // unblocks the readers
+				}
+				<-drained
 			}
-			<-drained
+			break
 		}
 	}
 	for _, f := range p.pipes {

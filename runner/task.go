@@ -421,6 +421,8 @@ func (t *Task) lineLocked(stream int, line []byte) {
 	if len(t.subs) == 0 {
 		return
 	}
+	// Matching here, on the pipe reader, slows the command down through
+	// its pipe rather than filling the queues with lines nobody wants.
 	var s string
 	for _, sub := range t.subs {
 		if sub.re != nil && !sub.re.Match(line) {
@@ -664,8 +666,8 @@ func (t *Task) Wait(ctx context.Context, timeout time.Duration, o StatusOptions)
 type Line struct {
 	Stream string `json:"stream"` // "stdout" or "stderr"
 	Text   string `json:"text"`
-	// Dropped counts lines skipped before this one because the
-	// subscriber fell more than MaxQueuedLines behind.
+	// Dropped counts matching lines skipped before this one because
+	// the subscriber fell more than MaxQueuedLines behind.
 	Dropped int `json:"dropped,omitempty"`
 }
 
