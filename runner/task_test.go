@@ -561,3 +561,19 @@ for i in range(200):
 		}
 	}
 }
+
+func TestTaskPTYKill(t *testing.T) {
+	tb := newTable(t, TableOptions{})
+	o := taskOpts(t, "sleep 7512 & sleep 7513")
+	o.PTY = true
+	task, err := tb.Start(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "started", func() bool { return testenv.ProcessesWithArgs("sleep", "7513") != nil })
+	if st := task.Kill(); st.EndedBy != EndedSIGTERM {
+		t.Fatalf("%+v", st)
+	}
+	noProcesses(t, "sleep", "7512")
+	noProcesses(t, "sleep", "7513")
+}
