@@ -17,3 +17,5 @@ require (
 	golang.org/x/sync v0.20.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )
+
+require github.com/creack/pty v1.1.24

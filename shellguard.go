@@ -56,6 +56,7 @@ type Guard struct {
 	cfg     Config
 	env     []string
 	secrets []string // values of variables dropped from env
+	tasks   sessions // background-task sessions (tasks.go)
 }
 
 // New validates cfg and returns a Guard.

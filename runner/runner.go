@@ -24,6 +24,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/shellguard/shellguard/internal/capture"
@@ -39,6 +40,10 @@ const (
 // DefaultMaxTotal is the default total-output budget of one command.
 const DefaultMaxTotal = 1 << 30
 
+// drainLimit bounds how long the output of a finished command may keep
+// trickling in after everything it started was killed.
+const drainLimit = 10 * time.Second
+
 // MarkerVar names the environment variable that tags every process of a run.
 const MarkerVar = "SHELLGUARD_RUN"
 
@@ -51,7 +56,7 @@ type Options struct {
 	Script  string        // passed to bash as one argument
 	Dir     string        // working directory; must exist
 	Env     []string      // the complete environment (see BuildEnv)
-	Stdin   *os.File      // nil: /dev/null
+	Stdin   *os.File      // nil: /dev/null (unless StdinPipe or PTY)
 	Timeout time.Duration // 0: DefaultTimeout
 	Grace   time.Duration // SIGTERM→SIGKILL delay; 0: DefaultGrace
 
@@ -62,6 +67,17 @@ type Options struct {
 	// (for live streaming). They must not block for long.
 	Stdout io.Writer
 	Stderr io.Writer
+
+	// StdinPipe gives the command a pipe as stdin whose write end is
+	// Process.Stdin; it stays open until the command has ended.
+	StdinPipe bool
+	// PTY runs the command on a new pseudo-terminal (its own session with
+	// the terminal as controlling tty): stdin, stdout and stderr all go
+	// through it, so everything arrives as stdout, and Process.Stdin
+	// writes to the terminal. Not supported on Windows.
+	PTY bool
+	// PTYRows and PTYCols size the terminal; 0: 24 and 120.
+	PTYRows, PTYCols uint16
 
 	// Launcher, when set, builds the process instead of a plain bash
 	// (the sandbox). It must return a command that runs `bash -p -c script`.
@@ -114,6 +130,9 @@ type Result struct {
 	Stderr              capture.Rendered
 	Launch              any   // what the Launcher reported, if any
 	Err                 error // a failure after start (e.g. the launcher failed)
+	// Forced reports that the runner had to SIGKILL the command because
+	// the leader outlived SIGTERM and the grace period.
+	Forced bool
 }
 
 // Process is a started command.
@@ -128,6 +147,10 @@ type Process struct {
 	budget  *capture.Budget
 	readers sync.WaitGroup
 	pipes   []*os.File // our read ends
+	stdin   *os.File   // our write end of the stdin pipe, or the pty master
+	stdinID string     // what /proc/PID/fd/N of the command's stdin links to
+	forced  atomic.Bool
+	read    atomic.Int64 // bytes drained so far
 
 	exited chan struct{} // the leader has been reaped
 	done   chan struct{} // everything is over; result is set
@@ -207,42 +230,77 @@ func Start(o Options) (*Process, error) {
 		p.cmd.Env = env
 		p.cmd.Dir = o.Dir
 	}
-	setProcessGroup(p.cmd)
-	if o.Stdin != nil {
-		p.cmd.Stdin = o.Stdin
+	var tty *os.File // the child's end of the terminal or stdin pipe
+	closeAll := func(fs ...*os.File) {
+		for _, f := range fs {
+			if f != nil {
+				f.Close()
+			}
+		}
+	}
+	switch {
+	case o.PTY:
+		master, slave, err := openPTY(p.cmd, o.PTYRows, o.PTYCols)
+		if err != nil {
+			p.closeLaunch()
+			return nil, fmt.Errorf("runner: pty: %w", err)
+		}
+		p.stdin, tty, p.stdinID = master, slave, slave.Name()
+	case o.StdinPipe:
+		r, w, err := os.Pipe()
+		if err != nil {
+			p.closeLaunch()
+			return nil, fmt.Errorf("runner: %w", err)
+		}
+		p.stdin, tty = w, r
+		p.stdinID, _ = os.Readlink(fmt.Sprintf("/proc/self/fd/%d", r.Fd()))
+		p.cmd.Stdin = r
+		setProcessGroup(p.cmd)
+	default:
+		setProcessGroup(p.cmd)
+		if o.Stdin != nil {
+			p.cmd.Stdin = o.Stdin
+		}
 	}
 
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		p.closeLaunch()
-		return nil, fmt.Errorf("runner: %w", err)
+	var outR, outW, errR, errW *os.File
+	if o.PTY {
+		// Everything the command writes arrives through the master.
+		p.pipes = []*os.File{p.stdin}
+	} else {
+		if outR, outW, err = os.Pipe(); err != nil {
+			closeAll(p.stdin, tty)
+			p.closeLaunch()
+			return nil, fmt.Errorf("runner: %w", err)
+		}
+		if errR, errW, err = os.Pipe(); err != nil {
+			closeAll(outR, outW, p.stdin, tty)
+			p.closeLaunch()
+			return nil, fmt.Errorf("runner: %w", err)
+		}
+		p.cmd.Stdout, p.cmd.Stderr = outW, errW
+		p.pipes = []*os.File{outR, errR}
 	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		outR.Close()
-		outW.Close()
-		p.closeLaunch()
-		return nil, fmt.Errorf("runner: %w", err)
-	}
-	p.cmd.Stdout, p.cmd.Stderr = outW, errW
-	p.pipes = []*os.File{outR, errR}
 
 	p.start = time.Now()
 	err = startTracked(p.cmd)
-	outW.Close()
-	errW.Close()
+	closeAll(outW, errW, tty)
 	if err != nil {
-		outR.Close()
-		errR.Close()
+		closeAll(outR, errR, p.stdin)
 		p.closeLaunch()
 		return nil, fmt.Errorf("runner: start bash: %w", err)
 	}
 	if p.launch.Started != nil {
 		p.launch.Started()
 	}
-	p.readers.Add(2)
-	go p.drain(outR, p.stdout, o.Stdout)
-	go p.drain(errR, p.stderr, o.Stderr)
+	if o.PTY {
+		p.readers.Add(1)
+		go p.drain(p.stdin, p.stdout, o.Stdout)
+	} else {
+		p.readers.Add(2)
+		go p.drain(outR, p.stdout, o.Stdout)
+		go p.drain(errR, p.stderr, o.Stderr)
+	}
 	go p.wait()
 	go p.supervise()
 	return p, nil
@@ -278,6 +336,11 @@ func (p *Process) Result() Result {
 	return p.result
 }
 
+// Stdin returns the write end of the command's stdin (Options.StdinPipe)
+// or the terminal's master side (Options.PTY), nil otherwise. It is closed
+// when the command has ended; writes after that fail with os.ErrClosed.
+func (p *Process) Stdin() *os.File { return p.stdin }
+
 // Output returns the output captured so far.
 func (p *Process) Output() (stdout, stderr capture.Rendered) {
 	return p.stdout.Render(), p.stderr.Render()
@@ -300,6 +363,7 @@ func (p *Process) drain(r *os.File, buf *capture.Buffer, tee io.Writer) {
 	for {
 		n, err := r.Read(b)
 		if n > 0 {
+			p.read.Add(int64(n))
 			buf.Write(b[:n])
 			if tee != nil && !p.budget.Exceeded() {
 				tee.Write(b[:n])
@@ -369,17 +433,31 @@ func (p *Process) supervise() {
 	case <-drained:
 	case <-time.After(500 * time.Millisecond):
 		p.kill(true)
-		select {
-		case <-drained:
-		case <-time.After(500 * time.Millisecond):
-			for _, f := range p.pipes {
-				f.Close() // unblocks the readers
+		// Everything we can find is dead now, so what still flows is the
+		// rest of the pipe buffer reaching a slow reader (a busy tee):
+		// wait while it makes progress, for a bounded time.
+		limit := time.Now().Add(drainLimit)
+		for {
+			last := p.read.Load()
+			select {
+			case <-drained:
+			case <-time.After(500 * time.Millisecond):
+				if p.read.Load() != last && time.Now().Before(limit) {
+					continue
+				}
+				for _, f := range p.pipes {
+					f.Close() // unblocks the readers
+				}
+				<-drained
 			}
-			<-drained
+			break
 		}
 	}
 	for _, f := range p.pipes {
 		f.Close()
+	}
+	if p.stdin != nil {
+		p.stdin.Close() // after the pipes: under a PTY it is one of them
 	}
 	p.closeLaunch()
 
@@ -392,6 +470,7 @@ func (p *Process) supervise() {
 		Err:      launchErr,
 	}
 	res.Stopped = p.getStop()
+	res.Forced = p.forced.Load()
 	res.ExitCode = exitCode(p.cmd.ProcessState)
 	switch res.Stopped {
 	case StopTimeout:
@@ -431,6 +510,7 @@ func (p *Process) terminate() {
 	select {
 	case <-p.exited:
 	case <-time.After(p.opts.Grace):
+		p.forced.Store(true)
 	}
 	p.kill(true)
 }

@@ -1,0 +1,9 @@
+//go:build linux && amd64
+
+package runner
+
+import "golang.org/x/sys/unix"
+
+func isLegacyPollSyscall(nr int64) bool {
+	return nr == unix.SYS_SELECT || nr == unix.SYS_POLL
+}

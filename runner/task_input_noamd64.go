@@ -1,0 +1,5 @@
+//go:build linux && !amd64
+
+package runner
+
+func isLegacyPollSyscall(int64) bool { return false }

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package runner
+
+// WaitingForInput is only implemented on Linux; elsewhere it reports false.
+func (p *Process) WaitingForInput() bool { return false }
