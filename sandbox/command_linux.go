@@ -116,10 +116,20 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 		attr.GidMappingsEnableSetgroups = false
+		// Keep the capabilities of the new user namespace across the
+		// exec of the helper even when our uid inside is not 0; the
+		// helper drops them all before bash starts.
+		attr.AmbientCaps = []uintptr{capSetPCap, capNetAdmin, capSysAdmin}
 	}
 	cmd.SysProcAttr = attr
 	return cmd, &Handle{mode: spec.Mode, r: r, w: w, userns: hs.UserNS}, nil
 }
+
+const (
+	capSetPCap  = 8
+	capNetAdmin = 12
+	capSysAdmin = 21
+)
 
 // nsAllowed says whether to request namespaces, from cheap static checks
 // and the cached result of a failed start.

@@ -454,17 +454,14 @@ func (h *helper) landlock() {
 		// loopback behaves the same on every kernel.
 		cfg.HandledAccessNet &= llsys.AccessNetBindTCP | llsys.AccessNetConnectTCP
 	}
-	fsAll := cfg.HandledAccessFS
+	fsAll := uint64(cfg.HandledAccessFS)
 	ro := fsAll & (llsys.AccessFSReadFile | llsys.AccessFSReadDir | llsys.AccessFSExecute)
 	dev := fsAll & (llsys.AccessFSReadFile | llsys.AccessFSWriteFile | llsys.AccessFSTruncate | llsys.AccessFSIoctlDev)
-	rules := []landlock.Rule{
-		landlock.PathAccess(ro, "/"),
-		landlock.PathAccess(fsAll, hs.Writable...).IgnoreIfMissing(),
-		landlock.PathAccess(dev, "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
-			"/dev/tty", "/dev/ptmx").IgnoreIfMissing(),
-		landlock.PathAccess(dev|(fsAll&llsys.AccessFSReadDir), "/dev/pts").IgnoreIfMissing(),
+	rules := []pathRule{{ro, []string{"/"}}, {fsAll, hs.Writable},
+		{dev, []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx"}},
+		{dev | (fsAll & llsys.AccessFSReadDir), []string{"/dev/pts"}},
 	}
-	if err := cfg.Restrict(rules...); err != nil {
+	if err := restrictThread(fsAll, uint64(cfg.HandledAccessNet), uint64(cfg.Scoped), rules); err != nil {
 		h.miss(LayerLandlockFS, err, fix)
 		if wantNet {
 			h.miss(LayerLandlockNet, err, fix)
@@ -486,6 +483,51 @@ func (h *helper) landlock() {
 		h.miss(LayerLandlockScope, fmt.Errorf("Landlock ABI %d has no scopes", abi), "Linux 6.12+ (Landlock ABI 6)")
 	}
 	h.ok(LayerNoNewPrivs, "set by landlock_restrict_self")
+}
+
+type pathRule struct {
+	access uint64
+	paths  []string
+}
+
+// restrictThread enforces a Landlock ruleset on the calling thread only
+// (this thread execs bash, which inherits the domain; the helper's other
+// Go threads never run untrusted code). It avoids the all-threads dance,
+// which needs a /proc of our own pid namespace.
+func restrictThread(fs, net, scoped uint64, rules []pathRule) error {
+	attr := llsys.RulesetAttr{HandledAccessFS: fs, HandledAccessNet: net, Scoped: scoped}
+	fd, err := llsys.LandlockCreateRuleset(&attr, 0)
+	if err != nil {
+		return fmt.Errorf("landlock_create_ruleset: %w", err)
+	}
+	defer unix.Close(fd)
+	const fileRights = llsys.AccessFSExecute | llsys.AccessFSWriteFile | llsys.AccessFSReadFile |
+		llsys.AccessFSTruncate | llsys.AccessFSIoctlDev
+	for _, r := range rules {
+		for _, p := range r.paths {
+			pfd, err := unix.Open(p, unix.O_PATH|unix.O_CLOEXEC, 0)
+			if err != nil {
+				continue // missing: nothing to allow
+			}
+			access := r.access
+			var st unix.Stat_t
+			if unix.Fstat(pfd, &st) == nil && st.Mode&unix.S_IFMT != unix.S_IFDIR {
+				access &= fileRights
+			}
+			err = llsys.LandlockAddPathBeneathRule(fd, &llsys.PathBeneathAttr{AllowedAccess: access, ParentFd: pfd}, 0)
+			unix.Close(pfd)
+			if err != nil {
+				return fmt.Errorf("landlock_add_rule %s: %w", p, err)
+			}
+		}
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("prctl(NO_NEW_PRIVS): %w", err)
+	}
+	if err := llsys.LandlockRestrictSelf(fd, 0); err != nil {
+		return fmt.Errorf("landlock_restrict_self: %w", err)
+	}
+	return nil
 }
 
 func (h *helper) seccomp() {
