@@ -1,0 +1,18 @@
+//go:build !linux
+
+package runner
+
+import (
+	"errors"
+	"os/exec"
+	"syscall"
+)
+
+// EnableSubreaper is only supported on Linux.
+func EnableSubreaper() error { return errors.New("runner: child subreaper is only supported on Linux") }
+
+func startTracked(cmd *exec.Cmd) error { return cmd.Start() }
+
+func forgetLeader(int) {}
+
+func killEscapees(string, syscall.Signal) {}

@@ -1,0 +1,205 @@
+// Package shellguard runs shell commands on behalf of AI agents without
+// letting them wreck the machine, steal its secrets or hang it.
+//
+// A Guard takes the command an agent wants to run and runs it through one
+// pipeline: analysis on a bash syntax tree, a policy verdict (allow, ask or
+// deny, with reasons), approval, a kernel sandbox, a runner that always ends
+// the whole process tree, bounded output capture, secret redaction and an
+// audit trail. The CLI and the MCP server are thin faces over this package.
+package shellguard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/shellguard/shellguard/internal/capture"
+	"github.com/shellguard/shellguard/runner"
+)
+
+// Defaults.
+const (
+	DefaultTimeout    = runner.DefaultTimeout
+	DefaultMaxTimeout = 600 * time.Second
+	// CeilingTimeout is the largest MaxTimeout a configuration may set.
+	CeilingTimeout   = runner.MaxTimeout
+	DefaultMaxOutput = capture.DefaultMax
+	DefaultMaxTotal  = runner.DefaultMaxTotal
+)
+
+// Config configures a Guard. The zero value is usable: the workspace is the
+// current directory and every limit has its default.
+type Config struct {
+	// Workspace is the project directory commands work in; it is the
+	// default cwd. Empty: the current directory.
+	Workspace string
+
+	Timeout    time.Duration // default per command; 0: DefaultTimeout
+	MaxTimeout time.Duration // largest a request may ask for; 0: DefaultMaxTimeout; at most CeilingTimeout
+
+	MaxOutput      int   // bytes kept per stream (head+tail); 0: DefaultMaxOutput
+	MaxTotalOutput int64 // bytes a command may write before it is stopped; 0: DefaultMaxTotal
+
+	// Env says how a command's environment is derived from Environ.
+	Env runner.EnvPolicy
+	// Environ is the environment commands inherit from (after filtering).
+	// Nil: os.Environ().
+	Environ []string
+}
+
+// Guard checks and runs commands. It is safe for concurrent use.
+type Guard struct {
+	cfg     Config
+	env     []string
+	secrets []string // values of variables dropped from env
+}
+
+// New validates cfg and returns a Guard.
+func New(cfg Config) (*Guard, error) {
+	if cfg.Workspace == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("shellguard: workspace: %w", err)
+		}
+		cfg.Workspace = wd
+	}
+	ws, err := filepath.Abs(cfg.Workspace)
+	if err != nil {
+		return nil, fmt.Errorf("shellguard: workspace: %w", err)
+	}
+	cfg.Workspace = ws
+	if cfg.Timeout < 0 || cfg.MaxTimeout < 0 {
+		return nil, errors.New("shellguard: timeouts must not be negative")
+	}
+	if cfg.MaxTimeout == 0 {
+		cfg.MaxTimeout = DefaultMaxTimeout
+	}
+	if cfg.MaxTimeout > CeilingTimeout {
+		return nil, fmt.Errorf("shellguard: max timeout %v exceeds the ceiling of %v", cfg.MaxTimeout, CeilingTimeout)
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = min(DefaultTimeout, cfg.MaxTimeout)
+	}
+	if cfg.Timeout > cfg.MaxTimeout {
+		return nil, fmt.Errorf("shellguard: default timeout %v exceeds max timeout %v", cfg.Timeout, cfg.MaxTimeout)
+	}
+	if cfg.MaxOutput < 0 || cfg.MaxTotalOutput < 0 {
+		return nil, errors.New("shellguard: output limits must not be negative")
+	}
+	if cfg.MaxOutput == 0 {
+		cfg.MaxOutput = DefaultMaxOutput
+	}
+	if cfg.MaxTotalOutput == 0 {
+		cfg.MaxTotalOutput = DefaultMaxTotal
+	}
+	environ := cfg.Environ
+	if environ == nil {
+		environ = os.Environ()
+	}
+	g := &Guard{cfg: cfg}
+	g.env, g.secrets = runner.BuildEnv(environ, cfg.Env)
+	return g, nil
+}
+
+// Config returns the effective configuration.
+func (g *Guard) Config() Config { return g.cfg }
+
+// Request is one command to run.
+type Request struct {
+	Command string
+	// Cwd is the working directory: absolute, or relative to the
+	// workspace. Empty: the workspace.
+	Cwd string
+	// Timeout: 0 means the configured default; larger than the configured
+	// maximum is clamped to it.
+	Timeout time.Duration
+	// MaxOutput overrides the per-stream capture size when > 0.
+	MaxOutput int
+
+	// Stdout and Stderr, when set, receive output live as it arrives.
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+// Result is the outcome of a request. A command that ran is a Result
+// whatever its exit code; errors are for requests that could not run.
+type Result struct {
+	Command             string  `json:"command"`
+	Cwd                 string  `json:"cwd"`
+	Stdout              string  `json:"stdout"`
+	Stderr              string  `json:"stderr"`
+	ExitCode            int     `json:"exit_code"`
+	TimedOut            bool    `json:"timed_out"`
+	Duration            float64 `json:"duration"` // seconds
+	StdoutDroppedBytes  int64   `json:"stdout_dropped_bytes"`
+	StderrDroppedBytes  int64   `json:"stderr_dropped_bytes"`
+	OutputLimitExceeded bool    `json:"output_limit_exceeded"`
+}
+
+// Run runs req and waits for it. Cancelling ctx stops the command and
+// returns its partial result together with ctx's error.
+func (g *Guard) Run(ctx context.Context, req Request) (Result, error) {
+	res := Result{Command: req.Command}
+	opts, err := g.options(req)
+	if err != nil {
+		return res, err
+	}
+	res.Cwd = opts.Dir
+	rr, err := runner.Run(ctx, opts)
+	if rr.Pid == 0 { // nothing was started
+		res.ExitCode = -1
+		return res, err
+	}
+	g.fill(&res, rr)
+	return res, err
+}
+
+func (g *Guard) options(req Request) (runner.Options, error) {
+	if req.Timeout < 0 {
+		return runner.Options{}, errors.New("shellguard: timeout must not be negative")
+	}
+	timeout := req.Timeout
+	if timeout == 0 {
+		timeout = g.cfg.Timeout
+	}
+	timeout = min(timeout, g.cfg.MaxTimeout)
+	maxOut := g.cfg.MaxOutput
+	if req.MaxOutput > 0 {
+		maxOut = req.MaxOutput
+	}
+	return runner.Options{
+		Script:    req.Command,
+		Dir:       g.resolveCwd(req.Cwd),
+		Env:       g.env,
+		Timeout:   timeout,
+		MaxOutput: maxOut,
+		MaxTotal:  g.cfg.MaxTotalOutput,
+		Stdout:    req.Stdout,
+		Stderr:    req.Stderr,
+	}, nil
+}
+
+func (g *Guard) resolveCwd(cwd string) string {
+	if cwd == "" {
+		return g.cfg.Workspace
+	}
+	if !filepath.IsAbs(cwd) {
+		cwd = filepath.Join(g.cfg.Workspace, cwd)
+	}
+	return filepath.Clean(cwd)
+}
+
+func (g *Guard) fill(res *Result, rr runner.Result) {
+	res.Stdout = rr.Stdout.Text
+	res.Stderr = rr.Stderr.Text
+	res.StdoutDroppedBytes = rr.Stdout.Dropped
+	res.StderrDroppedBytes = rr.Stderr.Dropped
+	res.ExitCode = rr.ExitCode
+	res.TimedOut = rr.TimedOut
+	res.OutputLimitExceeded = rr.OutputLimitExceeded
+	res.Duration = rr.Duration.Seconds()
+}

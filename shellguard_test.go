@@ -1,0 +1,54 @@
+package shellguard
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shellguard/shellguard/runner"
+)
+
+func TestRunResultFields(t *testing.T) {
+	ws := t.TempDir()
+	os.Mkdir(filepath.Join(ws, "sub"), 0o755)
+	g, err := New(Config{Workspace: ws, Environ: []string{"PATH=" + os.Getenv("PATH"), "GH_TOKEN=very-secret-value"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := g.Run(context.Background(), Request{Command: "pwd; echo $GH_TOKEN; echo e >&2; exit 4", Cwd: "sub"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(ws, "sub")
+	if res.Cwd != want || res.Stdout != want+"\n\n" || res.Stderr != "e\n" || res.ExitCode != 4 || res.TimedOut || res.Duration <= 0 {
+		t.Fatalf("%+v", res)
+	}
+}
+
+func TestRunTimeoutClampAndErrors(t *testing.T) {
+	g, err := New(Config{Workspace: t.TempDir(), MaxTimeout: time.Second, Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := g.Run(context.Background(), Request{Command: "echo start; sleep 7401", Timeout: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.TimedOut || res.ExitCode != -1 || res.Stdout != "start\n" || res.Duration > 5 {
+		t.Fatalf("%+v", res)
+	}
+	res, err = g.Run(context.Background(), Request{Command: "true", Cwd: "/nonexistent/dir"})
+	if !errors.Is(err, runner.ErrBadCwd) || res.ExitCode != -1 {
+		t.Fatalf("err=%v res=%+v", err, res)
+	}
+	if _, err := New(Config{MaxTimeout: 2 * CeilingTimeout}); err == nil {
+		t.Fatal("a max timeout above the ceiling was accepted")
+	}
+	if _, err := New(Config{Timeout: time.Hour, MaxTimeout: time.Minute}); err == nil || !strings.Contains(err.Error(), "exceeds") {
+		t.Fatalf("default above max accepted: %v", err)
+	}
+}
