@@ -85,6 +85,11 @@ type Launch struct {
 	Started func()
 	Report  func() (any, error)
 	Close   func()
+	// StartFailed, when set, is told that Cmd.Start failed; if it returns
+	// true the runner asks the Launcher for a new command and starts that
+	// one instead (once). The sandbox uses it to fall back when the kernel
+	// refuses to create namespaces.
+	StartFailed func(error) bool
 }
 
 // StopReason says why the runner ended a command early.
@@ -195,54 +200,60 @@ func Start(o Options) (*Process, error) {
 	p.stderr = capture.New(o.MaxOutput, p.budget)
 
 	env := append(append([]string(nil), o.Env...), MarkerVar+"="+p.marker)
-	if o.Launcher != nil {
-		l, err := o.Launcher.Command(o.Script, env, o.Dir)
-		if err != nil {
-			return nil, err
+	for attempt := 0; ; attempt++ {
+		if o.Launcher != nil {
+			l, err := o.Launcher.Command(o.Script, env, o.Dir)
+			if err != nil {
+				return nil, err
+			}
+			p.launch = l
+			p.cmd = l.Cmd
+		} else {
+			p.cmd = exec.Command(bashOnce(), "-p", "-c", o.Script)
+			p.cmd.Env = env
+			p.cmd.Dir = o.Dir
 		}
-		p.launch = l
-		p.cmd = l.Cmd
-	} else {
-		p.cmd = exec.Command(bashOnce(), "-p", "-c", o.Script)
-		p.cmd.Env = env
-		p.cmd.Dir = o.Dir
-	}
-	setProcessGroup(p.cmd)
-	if o.Stdin != nil {
-		p.cmd.Stdin = o.Stdin
-	}
+		setProcessGroup(p.cmd)
+		if o.Stdin != nil {
+			p.cmd.Stdin = o.Stdin
+		}
 
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		p.closeLaunch()
-		return nil, fmt.Errorf("runner: %w", err)
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		outR.Close()
+		outR, outW, err := os.Pipe()
+		if err != nil {
+			p.closeLaunch()
+			return nil, fmt.Errorf("runner: %w", err)
+		}
+		errR, errW, err := os.Pipe()
+		if err != nil {
+			outR.Close()
+			outW.Close()
+			p.closeLaunch()
+			return nil, fmt.Errorf("runner: %w", err)
+		}
+		p.cmd.Stdout, p.cmd.Stderr = outW, errW
+		p.pipes = []*os.File{outR, errR}
+
+		p.start = time.Now()
+		err = startTracked(p.cmd)
 		outW.Close()
-		p.closeLaunch()
-		return nil, fmt.Errorf("runner: %w", err)
-	}
-	p.cmd.Stdout, p.cmd.Stderr = outW, errW
-	p.pipes = []*os.File{outR, errR}
-
-	p.start = time.Now()
-	err = startTracked(p.cmd)
-	outW.Close()
-	errW.Close()
-	if err != nil {
-		outR.Close()
-		errR.Close()
-		p.closeLaunch()
-		return nil, fmt.Errorf("runner: start bash: %w", err)
+		errW.Close()
+		if err != nil {
+			outR.Close()
+			errR.Close()
+			if attempt == 0 && p.launch.StartFailed != nil && p.launch.StartFailed(err) {
+				continue // the launcher fell back to something that can start
+			}
+			p.closeLaunch()
+			return nil, fmt.Errorf("runner: start bash: %w", err)
+		}
+		break
 	}
 	if p.launch.Started != nil {
 		p.launch.Started()
 	}
 	p.readers.Add(2)
-	go p.drain(outR, p.stdout, o.Stdout)
-	go p.drain(errR, p.stderr, o.Stderr)
+	go p.drain(p.pipes[0], p.stdout, o.Stdout)
+	go p.drain(p.pipes[1], p.stderr, o.Stderr)
 	go p.wait()
 	go p.supervise()
 	return p, nil

@@ -368,8 +368,8 @@ func DefaultLimits() Limits {
 	if data < 2*gib {
 		data = 2 * gib
 	}
-	if data > 16*gib {
-		data = 16 * gib
+	if data > 8*gib {
+		data = 8 * gib
 	}
 	return Limits{
 		Procs:     procs,
