@@ -153,6 +153,10 @@ var DefaultMaskedPaths = []string{
 	"~/.bash_history", "~/.zsh_history", "~/.python_history", "~/.psql_history",
 	"~/.mysql_history", "~/.node_repl_history", "~/.config/op", "~/.1password",
 	"~/.config/sops", "~/.config/age",
+	// Shell start-up files are where tokens get exported (export
+	// GITHUB_TOKEN=…); `bash -p -c` never reads them.
+	"~/.bashrc", "~/.bash_profile", "~/.bash_login", "~/.profile", "~/.zshrc", "~/.zshenv",
+	"~/.zprofile", "~/.config/fish/config.fish",
 }
 
 // DefaultReadOnlyPaths stay read-only inside the workspace: files that

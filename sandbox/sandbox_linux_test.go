@@ -137,7 +137,8 @@ func newFixture(t *testing.T) *fixture {
 		filepath.Join(f.home, ".ssh", "id_rsa"):      "-----BEGIN KEY-----\n" + f.sshSecret + "\n",
 		filepath.Join(f.home, ".aws", "credentials"): "aws_secret_access_key = " + f.awsSecret + "\n",
 		filepath.Join(f.home, ".netrc"):              "machine x password " + f.sshSecret + "\n",
-		filepath.Join(f.home, ".bashrc"):             "# rc\n",
+		filepath.Join(f.home, ".bashrc"):             "export GITHUB_TOKEN=sgtestGH" + "x\n",
+		filepath.Join(f.home, "notes.txt"):           "# rc\n",
 	}
 	for p, body := range files {
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
@@ -355,8 +356,8 @@ func TestMaskedSecrets(t *testing.T) {
 	f := newFixture(t)
 	a := f.assertActive(t, Spec{})
 	need(t, a, LayerMasks)
-	r := f.run(t, Spec{}, `cat $HOME/.ssh/id_rsa; cat $HOME/.aws/credentials; cat $HOME/.netrc; ls -la $HOME/.ssh; grep -r sgtest $HOME; cat $HOME/.bashrc`, 20*time.Second)
-	if strings.Contains(r.out, f.sshSecret) || strings.Contains(r.out, f.awsSecret) {
+	r := f.run(t, Spec{}, `cat $HOME/.ssh/id_rsa; cat $HOME/.aws/credentials; cat $HOME/.netrc; ls -la $HOME/.ssh; grep -r sgtest $HOME; cat $HOME/.bashrc; cat $HOME/notes.txt`, 20*time.Second)
+	if strings.Contains(r.out, f.sshSecret) || strings.Contains(r.out, f.awsSecret) || strings.Contains(r.out, "sgtestGHx") {
 		t.Fatalf("secret leaked:\n%s", r.out)
 	}
 	if !strings.Contains(r.out, "# rc") {
