@@ -36,11 +36,12 @@ evalbin: $(EVALDIR)
 	CGO_ENABLED=0 $(GO) build -o $(SGBIN) ./cmd/shellguard
 	chmod 755 $(SGBIN) $(SGEVAL)
 
-# Until the sandbox lands, only the categories the runner alone must pass.
-EFFECT_FILTER ?= --category 'orphan-process|output-flood|cpu-burn|timeout|io-behaviour|shell-features|fs-workspace|build-run|git|interpreter|network-local|system-read|tmp-write'
+# The whole public corpus (the sandbox has landed); override to narrow it.
+EFFECT_FILTER ?=
 
 eval-effect: evalbin
 	cd $(EVALDIR) && ./sgeval effect --exec '$(SGBIN) run --timeout {timeout} -- {cmd}' $(SHARED)/eval/corpus/effect-public.jsonl $(EFFECT_FILTER)
+	cd $(EVALDIR) && ./sgeval effect --exec '$(SGBIN) run --sandbox required --timeout {timeout} -- {cmd}' $(SHARED)/eval/corpus/effect-public.jsonl $(EFFECT_FILTER)
 
 bench:
 	bench/run.sh

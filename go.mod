@@ -4,8 +4,10 @@ go 1.26.0
 
 require (
 	github.com/google/jsonschema-go v0.4.3
+	github.com/landlock-lsm/go-landlock v0.11.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	go.uber.org/goleak v1.3.0
+	golang.org/x/net v0.62.0
 	golang.org/x/sys v0.49.0
 )
 
@@ -19,3 +21,5 @@ require (
 )
 
 require github.com/creack/pty v1.1.24
+
+require kernel.org/pub/linux/libs/security/libcap/psx v1.2.77 // indirect

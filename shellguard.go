@@ -19,6 +19,7 @@ import (
 
 	"github.com/shellguard/shellguard/internal/capture"
 	"github.com/shellguard/shellguard/runner"
+	"github.com/shellguard/shellguard/sandbox"
 )
 
 // Defaults.
@@ -49,6 +50,11 @@ type Config struct {
 	// Environ is the environment commands inherit from (after filtering).
 	// Nil: os.Environ().
 	Environ []string
+
+	// Sandbox, when set, runs every command in the kernel sandbox it
+	// describes (its Workspace defaults to Workspace). Nil: no sandbox.
+	// A program using it must call sandbox.Main first thing in main().
+	Sandbox *sandbox.Spec
 }
 
 // Guard checks and runs commands. It is safe for concurrent use.
@@ -139,6 +145,10 @@ type Result struct {
 	StdoutDroppedBytes  int64   `json:"stdout_dropped_bytes"`
 	StderrDroppedBytes  int64   `json:"stderr_dropped_bytes"`
 	OutputLimitExceeded bool    `json:"output_limit_exceeded"`
+	// Sandbox is what the kernel sandbox enforced (nil without one), and
+	// SandboxWarnings says in plain words what is missing.
+	Sandbox         *sandbox.Applied `json:"sandbox,omitempty"`
+	SandboxWarnings []string         `json:"sandbox_warnings,omitempty"`
 }
 
 // Run runs req and waits for it. Cancelling ctx stops the command and
@@ -172,7 +182,16 @@ func (g *Guard) options(req Request) (runner.Options, error) {
 	if req.MaxOutput > 0 {
 		maxOut = req.MaxOutput
 	}
+	var launcher runner.Launcher
+	if g.cfg.Sandbox != nil {
+		spec := *g.cfg.Sandbox
+		if spec.Workspace == "" {
+			spec.Workspace = g.cfg.Workspace
+		}
+		launcher = sandboxLauncher{spec}
+	}
 	return runner.Options{
+		Launcher:  launcher,
 		Script:    req.Command,
 		Dir:       g.resolveCwd(req.Cwd),
 		Env:       g.env,
@@ -203,4 +222,25 @@ func (g *Guard) fill(res *Result, rr runner.Result) {
 	res.TimedOut = rr.TimedOut
 	res.OutputLimitExceeded = rr.OutputLimitExceeded
 	res.Duration = rr.Duration.Seconds()
+	if a, ok := rr.Launch.(sandbox.Applied); ok {
+		res.Sandbox = &a
+		res.SandboxWarnings = a.Warnings()
+	}
+}
+
+// sandboxLauncher runs commands through the sandbox helper.
+type sandboxLauncher struct{ spec sandbox.Spec }
+
+func (l sandboxLauncher) Command(script string, env []string, dir string) (runner.Launch, error) {
+	cmd, h, err := sandbox.Command(context.Background(), l.spec, script, env, dir)
+	if err != nil {
+		return runner.Launch{}, err
+	}
+	return runner.Launch{
+		Cmd:         cmd,
+		Started:     h.Started,
+		Report:      func() (any, error) { return h.Applied() },
+		Close:       func() { h.Close() },
+		StartFailed: h.StartFailed,
+	}, nil
 }

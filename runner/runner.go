@@ -101,6 +101,11 @@ type Launch struct {
 	Started func()
 	Report  func() (any, error)
 	Close   func()
+	// StartFailed, when set, is told that Cmd.Start failed; if it returns
+	// true the runner asks the Launcher for a new command and starts that
+	// one instead (once). The sandbox uses it to fall back when the kernel
+	// refuses to create namespaces.
+	StartFailed func(error) bool
 }
 
 // StopReason says why the runner ended a command early.
@@ -218,77 +223,84 @@ func Start(o Options) (*Process, error) {
 	p.stderr = capture.New(o.MaxOutput, p.budget)
 
 	env := append(append([]string(nil), o.Env...), MarkerVar+"="+p.marker)
-	if o.Launcher != nil {
-		l, err := o.Launcher.Command(o.Script, env, o.Dir)
-		if err != nil {
-			return nil, err
+	for attempt := 0; ; attempt++ {
+		if o.Launcher != nil {
+			l, err := o.Launcher.Command(o.Script, env, o.Dir)
+			if err != nil {
+				return nil, err
+			}
+			p.launch = l
+			p.cmd = l.Cmd
+		} else {
+			p.cmd = exec.Command(bashOnce(), "-p", "-c", o.Script)
+			p.cmd.Env = env
+			p.cmd.Dir = o.Dir
 		}
-		p.launch = l
-		p.cmd = l.Cmd
-	} else {
-		p.cmd = exec.Command(bashOnce(), "-p", "-c", o.Script)
-		p.cmd.Env = env
-		p.cmd.Dir = o.Dir
-	}
-	var tty *os.File // the child's end of the terminal or stdin pipe
-	closeAll := func(fs ...*os.File) {
-		for _, f := range fs {
-			if f != nil {
-				f.Close()
+		var tty *os.File // the child's end of the terminal or stdin pipe
+		closeAll := func(fs ...*os.File) {
+			for _, f := range fs {
+				if f != nil {
+					f.Close()
+				}
 			}
 		}
-	}
-	switch {
-	case o.PTY:
-		master, slave, err := openPTY(p.cmd, o.PTYRows, o.PTYCols)
-		if err != nil {
-			p.closeLaunch()
-			return nil, fmt.Errorf("runner: pty: %w", err)
+		switch {
+		case o.PTY:
+			master, slave, err := openPTY(p.cmd, o.PTYRows, o.PTYCols)
+			if err != nil {
+				p.closeLaunch()
+				return nil, fmt.Errorf("runner: pty: %w", err)
+			}
+			p.stdin, tty, p.stdinID = master, slave, slave.Name()
+		case o.StdinPipe:
+			r, w, err := os.Pipe()
+			if err != nil {
+				p.closeLaunch()
+				return nil, fmt.Errorf("runner: %w", err)
+			}
+			p.stdin, tty = w, r
+			p.stdinID, _ = os.Readlink(fmt.Sprintf("/proc/self/fd/%d", r.Fd()))
+			p.cmd.Stdin = r
+			setProcessGroup(p.cmd)
+		default:
+			setProcessGroup(p.cmd)
+			if o.Stdin != nil {
+				p.cmd.Stdin = o.Stdin
+			}
 		}
-		p.stdin, tty, p.stdinID = master, slave, slave.Name()
-	case o.StdinPipe:
-		r, w, err := os.Pipe()
-		if err != nil {
-			p.closeLaunch()
-			return nil, fmt.Errorf("runner: %w", err)
-		}
-		p.stdin, tty = w, r
-		p.stdinID, _ = os.Readlink(fmt.Sprintf("/proc/self/fd/%d", r.Fd()))
-		p.cmd.Stdin = r
-		setProcessGroup(p.cmd)
-	default:
-		setProcessGroup(p.cmd)
-		if o.Stdin != nil {
-			p.cmd.Stdin = o.Stdin
-		}
-	}
 
-	var outR, outW, errR, errW *os.File
-	if o.PTY {
-		// Everything the command writes arrives through the master.
-		p.pipes = []*os.File{p.stdin}
-	} else {
-		if outR, outW, err = os.Pipe(); err != nil {
-			closeAll(p.stdin, tty)
-			p.closeLaunch()
-			return nil, fmt.Errorf("runner: %w", err)
+		var outR, outW, errR, errW *os.File
+		if o.PTY {
+			// Everything the command writes arrives through the master.
+			p.pipes = []*os.File{p.stdin}
+		} else {
+			if outR, outW, err = os.Pipe(); err != nil {
+				closeAll(p.stdin, tty)
+				p.closeLaunch()
+				return nil, fmt.Errorf("runner: %w", err)
+			}
+			if errR, errW, err = os.Pipe(); err != nil {
+				closeAll(outR, outW, p.stdin, tty)
+				p.closeLaunch()
+				return nil, fmt.Errorf("runner: %w", err)
+			}
+			p.cmd.Stdout, p.cmd.Stderr = outW, errW
+			p.pipes = []*os.File{outR, errR}
 		}
-		if errR, errW, err = os.Pipe(); err != nil {
-			closeAll(outR, outW, p.stdin, tty)
-			p.closeLaunch()
-			return nil, fmt.Errorf("runner: %w", err)
-		}
-		p.cmd.Stdout, p.cmd.Stderr = outW, errW
-		p.pipes = []*os.File{outR, errR}
-	}
 
-	p.start = time.Now()
-	err = startTracked(p.cmd)
-	closeAll(outW, errW, tty)
-	if err != nil {
-		closeAll(outR, errR, p.stdin)
-		p.closeLaunch()
-		return nil, fmt.Errorf("runner: start bash: %w", err)
+		p.start = time.Now()
+		err = startTracked(p.cmd)
+		closeAll(outW, errW, tty)
+		if err != nil {
+			closeAll(outR, errR, p.stdin)
+			p.stdin, p.stdinID = nil, ""
+			if attempt == 0 && p.launch.StartFailed != nil && p.launch.StartFailed(err) {
+				continue // the launcher fell back to something that can start
+			}
+			p.closeLaunch()
+			return nil, fmt.Errorf("runner: start bash: %w", err)
+		}
+		break
 	}
 	if p.launch.Started != nil {
 		p.launch.Started()
@@ -298,8 +310,8 @@ func Start(o Options) (*Process, error) {
 		go p.drain(p.stdin, p.stdout, o.Stdout)
 	} else {
 		p.readers.Add(2)
-		go p.drain(outR, p.stdout, o.Stdout)
-		go p.drain(errR, p.stderr, o.Stderr)
+		go p.drain(p.pipes[0], p.stdout, o.Stdout)
+		go p.drain(p.pipes[1], p.stderr, o.Stderr)
 	}
 	go p.wait()
 	go p.supervise()

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"sort"
+
+	"github.com/shellguard/shellguard/sandbox"
 )
 
 // A subcommand registers itself from its own file's init function, so
@@ -37,6 +39,7 @@ func usage(w io.Writer) {
 }
 
 func main() {
+	sandbox.Main() // the re-exec'd sandbox helper: never returns when it is one
 	os.Exit(mainArgs(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/shellguard/shellguard"
 	"github.com/shellguard/shellguard/runner"
+	"github.com/shellguard/shellguard/sandbox"
 )
 
 func init() {
@@ -37,6 +38,9 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	cwd := fs.String("cwd", "", "working directory (default: the workspace)")
 	maxOutput := fs.Int("max-output", 0, "bytes of each stream to keep, head and tail (default 65536)")
 	file := fs.String("file", "", "read the command byte for byte from `PATH` (- = stdin)")
+	sbMode := fs.String("sandbox", "auto", "kernel sandbox: auto (apply what the kernel allows), required (fail closed) or off")
+	workspace := fs.String("workspace", "", "writable project directory (default: the current directory)")
+	network := fs.Bool("network", false, "allow network access (default: no network)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: shellguard run [flags] (--file PATH | -- COMMAND)")
 		fs.PrintDefaults()
@@ -58,8 +62,17 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 
+	mode, err := sandbox.ParseMode(*sbMode)
+	if err != nil {
+		fmt.Fprintln(stderr, "shellguard run:", err)
+		return exitUsage
+	}
+
 	runner.EnableSubreaper() // best effort: the process group and marker still work without it
-	g, err := shellguard.New(shellguard.Config{})
+	g, err := shellguard.New(shellguard.Config{
+		Workspace: *workspace,
+		Sandbox:   &sandbox.Spec{Mode: mode, Network: *network},
+	})
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitFailure
@@ -84,9 +97,24 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "shellguard:", err)
 		return exitFailure
 	}
+	if errors.Is(err, sandbox.ErrLayerMissing) {
+		// --sandbox required and a layer is missing: nothing ran.
+		if *jsonOut {
+			writeJSON(stdout, struct {
+				shellguard.Result
+				Error string `json:"error"`
+			}{res, err.Error()})
+			return exitFailure
+		}
+		fmt.Fprintln(stderr, "shellguard:", err)
+		return exitFailure
+	}
 	if *jsonOut {
 		writeJSON(stdout, res)
 		return 0
+	}
+	for _, w := range res.SandboxWarnings {
+		fmt.Fprintln(stderr, "shellguard: warning:", w)
 	}
 	io.WriteString(stdout, res.Stdout)
 	io.WriteString(stderr, res.Stderr)

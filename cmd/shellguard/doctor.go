@@ -1,0 +1,41 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/shellguard/shellguard/sandbox"
+)
+
+func init() {
+	register("doctor", "show what the kernel sandbox can enforce on this machine", doctorMain)
+}
+
+// doctorMain prints, layer by layer, what this machine can enforce, and
+// for each missing layer why and what would enable it. Exit status 0 when
+// every layer is available (--sandbox required works), 1 otherwise.
+func doctorMain(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	r := sandbox.Probe()
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(r); err != nil {
+			fmt.Fprintln(stderr, "shellguard doctor:", err)
+			return 2
+		}
+	} else {
+		fmt.Fprint(stdout, r.String())
+	}
+	if !r.RequiredOK {
+		return 1
+	}
+	return 0
+}

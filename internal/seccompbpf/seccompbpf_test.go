@@ -1,0 +1,97 @@
+//go:build linux && amd64
+
+package seccompbpf
+
+import (
+	"encoding/binary"
+	"syscall"
+	"testing"
+
+	"golang.org/x/net/bpf"
+	"golang.org/x/sys/unix"
+)
+
+// data builds a struct seccomp_data as the filter sees it. The kernel's
+// seccomp loads are native-endian while x/net/bpf's VM loads big-endian
+// (packet order), so each 32-bit word the filter reads is stored
+// big-endian at its offset: the nr, the arch and the low word of each
+// argument.
+func data(arch, nr uint32, args ...uint64) []byte {
+	b := make([]byte, 64)
+	binary.BigEndian.PutUint32(b[0:], nr)
+	binary.BigEndian.PutUint32(b[4:], arch)
+	for i, a := range args {
+		binary.BigEndian.PutUint32(b[16+8*i:], uint32(a))
+	}
+	return b
+}
+
+// TestFilterDecisions runs the assembled filter in x/net/bpf's VM.
+func TestFilterDecisions(t *testing.T) {
+	for _, denyInet := range []bool{false, true} {
+		p, err := Build(Options{DenyInetDatagram: denyInet})
+		if err != nil {
+			t.Fatal(err)
+		}
+		insns, ok := bpf.Disassemble(p.Insns)
+		if !ok {
+			t.Fatal("disassemble")
+		}
+		vm, err := bpf.NewVM(insns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x86 := uint32(unix.AUDIT_ARCH_X86_64)
+		errno := func(e syscall.Errno) uint32 { return retErrno | uint32(e) }
+		cases := []struct {
+			name string
+			in   []byte
+			want uint32
+		}{
+			{"read", data(x86, unix.SYS_READ), retAllow},
+			{"execve", data(x86, unix.SYS_EXECVE), retAllow},
+			{"i386", data(unix.AUDIT_ARCH_I386, 1), retKillProcess},
+			{"x32", data(x86, 0x40000000|unix.SYS_READ), errno(syscall.ENOSYS)},
+			{"ptrace", data(x86, unix.SYS_PTRACE), errno(syscall.EPERM)},
+			{"mount", data(x86, unix.SYS_MOUNT), errno(syscall.EPERM)},
+			{"bpf", data(x86, unix.SYS_BPF), errno(syscall.EPERM)},
+			{"clone thread", data(x86, unix.SYS_CLONE, unix.CLONE_VM|unix.CLONE_THREAD), retAllow},
+			{"clone newuser", data(x86, unix.SYS_CLONE, unix.CLONE_NEWUSER), errno(syscall.EPERM)},
+			{"clone3", data(x86, unix.SYS_CLONE3), errno(syscall.ENOSYS)},
+			{"unshare files", data(x86, unix.SYS_UNSHARE, unix.CLONE_FILES), retAllow},
+			{"unshare newns", data(x86, unix.SYS_UNSHARE, unix.CLONE_NEWNS), errno(syscall.EPERM)},
+			{"ioctl tiocsti", data(x86, unix.SYS_IOCTL, 0, tiocsti), errno(syscall.EPERM)},
+			{"ioctl tcgets", data(x86, unix.SYS_IOCTL, 0, unix.TCGETS), retAllow},
+			{"personality query", data(x86, unix.SYS_PERSONALITY, 0xffffffff), retAllow},
+			{"personality rie", data(x86, unix.SYS_PERSONALITY, 0x0400000), errno(syscall.EPERM)},
+			{"socket tcp", data(x86, unix.SYS_SOCKET, unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0), retAllow},
+			{"socket mptcp", data(x86, unix.SYS_SOCKET, unix.AF_INET, unix.SOCK_STREAM, 262), errno(syscall.EPROTONOSUPPORT)},
+			{"socket unix dgram", data(x86, unix.SYS_SOCKET, unix.AF_UNIX, unix.SOCK_DGRAM, 0), retAllow},
+		}
+		udpWant, packetWant := uint32(retAllow), uint32(retAllow)
+		if denyInet {
+			udpWant, packetWant = errno(syscall.EACCES), errno(syscall.EACCES)
+		}
+		cases = append(cases,
+			struct {
+				name string
+				in   []byte
+				want uint32
+			}{"socket udp", data(x86, unix.SYS_SOCKET, unix.AF_INET6, unix.SOCK_DGRAM|unix.SOCK_NONBLOCK, 0), udpWant},
+			struct {
+				name string
+				in   []byte
+				want uint32
+			}{"socket packet", data(x86, unix.SYS_SOCKET, unix.AF_PACKET, unix.SOCK_RAW, 0), packetWant},
+		)
+		for _, c := range cases {
+			got, err := vm.Run(c.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if uint32(got) != c.want {
+				t.Errorf("denyInet=%v %s: got %#x, want %#x", denyInet, c.name, got, c.want)
+			}
+		}
+	}
+}

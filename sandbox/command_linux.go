@@ -1,0 +1,410 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+)
+
+// helperSpec is what the parent sends the helper (argv[2], JSON): the Spec
+// with every default resolved, plus the namespaces the clone created.
+type helperSpec struct {
+	Mode      Mode     `json:"mode"`
+	Bash      string   `json:"bash"`
+	Workspace string   `json:"ws"`
+	Writable  []string `json:"rw"`
+	ReadOnly  []string `json:"ro"`
+	Masked    []string `json:"mask"`
+	Network   bool     `json:"net"`
+	Limits    Limits   `json:"limits"`
+	UserNS    bool     `json:"userns"`
+	NetNS     bool     `json:"netns"`
+	BashInit  bool     `json:"bash_init"`
+	// NSReason says why namespaces were not requested.
+	NSReason string `json:"ns_reason,omitempty"`
+}
+
+// helperReport is what the helper writes to fd 3 just before exec.
+type helperReport struct {
+	Applied Applied `json:"applied"`
+	Fatal   bool    `json:"fatal,omitempty"`
+	Error   string  `json:"error,omitempty"`
+}
+
+// Handle connects a started command to the helper's report.
+type Handle struct {
+	mode     Mode
+	r, w     *os.File
+	userns   bool
+	once     sync.Once
+	applied  Applied
+	err      error
+	off      bool
+	offApply Applied
+}
+
+// nsDisabled caches "user namespaces cannot be created here" after a
+// failed start (see StartFailed). 0 = unknown/yes, 1 = refused.
+var nsDisabled atomic.Int32
+var nsDisabledReason atomic.Value // string
+
+// Command builds an unstarted *exec.Cmd that runs `bash -p -c script` under
+// spec with env (already scrubbed; cache variables are added here) in dir.
+//
+// The caller sets Stdin/Stdout/Stderr, starts the command, then calls
+// h.Started() (which closes the parent's end of the report pipe), and later
+// h.Applied() to learn what was enforced. If Start fails, call
+// h.StartFailed(err): when it returns true, call Command again (Auto mode
+// fell back to running without namespaces). Always call h.Close().
+func Command(ctx context.Context, spec Spec, script string, env []string, dir string) (*exec.Cmd, *Handle, error) {
+	bash := lookBash(env)
+	if spec.Mode == Off {
+		cmd := exec.CommandContext(ctx, bash, "-p", "-c", script)
+		cmd.Env = env
+		cmd.Dir = dir
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		return cmd, &Handle{mode: Off, off: true, offApply: Applied{Mode: Off, Platform: "linux", Network: "host"}}, nil
+	}
+	hs, err := resolve(spec, env, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	hs.Bash = bash
+
+	// Namespaces: all or nothing (the mount namespace needs the user
+	// namespace when unprivileged, and the masks need the mount namespace).
+	flags := uintptr(0)
+	hs.UserNS, hs.NSReason = nsAllowed()
+	if hs.UserNS {
+		flags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID
+		if !spec.Network {
+			flags |= syscall.CLONE_NEWNET
+			hs.NetNS = true
+		}
+	}
+	js, err := json.Marshal(hs)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	cmd := exec.CommandContext(ctx, "/proc/self/exe", helperArg, string(js), script)
+	cmd.Args[0] = "shellguard-sandbox"
+	cmd.Env = withCacheEnv(env, cacheDirOf(spec, env), hs.Writable)
+	cmd.Dir = dir
+	cmd.ExtraFiles = []*os.File{w}
+	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if hs.UserNS {
+		uid, gid := os.Getuid(), os.Getgid()
+		attr.Cloneflags = flags
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+		attr.GidMappingsEnableSetgroups = false
+		// Keep the capabilities of the new user namespace across the
+		// exec of the helper even when our uid inside is not 0; the
+		// helper drops them all before bash starts.
+		attr.AmbientCaps = []uintptr{capSetPCap, capNetAdmin, capSysAdmin}
+	}
+	cmd.SysProcAttr = attr
+	return cmd, &Handle{mode: spec.Mode, r: r, w: w, userns: hs.UserNS}, nil
+}
+
+const (
+	capSetPCap  = 8
+	capNetAdmin = 12
+	capSysAdmin = 21
+)
+
+// nsAllowed says whether to request namespaces, from cheap static checks
+// and the cached result of a failed start.
+func nsAllowed() (bool, string) {
+	if nsDisabled.Load() == 1 {
+		s, _ := nsDisabledReason.Load().(string)
+		return false, s
+	}
+	if b, err := os.ReadFile("/proc/sys/user/max_user_namespaces"); err == nil && strings.TrimSpace(string(b)) == "0" {
+		return false, "user.max_user_namespaces is 0"
+	}
+	if os.Getuid() != 0 {
+		if b, err := os.ReadFile("/proc/sys/kernel/unprivileged_userns_clone"); err == nil && strings.TrimSpace(string(b)) == "0" {
+			return false, "kernel.unprivileged_userns_clone is 0"
+		}
+	}
+	return true, ""
+}
+
+// Started closes the parent's copy of the report pipe's write end. Call it
+// right after a successful cmd.Start.
+func (h *Handle) Started() {
+	if h.w != nil {
+		h.w.Close()
+		h.w = nil
+	}
+}
+
+// StartFailed tells the handle that cmd.Start failed with err. In Auto
+// mode, when namespaces were requested and the kernel refused them, it
+// remembers that for this process and returns true: build the command
+// again with Command and start that one.
+func (h *Handle) StartFailed(err error) bool {
+	h.Close()
+	if h.off || !h.userns || h.mode != Auto {
+		return false
+	}
+	if errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) ||
+		errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EUSERS) {
+		nsDisabledReason.Store("creating a user namespace failed: " + err.Error())
+		nsDisabled.Store(1)
+		return true
+	}
+	return false
+}
+
+// Applied waits for the helper's report (it arrives just before bash
+// starts, or when the helper exits) and returns what was enforced. In
+// Required mode a missing layer gives a *LayerError (errors.Is
+// ErrLayerMissing) and nothing ran.
+func (h *Handle) Applied() (Applied, error) {
+	if h.off {
+		return h.offApply, nil
+	}
+	h.once.Do(func() {
+		h.Started()
+		if h.r == nil {
+			h.err = ErrNoReport
+			return
+		}
+		b, err := io.ReadAll(io.LimitReader(h.r, 1<<20))
+		h.r.Close()
+		h.r = nil
+		if err != nil {
+			h.err = fmt.Errorf("sandbox: reading report: %w", err)
+			return
+		}
+		if len(b) == 0 {
+			h.err = ErrNoReport
+			return
+		}
+		var rep helperReport
+		if err := json.Unmarshal(b, &rep); err != nil {
+			h.err = fmt.Errorf("sandbox: bad report: %w", err)
+			return
+		}
+		h.applied = rep.Applied
+		if rep.Fatal {
+			if len(rep.Applied.Missing) > 0 {
+				h.err = &LayerError{Missing: rep.Applied.Missing}
+			} else {
+				h.err = fmt.Errorf("sandbox: helper failed: %s", rep.Error)
+			}
+		}
+	})
+	return h.applied, h.err
+}
+
+// Close releases the pipe. Safe to call more than once.
+func (h *Handle) Close() error {
+	if h.w != nil {
+		h.w.Close()
+		h.w = nil
+	}
+	if h.r != nil {
+		h.r.Close()
+		h.r = nil
+	}
+	return nil
+}
+
+// lookBash finds bash on the PATH of env, else /bin/bash.
+func lookBash(env []string) string {
+	if p, ok := envGet(env, "PATH"); ok {
+		for _, d := range filepath.SplitList(p) {
+			if !filepath.IsAbs(d) {
+				continue
+			}
+			c := filepath.Join(d, "bash")
+			if fi, err := os.Stat(c); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+				return c
+			}
+		}
+	}
+	return "/bin/bash"
+}
+
+// realpath resolves symlinks of an absolute path; "" if it does not exist.
+func realpath(p string) string {
+	if p == "" || !filepath.IsAbs(p) {
+		return ""
+	}
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return ""
+	}
+	return r
+}
+
+// DefaultCacheDir is where caches go when Spec.CacheDir is empty:
+// $XDG_CACHE_HOME/shellguard, else ~/.cache/shellguard when it exists,
+// else $TMPDIR/shellguard-cache-UID (shellguard never creates directories
+// in HOME on its own).
+func DefaultCacheDir(env []string) string {
+	if x, ok := envGet(env, "XDG_CACHE_HOME"); ok && filepath.IsAbs(x) {
+		return filepath.Join(x, "shellguard")
+	}
+	if h, ok := envGet(env, "HOME"); ok && filepath.IsAbs(h) {
+		c := filepath.Join(h, ".cache", "shellguard")
+		if fi, err := os.Stat(c); err == nil && fi.IsDir() {
+			return c
+		}
+	}
+	t, _ := envGet(env, "TMPDIR")
+	if !filepath.IsAbs(t) {
+		t = "/tmp"
+	}
+	return filepath.Join(t, "shellguard-cache-"+strconv.Itoa(os.Getuid()))
+}
+
+func cacheDirOf(spec Spec, env []string) string {
+	if spec.CacheDir != "" {
+		return spec.CacheDir
+	}
+	return DefaultCacheDir(env)
+}
+
+// resolve fills in every default of spec.
+func resolve(spec Spec, env []string, dir string) (*helperSpec, error) {
+	hs := &helperSpec{Mode: spec.Mode, Network: spec.Network, BashInit: spec.BashAsInit}
+	ws := spec.Workspace
+	if ws == "" {
+		ws = dir
+	}
+	if ws == "" {
+		var err error
+		if ws, err = os.Getwd(); err != nil {
+			return nil, err
+		}
+	}
+	ws, err := filepath.Abs(ws)
+	if err != nil {
+		return nil, err
+	}
+	if hs.Workspace = realpath(ws); hs.Workspace == "" {
+		return nil, fmt.Errorf("sandbox: workspace %s does not exist", ws)
+	}
+	home := spec.Home
+	if home == "" {
+		home, _ = envGet(env, "HOME")
+	}
+	if home != "" {
+		if r := realpath(home); r != "" {
+			home = r
+		}
+	}
+	cache := cacheDirOf(spec, env)
+	if cache != "" {
+		if err := os.MkdirAll(cache, 0o700); err == nil {
+			// Refuse a cache dir someone else owns (e.g. pre-created in /tmp).
+			if fi, err := os.Stat(cache); err == nil {
+				if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+					cache = ""
+				}
+			}
+		} else {
+			cache = ""
+		}
+	}
+	tmpdir, _ := envGet(env, "TMPDIR")
+	roots := []string{hs.Workspace, "/tmp", "/dev/shm", tmpdir, cache}
+	roots = append(roots, spec.WritableRoots...)
+	seen := map[string]bool{}
+	for _, r := range roots {
+		if rp := realpath(r); rp != "" && !seen[rp] {
+			if fi, err := os.Stat(rp); err == nil && fi.IsDir() {
+				seen[rp] = true
+				hs.Writable = append(hs.Writable, rp)
+			}
+		}
+	}
+	sort.Strings(hs.Writable) // parents before children
+	for _, p := range append(append([]string{}, DefaultReadOnlyPaths...), spec.ReadOnlyPaths...) {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(hs.Workspace, p)
+		}
+		hs.ReadOnly = append(hs.ReadOnly, filepath.Clean(p))
+	}
+	for _, p := range append(append([]string{}, DefaultMaskedPaths...), spec.MaskedPaths...) {
+		if e := expandHome(p, home); e != "" && filepath.IsAbs(e) {
+			hs.Masked = append(hs.Masked, e)
+		}
+	}
+	hs.Limits = resolveLimits(spec.Limits)
+	return hs, nil
+}
+
+// DefaultLimits returns the limits used for zero fields of Limits.
+func DefaultLimits() Limits {
+	procs := int64(256 * runtime.NumCPU())
+	if procs < 2048 {
+		procs = 2048
+	}
+	data := totalRAM() / 2
+	const gib = 1 << 30
+	if data < 2*gib {
+		data = 2 * gib
+	}
+	if data > 8*gib {
+		data = 8 * gib
+	}
+	return Limits{
+		Procs:     procs,
+		DataBytes: data,
+		ASBytes:   Inherit,
+		FileBytes: 8 * gib,
+		CPUSecs:   3600,
+		OpenFiles: Inherit,
+		CoreBytes: 0,
+	}
+}
+
+func resolveLimits(l Limits) Limits {
+	d := DefaultLimits()
+	pick := func(v, def int64) int64 {
+		if v == 0 {
+			return def
+		}
+		return v
+	}
+	return Limits{
+		Procs:     pick(l.Procs, d.Procs),
+		DataBytes: pick(l.DataBytes, d.DataBytes),
+		ASBytes:   pick(l.ASBytes, d.ASBytes),
+		FileBytes: pick(l.FileBytes, d.FileBytes),
+		CPUSecs:   pick(l.CPUSecs, d.CPUSecs),
+		OpenFiles: pick(l.OpenFiles, d.OpenFiles),
+		CoreBytes: l.CoreBytes, // zero means no core dumps
+	}
+}
+
+func totalRAM() int64 {
+	var si syscall.Sysinfo_t
+	if err := syscall.Sysinfo(&si); err != nil {
+		return 8 << 30
+	}
+	return int64(si.Totalram) * int64(si.Unit)
+}

@@ -1,0 +1,470 @@
+// Package sandbox runs one bash script under the kernel sandbox of
+// shellguard: rlimits, user + mount + pid (+ net) namespaces, read-only
+// mounts with the workspace writable, secret paths masked, Landlock,
+// dropped capabilities, a seccomp deny-list and no_new_privs.
+//
+// The parent builds an unstarted *exec.Cmd with [Command]. The command
+// re-executes the current binary (/proc/self/exe) with a hidden first
+// argument; [Main], called first thing in main() (and in TestMain of test
+// binaries that run commands), recognises it, applies every layer to its
+// own process in a fixed order, reports what it applied over a pipe and
+// then runs `bash -p -c SCRIPT`.
+//
+// Every layer is reported as applied or missing ([Applied]) from the return
+// value of the call that enforced it, never from a probe. In [Auto] mode a
+// missing layer is reported and the command still runs; in [Required] mode
+// nothing runs when a layer is missing. [Probe] tells `shellguard doctor`
+// what this machine can enforce.
+//
+// What it deliberately does not do: decide whether a command may run (that
+// is policy), kill on timeout (the runner kills the process group; with a
+// pid namespace that kills the whole tree), scrub the environment (the
+// runner passes a scrubbed one; the sandbox only adds cache variables), or
+// bound the total memory of a process tree (rlimits are per process; there
+// is no cgroup support).
+//
+// Only Linux is supported; on other platforms [Command] runs bash without a
+// sandbox in Auto mode and fails in Required mode, and [Probe] says so.
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// Mode says what to do when a layer cannot be applied.
+type Mode int
+
+const (
+	// Auto applies every layer the kernel allows and reports the missing
+	// ones. It is the zero value, so a zero Spec is sandboxed.
+	Auto Mode = iota
+	// Required fails closed: if any layer is missing, nothing runs.
+	Required
+	// Off runs bash directly, without the helper.
+	Off
+)
+
+func (m Mode) String() string {
+	switch m {
+	case Auto:
+		return "auto"
+	case Required:
+		return "required"
+	case Off:
+		return "off"
+	}
+	return fmt.Sprintf("Mode(%d)", int(m))
+}
+
+// ParseMode parses "auto", "required" or "off" (case-insensitive; "" is auto).
+func ParseMode(s string) (Mode, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "auto":
+		return Auto, nil
+	case "required", "require", "strict":
+		return Required, nil
+	case "off", "none", "disabled":
+		return Off, nil
+	}
+	return Auto, fmt.Errorf("sandbox: unknown mode %q (want auto, required or off)", s)
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (m Mode) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (m *Mode) UnmarshalText(b []byte) error {
+	v, err := ParseMode(string(b))
+	if err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+// Spec is what to enforce. The zero value is a sensible default: Auto
+// mode, the command's directory as workspace, no network, the built-in
+// secret list masked, default limits.
+type Spec struct {
+	Mode Mode `json:"mode"`
+	// Workspace is writable (default: the command's dir).
+	Workspace string `json:"workspace,omitempty"`
+	// WritableRoots are writable too. /tmp, $TMPDIR, /dev/shm, CacheDir
+	// and the usual devices are always added.
+	WritableRoots []string `json:"writable_roots,omitempty"`
+	// ReadOnlyPaths stay read-only although they lie inside a writable
+	// root. Relative paths are taken relative to the workspace. Added to
+	// DefaultReadOnlyPaths.
+	ReadOnlyPaths []string `json:"readonly_paths,omitempty"`
+	// MaskedPaths are hidden (an empty, inaccessible directory or file is
+	// mounted over them). "~/" is Home. Added to DefaultMaskedPaths.
+	MaskedPaths []string `json:"masked_paths,omitempty"`
+	// Home is the home directory whose secrets are masked (default: HOME
+	// of the command's environment).
+	Home string `json:"home,omitempty"`
+	// Network false (the default) means no network: a new network
+	// namespace with only loopback, or, without one, Landlock TCP rules and
+	// a seccomp rule against UDP/raw sockets.
+	Network bool `json:"network,omitempty"`
+	// CacheDir is a writable directory owned by shellguard where build and
+	// package caches go (GOCACHE, npm_config_cache, PIP_CACHE_DIR,
+	// CARGO_HOME, XDG_CACHE_HOME …). Default: DefaultCacheDir.
+	CacheDir string `json:"cache_dir,omitempty"`
+	// Limits are per-process resource limits.
+	Limits Limits `json:"limits"`
+	// BashAsInit makes bash itself pid 1 of the pid namespace instead of a
+	// small init that forwards signals and reaps orphans. For measurements.
+	BashAsInit bool `json:"bash_as_init,omitempty"`
+}
+
+// Limits are rlimits set in the helper before bash starts, so they hold
+// from its first instruction. Zero means the default (see DefaultLimits);
+// Unlimited means no limit; a negative value other than Unlimited means
+// "leave as inherited".
+type Limits struct {
+	Procs     int64 `json:"procs"`      // RLIMIT_NPROC: tasks (processes and threads) of the uid
+	DataBytes int64 `json:"data_bytes"` // RLIMIT_DATA: heap + private writable mappings per process
+	ASBytes   int64 `json:"as_bytes"`   // RLIMIT_AS: address space per process (default: inherit)
+	FileBytes int64 `json:"file_bytes"` // RLIMIT_FSIZE: largest file a process may write
+	CPUSecs   int64 `json:"cpu_secs"`   // RLIMIT_CPU per process
+	OpenFiles int64 `json:"open_files"` // RLIMIT_NOFILE (default: inherit)
+	CoreBytes int64 `json:"core_bytes"` // RLIMIT_CORE (default: 0)
+}
+
+// Unlimited as a Limits field means RLIM_INFINITY.
+const Unlimited int64 = -1
+
+// Inherit as a Limits field leaves the limit as inherited.
+const Inherit int64 = -2
+
+// DefaultMaskedPaths are hidden in every sandbox ("~/" is Spec.Home).
+var DefaultMaskedPaths = []string{
+	"~/.ssh", "~/.aws", "~/.gnupg", "~/.config/gh", "~/.config/gcloud", "~/.azure",
+	"~/.kube", "~/.docker/config.json", "~/.netrc", "~/.git-credentials", "~/.npmrc",
+	"~/.pypirc", "~/.config/hub", "~/.config/git/credentials", "~/.password-store",
+	"~/.vault-token", "~/.terraform.d/credentials.tfrc.json", "~/.config/doctl",
+	"~/.oci", "~/.cargo/credentials", "~/.cargo/credentials.toml", "~/.gem/credentials",
+	"~/.m2/settings-security.xml", "~/.pgpass", "~/.my.cnf", "~/.config/rclone",
+	"~/.local/share/keyrings", "~/.mozilla", "~/.config/google-chrome", "~/.config/chromium",
+	"~/.bash_history", "~/.zsh_history", "~/.python_history", "~/.psql_history",
+	"~/.mysql_history", "~/.node_repl_history", "~/.config/op", "~/.1password",
+	"~/.config/sops", "~/.config/age",
+	// Shell start-up files are where tokens get exported (export
+	// GITHUB_TOKEN=…); `bash -p -c` never reads them.
+	"~/.bashrc", "~/.bash_profile", "~/.bash_login", "~/.profile", "~/.zshrc", "~/.zshenv",
+	"~/.zprofile", "~/.config/fish/config.fish",
+}
+
+// DefaultReadOnlyPaths stay read-only inside the workspace: files that
+// would let a command plant code that runs later, outside the sandbox.
+var DefaultReadOnlyPaths = []string{
+	".git/hooks", ".git/config", ".shellguard.yaml", ".shellguard.yml", ".envrc",
+}
+
+// Layer names, in the order the helper applies them.
+const (
+	LayerRlimits       = "rlimits"
+	LayerUserNS        = "userns"
+	LayerMountNS       = "mountns"
+	LayerPidNS         = "pidns"
+	LayerNetNS         = "netns"
+	LayerReadOnlyRoot  = "readonly-root"
+	LayerReadOnlyPaths = "readonly-paths"
+	LayerMasks         = "secret-masks"
+	LayerProc          = "proc"
+	LayerLoopback      = "loopback"
+	LayerCaps          = "caps"
+	LayerLandlockFS    = "landlock-fs"
+	LayerLandlockNet   = "landlock-net"
+	LayerLandlockScope = "landlock-scope"
+	LayerSeccomp       = "seccomp"
+	LayerNoNewPrivs    = "no-new-privs"
+)
+
+// Layer is one protection that was applied.
+type Layer struct {
+	Name   string `json:"name"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// Missing is a layer that was wanted but not applied.
+type Missing struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"`        // why, from the failing call
+	Fix    string `json:"fix,omitempty"` // what would enable it
+}
+
+// Applied is exactly what the helper enforced, built from the return
+// values of the enforcing calls. It marshals to JSON as is.
+type Applied struct {
+	Mode     Mode      `json:"mode"`
+	Platform string    `json:"platform"`
+	Layers   []Layer   `json:"layers"`
+	Missing  []Missing `json:"missing,omitempty"`
+	// Network is "none" (loopback-only namespace or TCP/UDP denied),
+	// "host" (network allowed) or "partial" (some of it denied).
+	Network   string   `json:"network"`
+	Workspace string   `json:"workspace,omitempty"`
+	Writable  []string `json:"writable,omitempty"`
+	// Init is "go-init" or "bash" (who is pid 1 of the pid namespace) or
+	// "" without a pid namespace.
+	Init string `json:"init,omitempty"`
+}
+
+// Has reports whether the layer name was applied.
+func (a Applied) Has(name string) bool {
+	for _, l := range a.Layers {
+		if l.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Names returns the names of the applied layers.
+func (a Applied) Names() []string {
+	n := make([]string, len(a.Layers))
+	for i, l := range a.Layers {
+		n[i] = l.Name
+	}
+	return n
+}
+
+// Warnings returns one plain sentence per missing layer (empty when
+// everything wanted was applied), for results and the audit line.
+func (a Applied) Warnings() []string {
+	if a.Mode == Off {
+		return []string{"sandbox is off: the command ran with the full rights of the user"}
+	}
+	var w []string
+	for _, m := range a.Missing {
+		s := "sandbox layer " + m.Name + " is missing: " + describeMissing(m.Name)
+		if m.Reason != "" {
+			s += " (" + m.Reason + ")"
+		}
+		w = append(w, s)
+	}
+	return w
+}
+
+func describeMissing(name string) string {
+	switch name {
+	case LayerUserNS, LayerMountNS:
+		return "writes outside the workspace are only stopped by Landlock, and secrets in the home directory are not masked"
+	case LayerPidNS:
+		return "background processes may outlive the command"
+	case LayerNetNS:
+		return "only TCP is blocked (by Landlock), other protocols may reach the network"
+	case LayerReadOnlyRoot:
+		return "chmod, chown and timestamps outside the workspace are not blocked"
+	case LayerMasks:
+		return "secret files in the home directory are readable"
+	case LayerReadOnlyPaths:
+		return ".git/hooks and .git/config in the workspace are writable"
+	case LayerLandlockFS:
+		return "file writes outside the workspace are not blocked by Landlock"
+	case LayerLandlockNet:
+		return "TCP connections are not blocked"
+	case LayerLandlockScope:
+		return "signals and abstract unix sockets outside the sandbox are reachable"
+	case LayerSeccomp:
+		return "dangerous system calls (ptrace, mount, bpf, kexec, MPTCP sockets …) are not filtered"
+	case LayerRlimits:
+		return "process count and memory are not bounded"
+	case LayerCaps:
+		return "capabilities were not dropped"
+	case LayerProc:
+		return "/proc shows processes outside the sandbox"
+	case LayerLoopback:
+		return "loopback is down: local servers inside the command cannot be reached"
+	case LayerNoNewPrivs:
+		return "setuid programs can raise privileges"
+	}
+	return "not applied"
+}
+
+// String is a one-line plain-words summary.
+func (a Applied) String() string {
+	if a.Mode == Off {
+		return "sandbox off"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "sandbox %s: %s", a.Mode, strings.Join(a.Names(), ", "))
+	if len(a.Missing) > 0 {
+		ms := make([]string, len(a.Missing))
+		for i, m := range a.Missing {
+			ms[i] = m.Name
+		}
+		fmt.Fprintf(&b, "; missing: %s", strings.Join(ms, ", "))
+	}
+	if a.Network != "" {
+		fmt.Fprintf(&b, "; network: %s", a.Network)
+	}
+	return b.String()
+}
+
+// Errors.
+var (
+	// ErrUnsupported: the platform has no sandbox.
+	ErrUnsupported = errors.New("sandbox: not supported on this platform")
+	// ErrLayerMissing: Required mode and a layer could not be applied.
+	ErrLayerMissing = errors.New("sandbox: required layer missing")
+	// ErrNoReport: the helper exited without reporting (it crashed or
+	// was killed before applying the sandbox).
+	ErrNoReport = errors.New("sandbox: helper sent no report")
+)
+
+// LayerError names the layer that failed in Required mode.
+type LayerError struct {
+	Missing []Missing
+}
+
+func (e *LayerError) Error() string {
+	var parts []string
+	for _, m := range e.Missing {
+		parts = append(parts, m.Name+": "+m.Reason)
+	}
+	return "sandbox: required layer missing, nothing ran: " + strings.Join(parts, "; ")
+}
+
+func (e *LayerError) Unwrap() error { return ErrLayerMissing }
+
+// Report is what this machine can enforce, layer by layer (for doctor).
+type Report struct {
+	Platform string        `json:"platform"`
+	Kernel   string        `json:"kernel,omitempty"`
+	UID      int           `json:"uid"`
+	Layers   []ProbeResult `json:"layers"`
+	// Summary is one plain sentence: what runs in auto mode here.
+	Summary string `json:"summary"`
+	// RequiredOK is true when --sandbox required can run here.
+	RequiredOK bool `json:"required_ok"`
+}
+
+// ProbeResult is one line of the doctor table.
+type ProbeResult struct {
+	Name   string `json:"name"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	Fix    string `json:"fix,omitempty"`
+}
+
+// helperArg is the hidden first argument of the re-exec'd helper.
+const helperArg = "__shellguard_sandbox_helper"
+
+// IsHelper reports whether args (os.Args) is a helper invocation.
+func IsHelper(args []string) bool { return len(args) > 1 && args[1] == helperArg }
+
+// expandHome resolves "~" and "~/x" against home; other paths are cleaned.
+func expandHome(p, home string) string {
+	if p == "~" {
+		return home
+	}
+	if strings.HasPrefix(p, "~/") {
+		if home == "" {
+			return ""
+		}
+		return filepath.Join(home, p[2:])
+	}
+	return filepath.Clean(p)
+}
+
+// envGet returns the last value of key in env.
+func envGet(env []string, key string) (string, bool) {
+	val, ok := "", false
+	for _, kv := range env {
+		if k, v, found := strings.Cut(kv, "="); found && k == key {
+			val, ok = v, true
+		}
+	}
+	return val, ok
+}
+
+// envSet replaces or appends key=val.
+func envSet(env []string, key, val string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		if k, _, found := strings.Cut(kv, "="); found && k == key {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, key+"="+val)
+}
+
+// under reports whether p is root or inside root (both clean, absolute).
+func under(p, root string) bool {
+	if root == "/" {
+		return strings.HasPrefix(p, "/")
+	}
+	return p == root || strings.HasPrefix(p, root+"/")
+}
+
+// cacheVars are pointed into CacheDir unless they already point into a
+// writable root.
+var cacheVars = []struct{ key, sub string }{
+	{"XDG_CACHE_HOME", "xdg"},
+	{"GOCACHE", "go-build"},
+	{"npm_config_cache", "npm"},
+	{"YARN_CACHE_FOLDER", "yarn"},
+	{"PIP_CACHE_DIR", "pip"},
+	{"CARGO_HOME", "cargo"},
+	{"GRADLE_USER_HOME", "gradle"},
+}
+
+// withCacheEnv returns env with the cache variables pointed into cacheDir.
+func withCacheEnv(env []string, cacheDir string, writable []string) []string {
+	if cacheDir == "" {
+		return env
+	}
+	for _, cv := range cacheVars {
+		if v, ok := envGet(env, cv.key); ok && filepath.IsAbs(v) {
+			keep := false
+			for _, w := range writable {
+				if under(filepath.Clean(v), w) {
+					keep = true
+				}
+			}
+			if keep {
+				continue
+			}
+		}
+		env = envSet(env, cv.key, filepath.Join(cacheDir, cv.sub))
+	}
+	return env
+}
+
+// String renders a Report as a doctor table.
+func (r Report) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "platform: %s", r.Platform)
+	if r.Kernel != "" {
+		fmt.Fprintf(&b, " (kernel %s)", r.Kernel)
+	}
+	fmt.Fprintf(&b, ", uid %d\n", r.UID)
+	for _, l := range r.Layers {
+		mark := "ok  "
+		if !l.OK {
+			mark = "MISS"
+		}
+		fmt.Fprintf(&b, "  %s %-15s %s\n", mark, l.Name, l.Detail)
+		if !l.OK {
+			if l.Reason != "" {
+				fmt.Fprintf(&b, "       why: %s\n", l.Reason)
+			}
+			if l.Fix != "" {
+				fmt.Fprintf(&b, "       fix: %s\n", l.Fix)
+			}
+		}
+	}
+	fmt.Fprintf(&b, "%s\n", r.Summary)
+	return b.String()
+}
+
+// MarshalJSON-friendly check that Applied round-trips (used in tests).
+var _ = json.Marshal

@@ -1,0 +1,65 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"context"
+	"os/exec"
+	"runtime"
+)
+
+// Handle connects a started command to what was applied (nothing here).
+type Handle struct{ mode Mode }
+
+// Command runs bash without a sandbox in Auto and Off mode and fails with
+// ErrUnsupported in Required mode: only Linux has a sandbox.
+func Command(ctx context.Context, spec Spec, script string, env []string, dir string) (*exec.Cmd, *Handle, error) {
+	if spec.Mode == Required {
+		return nil, nil, ErrUnsupported
+	}
+	bash := "bash"
+	if p, err := exec.LookPath("bash"); err == nil {
+		bash = p
+	}
+	cmd := exec.CommandContext(ctx, bash, "-p", "-c", script)
+	cmd.Env = env
+	cmd.Dir = dir
+	return cmd, &Handle{mode: spec.Mode}, nil
+}
+
+// Started does nothing here.
+func (h *Handle) Started() {}
+
+// StartFailed never asks for a retry here.
+func (h *Handle) StartFailed(err error) bool { return false }
+
+// Applied reports that nothing was applied.
+func (h *Handle) Applied() (Applied, error) {
+	a := Applied{Mode: h.mode, Platform: runtime.GOOS, Network: "host"}
+	if h.mode != Off {
+		a.Missing = []Missing{{Name: "sandbox", Reason: "the sandbox is only implemented on Linux"}}
+	}
+	return a, nil
+}
+
+// Close does nothing here.
+func (h *Handle) Close() error { return nil }
+
+// Main does nothing on this platform.
+func Main() {}
+
+// DefaultLimits returns the default limits (not enforced on this platform).
+func DefaultLimits() Limits { return Limits{} }
+
+// DefaultCacheDir is empty here: no cache redirection without a sandbox.
+func DefaultCacheDir(env []string) string { return "" }
+
+// Probe reports that this platform has no sandbox.
+func Probe() Report {
+	return Report{
+		Platform: runtime.GOOS,
+		UID:      -1,
+		Layers:   []ProbeResult{{Name: "sandbox", OK: false, Reason: "the shellguard sandbox is only implemented on Linux", Fix: "run shellguard on Linux (a VM or container) for kernel confinement"}},
+		Summary:  "no kernel sandbox on " + runtime.GOOS + ": commands run with the full rights of the user (policy checks still apply)",
+	}
+}
