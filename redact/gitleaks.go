@@ -1,0 +1,260 @@
+package redact
+
+import (
+	_ "embed"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// gitleaksTOML is the default rule set of gitleaks v8.30.1
+// (https://github.com/gitleaks/gitleaks, config/gitleaks.toml), Copyright (c)
+// 2019 Zachary Rice, used under the MIT License (see LICENSE.gitleaks). It is
+// embedded unmodified; only the subset of TOML that file uses is parsed here.
+//
+//go:embed gitleaks.toml
+var gitleaksTOML string
+
+// gitleaksSkip are gitleaks rules replaced by this package's own rules
+// (generic-api-key and jwt: their keywords "key", "api", "ey" occur
+// everywhere in ordinary output) or that do not apply to a byte stream.
+var gitleaksSkip = map[string]bool{
+	"generic-api-key": true, // see ruleGeneric
+	"jwt":             true, // see the jwt rule
+	"pkcs12-file":     true, // matches file paths, not content
+	"private-key":     true, // see the private-key rules (bounded for streaming)
+}
+
+// gitleaksCommonKeyword are keywords that occur all over ordinary output
+// (source code, logs); the generic-secret rule covers assignments to such
+// names. A gitleaks rule left without keywords is not used.
+var gitleaksCommonKeyword = map[string]bool{
+	"secret": true, "password": true, "passwd": true, "token": true, "access": true,
+	"api": true, "auth": true, "key": true, "creds": true, "linear": true, "intra": true,
+}
+
+type glAllow struct {
+	target    string // "secret" (default), "match" or "line"
+	regexes   []string
+	stopwords []string
+}
+
+type glRule struct {
+	id          string
+	regex       string
+	entropy     float64
+	keywords    []string
+	secretGroup int
+	allow       []glAllow
+}
+
+// parseGitleaks reads the subset of TOML used by gitleaks.toml: tables
+// [[rules]] and [[rules.allowlists]], string ('...', "...", '''...'''),
+// number and (possibly multi-line) string-array values. Everything outside
+// [[rules]] (the global path allowlist) is skipped.
+func parseGitleaks(src string) ([]glRule, error) {
+	var rules []glRule
+	var cur *glRule
+	var allow *glAllow
+	lines := strings.Split(src, "\n")
+	for i := 0; i < len(lines); i++ {
+		line := strings.TrimSpace(lines[i])
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		switch line {
+		case "[[rules]]":
+			rules = append(rules, glRule{})
+			cur, allow = &rules[len(rules)-1], nil
+			continue
+		case "[[rules.allowlists]]":
+			if cur == nil {
+				return nil, fmt.Errorf("gitleaks.toml:%d: allowlist outside a rule", i+1)
+			}
+			cur.allow = append(cur.allow, glAllow{target: "secret"})
+			allow = &cur.allow[len(cur.allow)-1]
+			continue
+		}
+		if line[0] == '[' {
+			cur, allow = nil, nil // some other table: skipped
+			continue
+		}
+		key, val, ok := strings.Cut(line, "=")
+		if !ok {
+			return nil, fmt.Errorf("gitleaks.toml:%d: cannot parse %q", i+1, line)
+		}
+		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+		var arr []string
+		if strings.HasPrefix(val, "[") {
+			// Gather the array up to its closing bracket at line end.
+			for !strings.HasSuffix(strings.TrimSpace(val), "]") {
+				i++
+				if i >= len(lines) {
+					return nil, fmt.Errorf("gitleaks.toml: unterminated array for %s", key)
+				}
+				val += "\n" + lines[i]
+			}
+			var err error
+			if arr, err = parseTOMLStrings(strings.TrimSuffix(strings.TrimSpace(val), "]")[1:]); err != nil {
+				return nil, fmt.Errorf("gitleaks.toml:%d: %s: %v", i+1, key, err)
+			}
+		}
+		if cur == nil {
+			continue
+		}
+		str := func() (string, error) {
+			s, rest, err := parseTOMLString(val)
+			if err == nil && strings.TrimSpace(rest) != "" {
+				err = fmt.Errorf("trailing text %q", rest)
+			}
+			return s, err
+		}
+		var err error
+		if allow != nil {
+			switch key {
+			case "regexTarget":
+				allow.target, err = str()
+			case "regexes":
+				allow.regexes = arr
+			case "stopwords":
+				allow.stopwords = arr
+			}
+		} else {
+			switch key {
+			case "id":
+				cur.id, err = str()
+			case "regex":
+				cur.regex, err = str()
+			case "keywords":
+				cur.keywords = arr
+			case "entropy":
+				cur.entropy, err = strconv.ParseFloat(val, 64)
+			case "secretGroup":
+				cur.secretGroup, err = strconv.Atoi(val)
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("gitleaks.toml:%d: %s: %v", i+1, key, err)
+		}
+	}
+	return rules, nil
+}
+
+func parseTOMLString(s string) (val, rest string, err error) {
+	switch {
+	case strings.HasPrefix(s, "'''"):
+		end := strings.Index(s[3:], "'''")
+		if end < 0 {
+			return "", "", fmt.Errorf("unterminated '''")
+		}
+		return s[3 : 3+end], s[6+end:], nil
+	case strings.HasPrefix(s, "'"):
+		end := strings.IndexByte(s[1:], '\'')
+		if end < 0 {
+			return "", "", fmt.Errorf("unterminated '")
+		}
+		return s[1 : 1+end], s[2+end:], nil
+	case strings.HasPrefix(s, `"`):
+		for j := 1; j < len(s); j++ {
+			if s[j] == '\\' {
+				j++
+				continue
+			}
+			if s[j] == '"' {
+				v, err := strconv.Unquote(s[:j+1])
+				return v, s[j+1:], err
+			}
+		}
+		return "", "", fmt.Errorf("unterminated \"")
+	}
+	return "", "", fmt.Errorf("not a string: %.20q", s)
+}
+
+func parseTOMLStrings(s string) ([]string, error) {
+	var out []string
+	for {
+		s = strings.TrimLeft(s, " \t\r\n,")
+		if s == "" {
+			return out, nil
+		}
+		if s[0] == '#' {
+			_, s, _ = strings.Cut(s, "\n")
+			continue
+		}
+		v, rest, err := parseTOMLString(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+		s = rest
+	}
+}
+
+// gitleaksRules converts the embedded rule set into this package's rules.
+func gitleaksRules() ([]*rule, error) {
+	gl, err := parseGitleaks(gitleaksTOML)
+	if err != nil {
+		return nil, err
+	}
+	var out []*rule
+	for _, g := range gl {
+		if gitleaksSkip[g.id] || g.regex == "" {
+			continue
+		}
+		var kws []string
+		for _, k := range g.keywords {
+			// Keywords of one or two bytes ("sk", "s.") occur everywhere;
+			// "q~" is distinctive enough to keep.
+			if (len(k) >= 3 || k == "q~") && !gitleaksCommonKeyword[k] {
+				kws = append(kws, strings.ToLower(k))
+			}
+		}
+		if len(kws) == 0 {
+			continue
+		}
+		re, err := regexp.Compile(g.regex)
+		if err != nil {
+			return nil, fmt.Errorf("gitleaks rule %s: %v", g.id, err)
+		}
+		r := &rule{
+			kind:     g.id,
+			re:       re,
+			keywords: kws,
+			group:    g.secretGroup,
+			entropy:  g.entropy,
+			before:   64,
+			after:    512,
+		}
+		if n := boundedLen(g.regex); n >= 0 {
+			// A bounded expression needs no wider window than it can span.
+			r.before, r.after = min(r.before, n), min(r.after, n)
+		}
+		if ok, wb := anchorable(g.regex, kws); ok {
+			r.anchored, r.wordStart, r.before = true, wb, 0
+			r.re = regexp.MustCompile(`^(?:` + g.regex + `)`)
+		}
+		if r.group == 0 && re.NumSubexp() > 0 {
+			r.group = 1 // gitleaks' default: the first group is the secret
+		}
+		for _, a := range g.allow {
+			if a.target == "line" {
+				continue // a line allowlist cannot be applied to a stream window; over-redact instead
+			}
+			al := allowlist{match: a.target == "match"}
+			for _, s := range a.regexes {
+				re, err := regexp.Compile(s)
+				if err != nil {
+					return nil, fmt.Errorf("gitleaks rule %s allowlist: %v", g.id, err)
+				}
+				al.regexes = append(al.regexes, re)
+			}
+			for _, s := range a.stopwords {
+				al.stopwords = append(al.stopwords, strings.ToLower(s))
+			}
+			r.allow = append(r.allow, al)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
