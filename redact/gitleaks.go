@@ -50,7 +50,7 @@ type glRule struct {
 }
 
 // parseGitleaks reads the subset of TOML used by gitleaks.toml: tables
-// [[rules]] and [[rules.allowlists]], string ('...', "...", '''...'''),
+// [[rules]] and [[rules.allowlists]], string ('...', "...", ”'...”'),
 // number and (possibly multi-line) string-array values. Everything outside
 // [[rules]] (the global path allowlist) is skipped.
 func parseGitleaks(src string) ([]glRule, error) {

@@ -77,8 +77,8 @@ func TestKeepsContext(t *testing.T) {
 	for in, want := range map[string]string{
 		"Authorization: Bearer sgfakeGITq3ZL9x0Vb2Nw7TyPq4Rm8Ks1Df6Gh\n": "Authorization: Bearer [REDACTED:authorization]\n",
 		"https://deploy:sgfakePW9x0Vb2@git.example.invalid/r":            "https://deploy:[REDACTED:url-password]@git.example.invalid/r",
-		"a AKIAQ7SGFAKE3XKZ2MTB b":                                        "a [REDACTED:aws-access-key] b",
-		"before\n" + fakePEM + "\nafter\n":                                "before\n[REDACTED:private-key]\nafter\n",
+		"a AKIAQ7SGFAKE3XKZ2MTB b":                                       "a [REDACTED:aws-access-key] b",
+		"before\n" + fakePEM + "\nafter\n":                               "before\n[REDACTED:private-key]\nafter\n",
 	} {
 		if got := r.String(in); got != want {
 			t.Errorf("String(%q)\n got %q\nwant %q", in, got, want)
@@ -126,8 +126,8 @@ func TestValues(t *testing.T) {
 
 func TestCustomPatterns(t *testing.T) {
 	r, err := New(Options{Patterns: []Pattern{
-		{Name: "ticket", Regex: `TICKET-[0-9]{6}`},              // literal prefix → keyword
-		{Regex: `internal id ([a-f0-9]{12})`},                     // group 1 only
+		{Name: "ticket", Regex: `TICKET-[0-9]{6}`},                         // literal prefix → keyword
+		{Regex: `internal id ([a-f0-9]{12})`},                              // group 1 only
 		{Name: "digits", Regex: `\b[0-9]{4}-[0-9]{4}-[0-9]{4}-[0-9]{4}\b`}, // no keyword: scans everything
 		{Name: "kw", Regex: `(?i)zeta=\w+`, Keywords: []string{"zeta="}},
 	}})

@@ -140,7 +140,7 @@ var builtins = []builtin{
 	{kind: "generic-secret", entropy: 3, anchored: true, pre: preAssign,
 		keywords: []string{"secret", "token", "passw", "pwd", "_pass", "api_key", "apikey", "api-key", "access_key", "accesskey", "access-key",
 			"credential", "private_key", "privatekey", "private-key", "auth_key", "authkey", "auth-key", "session_key", "sessionkey", "session-key"},
-		pattern:  `(?i)(?:secret|token|passw(?:or)?d?|pwd|_pass|api[_-]?key|access[_-]?key|credentials?|private[_-]?key|auth[_-]?key|session[_-]?key)[\w.-]{0,40}["']?[ \t]{0,4}(?:=|:=|:|=>)[ \t]{0,4}["']?(` + genVal + `)`, group: 1},
+		pattern: `(?i)(?:secret|token|passw(?:or)?d?|pwd|_pass|api[_-]?key|access[_-]?key|credentials?|private[_-]?key|auth[_-]?key|session[_-]?key)[\w.-]{0,40}["']?[ \t]{0,4}(?:=|:=|:|=>)[ \t]{0,4}["']?(` + genVal + `)`, group: 1},
 }
 
 func (b builtin) compile() *rule {
