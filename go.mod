@@ -6,3 +6,5 @@ require (
 	go.uber.org/goleak v1.3.0
 	golang.org/x/sys v0.49.0
 )
+
+require go.yaml.in/yaml/v3 v3.0.6 // indirect
