@@ -89,3 +89,13 @@ func BenchmarkRedactGoSource(b *testing.B) {
 	}
 	benchStream(b, data)
 }
+
+// BenchmarkRedactDense streams 1 MiB made of one keyword-bearing unit
+// repeated: the worst case for the per-keyword regex runs.
+func BenchmarkRedactDense(b *testing.B) {
+	for _, unit := range []string{"-----BEGIN ", "-----BEGIN RSA PRIVATE KEY-----\n", "token=", "token = 'abcdefgh1234' ",
+		"://a:b@", "sk-", "AKIA", "eyJ", "authorization: ", "Bearer ", "twitter", "curl -u ", "hooks.slack.com/"} {
+		data := bytes.Repeat([]byte(unit), (1<<20)/len(unit))
+		b.Run(fmt.Sprintf("%q", unit), func(b *testing.B) { benchStream(b, data) })
+	}
+}

@@ -24,6 +24,30 @@ var gitleaksSkip = map[string]bool{
 	"jwt":             true, // see the jwt rule
 	"pkcs12-file":     true, // matches file paths, not content
 	"private-key":     true, // see the private-key rules (bounded for streaming)
+	// `curl … -u/-H …` with `.*` across lines: costly at every "curl"; the
+	// authorization and curl-user rules cover them.
+	"curl-auth-header": true,
+	"curl-auth-user":   true,
+}
+
+// semiGeneric is the shape of gitleaks' "<vendor> … = value" rules.
+const semiGeneric = `(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)`
+
+// preSemiGeneric is a necessary condition for semiGeneric after the
+// keyword: up to 80 name, blank or quote bytes, then an operator byte.
+func preSemiGeneric(p []byte) bool {
+	for i := 0; i < len(p) && i <= 80; i++ {
+		c := p[i]
+		switch {
+		case isWord(c) || c == '.' || c == '-' || c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\'' || c == '"':
+			continue
+		case c == '=' || c == '>' || c == ':' || c == '|' || c == '?' || c == ',':
+			return true
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // gitleaksCommonKeyword are keywords that occur all over ordinary output
@@ -213,7 +237,21 @@ func gitleaksRules() ([]*rule, error) {
 		if len(kws) == 0 {
 			continue
 		}
-		re, err := regexp.Compile(g.regex)
+		// Most rules start with `[\w.-]{0,50}?` ahead of their keyword, to
+		// include an identifier's prefix in the match. The secret is a
+		// group after the keyword, so dropping that prefix changes no
+		// redaction and lets the rule run anchored at its keyword (an
+		// unanchored run of such a regex costs ~1000 NFA threads a byte).
+		expr := g.regex
+		for _, p := range [][2]string{
+			{`(?i)[\w.-]{0,50}?(?:`, `(?i)(?:`},
+			{`[\w.-]{0,50}?(?i:[\w.-]{0,50}?(?:`, `(?i:(?:`},
+		} {
+			if strings.HasPrefix(expr, p[0]) {
+				expr = p[1] + expr[len(p[0]):]
+			}
+		}
+		re, err := regexp.Compile(expr)
 		if err != nil {
 			return nil, fmt.Errorf("gitleaks rule %s: %v", g.id, err)
 		}
@@ -226,13 +264,16 @@ func gitleaksRules() ([]*rule, error) {
 			before:   64,
 			after:    512,
 		}
-		if n := boundedLen(g.regex); n >= 0 {
+		if n := boundedLen(expr); n >= 0 {
 			// A bounded expression needs no wider window than it can span.
 			r.before, r.after = min(r.before, n), min(r.after, n)
 		}
-		if ok, wb := anchorable(g.regex, kws); ok {
+		if ok, wb := anchorable(expr, kws); ok {
 			r.anchored, r.wordStart, r.before = true, wb, 0
-			r.re = regexp.MustCompile(`^(?:` + g.regex + `)`)
+			r.re = regexp.MustCompile(`^(?:` + expr + `)`)
+			if strings.Contains(expr, semiGeneric) {
+				r.pre = preSemiGeneric
+			}
 		}
 		if r.group == 0 && re.NumSubexp() > 0 {
 			r.group = 1 // gitleaks' default: the first group is the secret

@@ -217,7 +217,9 @@ type Writer struct {
 	open    []span // per rule: the current chain of overlapping windows
 	closed  []span // chains complete in shape, waiting for their bytes
 	ranges  []rng  // redactions not yet passed on
-	pend    []ahit // anchored-rule hits waiting for their bytes
+	pend    []ahit  // anchored-rule hits waiting for their bytes
+	cover   []int64 // per rule: end of its last match; hits before it are skipped
+	ends    []int64 // positions of "-----END" (for pemBlock rules)
 	awFrom  int64  // rules without keywords have been evaluated up to here
 	n       int
 	err     error
@@ -243,7 +245,7 @@ type rng struct {
 
 // NewWriter returns a Writer that passes redacted output on to w.
 func (r *Redactor) NewWriter(w io.Writer) *Writer {
-	return &Writer{r: r, w: w, open: make([]span, len(r.rules))}
+	return &Writer{r: r, w: w, open: make([]span, len(r.rules)), cover: make([]int64, len(r.rules))}
 }
 
 // NewWriter is Default().NewWriter(w).
@@ -303,6 +305,10 @@ func (w *Writer) Close() error {
 
 func (w *Writer) hit(ri int32, kstart, kend int64) {
 	ru := w.r.rules[ri]
+	if ru.pemEnd {
+		w.ends = append(w.ends, kstart)
+		return
+	}
 	if ru.exact != nil {
 		if bytes.Equal(w.buf[kstart-w.base:kend-w.base], ru.exact) {
 			w.addRange(kstart, kend, ru.kind, ri)
@@ -350,11 +356,39 @@ func isWord(c byte) bool {
 // evalAnchored runs an anchored rule at one keyword occurrence.
 func (w *Writer) evalAnchored(h ahit, L int64) {
 	ru := w.r.rules[h.rule]
+	if h.kstart < w.cover[h.rule] {
+		return // inside this rule's previous match (FindAll would skip it too)
+	}
 	e := min(h.kend+int64(ru.after)+1, L)
 	if ru.pre != nil && !ru.pre(w.buf[h.kend-w.base:e-w.base]) {
 		return
 	}
+	if ru.pemBlock {
+		w.pemBlock(h, e, L)
+		return
+	}
 	w.match(h.rule, h.kstart, w.buf[h.kstart-w.base:e-w.base], ru.re.FindSubmatchIndex)
+}
+
+// pemBlock redacts BEGIN … END of a private key, the END line being the
+// first valid one within MaxPEMLen.
+func (w *Writer) pemBlock(h ahit, e, L int64) {
+	ru := w.r.rules[h.rule]
+	hdr := ru.re.FindIndex(w.buf[h.kstart-w.base : min(h.kstart+128, e)-w.base])
+	if hdr == nil {
+		return
+	}
+	from := h.kstart + int64(hdr[1])
+	i := sort.Search(len(w.ends), func(i int) bool { return w.ends[i] >= from })
+	for ; i < len(w.ends) && w.ends[i] < e; i++ {
+		p := w.ends[i]
+		if m := pemFooterRE.FindIndex(w.buf[p-w.base : min(p+128, L)-w.base]); m != nil {
+			end := p + int64(m[1])
+			w.addRange(h.kstart, end, ru.kind, h.rule)
+			w.cover[h.rule] = end
+			return
+		}
+	}
 }
 
 func (w *Writer) match(ri int32, s int64, text []byte, find func([]byte) []int) {
@@ -362,6 +396,9 @@ func (w *Writer) match(ri int32, s int64, text []byte, find func([]byte) []int) 
 	m := find(text)
 	if m == nil {
 		return
+	}
+	if ru.anchored {
+		w.cover[ri] = max(w.cover[ri], s+int64(m[1]))
 	}
 	a, b := m[0], m[1]
 	if g := ru.group; g > 0 && 2*g+1 < len(m) && m[2*g] >= 0 {
@@ -541,6 +578,9 @@ func (w *Writer) process(final bool) {
 		}
 	}
 	// Drop what no rule needs any more.
+	if n := sort.Search(len(w.ends), func(i int) bool { return w.ends[i] >= w.emitted }); n > 0 {
+		w.ends = append(w.ends[:0], w.ends[n:]...)
+	}
 	drop := w.emitted
 	if len(w.r.always) > 0 {
 		drop = min(drop, max(w.awFrom-maxBefore, w.base))

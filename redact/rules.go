@@ -23,6 +23,12 @@ type rule struct {
 	allow    []allowlist
 	exact    []byte // exact-value rule: the value itself (case-sensitive)
 
+	// pemBlock: a whole PEM private-key block, BEGIN line to the first
+	// matching END line (found through the positions of "-----END"
+	// keyword hits, so a stream of BEGIN lines costs no rescans).
+	// pemEnd: the pseudo-rule recording those positions.
+	pemBlock, pemEnd bool
+
 	// anchored: every match starts with one of the keywords, so the rule
 	// runs once per keyword occurrence, anchored there (fast). wordStart:
 	// the byte before the match must not be a word byte.
@@ -77,7 +83,15 @@ type builtin struct {
 	// wordStart: and not in the middle of a word.
 	anchored, wordStart bool
 	pre                 func(after []byte) bool
+	pemBlock, pemEnd    bool
 }
+
+const (
+	pemHeader = `-----BEGIN[ A-Z0-9_-]{0,64}PRIVATE KEY(?: BLOCK)?-----`
+	pemFooter = `-----END[ A-Z0-9_-]{0,64}PRIVATE KEY(?: BLOCK)?-----`
+)
+
+var pemFooterRE = regexp.MustCompile(`^(?:` + pemFooter + `)`)
 
 // builtins are this package's own rules. Where two rules match at the same
 // place, the earlier one in this list names the redaction.
@@ -85,9 +99,10 @@ var builtins = []builtin{
 	// PEM private keys, with real newlines or JSON-escaped "\n" (GCP
 	// service-account files). The first rule takes a whole block; the second
 	// takes header and body when the END line is missing (truncated output).
-	{kind: "private-key", keywords: []string{"-----begin"}, after: MaxPEMLen, anchored: true,
-		pattern: `-----BEGIN[ A-Z0-9_-]{0,64}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?-----END[ A-Z0-9_-]{0,64}PRIVATE KEY(?: BLOCK)?-----`},
-	{kind: "private-key", keywords: []string{"-----begin"}, after: MaxPEMLen, anchored: true,
+	{kind: "private-key", keywords: []string{"-----begin"}, after: MaxPEMLen, anchored: true, pemBlock: true, pre: prePEM,
+		pattern: pemHeader},
+	{kind: "", keywords: []string{"-----end"}, pemEnd: true},
+	{kind: "private-key", keywords: []string{"-----begin"}, after: MaxPEMLen, anchored: true, pre: prePEM,
 		pattern: `-----BEGIN[ A-Z0-9_-]{0,64}PRIVATE KEY(?: BLOCK)?-----(?:(?:\r?\n|\\r?\\n|[ \t])+(?:[` + b64 + `]+|[A-Za-z-]+: ?[^\r\n\\]*))*`},
 	{kind: "private-key", keywords: []string{"putty-user-key-file"}, after: MaxPEMLen, anchored: true,
 		pattern: `PuTTY-User-Key-File-\d: [\s\S]*?Private-MAC: [0-9a-f]+`},
@@ -132,6 +147,8 @@ var builtins = []builtin{
 		pattern: `(?i)authorization["']?\s{0,4}[:=]\s{0,4}["']?(?:(?:bearer|basic|token|digest|negotiate|bot|apikey|aws4-hmac-sha256)\s+)?([^\s"'\\]{4,}(?:[ \t]*,[ \t]*[^\s"'\\]+)*)`, group: 1},
 	{kind: "authorization", keywords: []string{"bearer"}, anchored: true, wordStart: true,
 		pattern: `(?i)bearer\s+([A-Za-z0-9._~+/=-]{8,})`, group: 1},
+	{kind: "basic-auth", keywords: []string{"-u", "--user"}, anchored: true, pre: preUser,
+		pattern: `(?:-u|--user)(?:[ \t]+|=)?['"]?[^\s'":]{1,128}:([^\s'"]{1,256})`, group: 1},
 	{kind: "url-password", keywords: []string{"://"}, anchored: true, pre: preURL,
 		pattern: `://[^\s:/?#@"'<>]{0,256}:([^\s/?#@"'<>]{1,256})@`, group: 1},
 
@@ -144,13 +161,16 @@ var builtins = []builtin{
 }
 
 func (b builtin) compile() *rule {
+	if b.pemEnd {
+		return &rule{keywords: b.keywords, pemEnd: true}
+	}
 	pat := b.pattern
 	if b.anchored {
 		pat = `^(?:` + pat + `)`
 	}
 	r := &rule{kind: b.kind, re: regexp.MustCompile(pat), keywords: b.keywords,
 		group: b.group, entropy: b.entropy, before: b.before, after: b.after,
-		anchored: b.anchored, wordStart: b.wordStart, pre: b.pre}
+		anchored: b.anchored, wordStart: b.wordStart, pre: b.pre, pemBlock: b.pemBlock}
 	if r.after == 0 {
 		r.after = MaxTokenLen
 	}
@@ -333,6 +353,18 @@ func prefixes(re *syntax.Regexp) (set []string, exact bool) {
 		return []string{string(re.Rune)}, true
 	case syntax.OpEmptyMatch:
 		return []string{""}, true
+	case syntax.OpCharClass:
+		// A small class ([Mm]) is a set of literals.
+		var set []string
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
+				if len(set) == 4 {
+					return []string{""}, false
+				}
+				set = append(set, string(r))
+			}
+		}
+		return set, true
 	case syntax.OpCapture:
 		return prefixes(re.Sub[0])
 	case syntax.OpQuest:
@@ -399,4 +431,40 @@ func anchorable(expr string, keywords []string) (ok, wordStart bool) {
 		}
 	}
 	return true, wordB
+}
+
+// preUser: "-u user:pass" / "--user=user:pass": a colon before the next
+// blank after the user name.
+func preUser(p []byte) bool {
+	i := 0
+	if len(p) >= 4 && string(p[:4]) == "ser=" {
+		i = 4
+	}
+	for i < len(p) && (p[i] == ' ' || p[i] == '\t' || p[i] == '\'' || p[i] == '"') && i < 8 {
+		i++
+	}
+	start := i
+	for ; i < len(p) && i-start < 130; i++ {
+		switch p[i] {
+		case ':':
+			return i > start
+		case ' ', '\t', '\n', '\r', '\'', '"':
+			return false
+		}
+	}
+	return false
+}
+
+// prePEM: "-----BEGIN" is followed by [ A-Z0-9_-]* and "PRIVATE KEY".
+func prePEM(p []byte) bool {
+	for i := 0; i < len(p) && i <= 64; i++ {
+		c := p[i]
+		if c == 'P' && len(p)-i >= 11 && string(p[i:i+11]) == "PRIVATE KEY" {
+			return true
+		}
+		if !(c == ' ' || c == '_' || c == '-' || '0' <= c && c <= '9' || 'A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return false
 }
