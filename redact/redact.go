@@ -214,13 +214,13 @@ type Writer struct {
 	base    int64 // stream offset of buf[0]
 	emitted int64 // stream offset up to which output was passed on
 	state   uint32
-	open    []span // per rule: the current chain of overlapping windows
-	closed  []span // chains complete in shape, waiting for their bytes
-	ranges  []rng  // redactions not yet passed on
+	open    []span  // per rule: the current chain of overlapping windows
+	closed  []span  // chains complete in shape, waiting for their bytes
+	ranges  []rng   // redactions not yet passed on
 	pend    []ahit  // anchored-rule hits waiting for their bytes
 	cover   []int64 // per rule: end of its last match; hits before it are skipped
 	ends    []int64 // positions of "-----END" (for pemBlock rules)
-	awFrom  int64  // rules without keywords have been evaluated up to here
+	awFrom  int64   // rules without keywords have been evaluated up to here
 	n       int
 	err     error
 	closedW bool
