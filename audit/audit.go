@@ -7,13 +7,13 @@
 // last, "hash": SHA-256 — or HMAC-SHA-256 when a key is configured — over
 // the line's bytes up to the comma before "hash". [Verify] recomputes the
 // chain and reports the first line that was edited, deleted, inserted or
-// moved.
+// moved ([VerifyChain] also returns the line count and head hash).
 //
 // What the chain does not give: anyone who can write the file can rewrite
 // it from the edited line onwards with fresh hashes unless a key is used
 // (and kept away from them), and removing lines at the END of the file
 // leaves a valid shorter chain. To detect truncation, compare the line count
-// and head hash that [Verify] returns (and that [Logger.Append] returns for
+// and head hash that [VerifyChain] returns (and that [Logger.Append] returns for
 // each line) with a copy kept elsewhere.
 //
 // Several goroutines and several processes may append to one file: each
@@ -261,11 +261,18 @@ var ErrBroken = errors.New("audit: chain broken")
 
 func (e *VerifyError) Is(target error) bool { return target == ErrBroken }
 
-// Verify checks a log read from r (key as given to the Logger, or nil). It
-// returns a *VerifyError naming the first line that was edited, removed,
-// inserted or moved. Lines removed from the end cannot be detected this
-// way: compare Result with a copy kept elsewhere.
-func Verify(r io.Reader, key []byte) (Result, error) {
+// Verify checks an unkeyed log read from r. It returns a *VerifyError
+// naming the first line that was edited, removed, inserted or moved. Lines
+// removed from the end cannot be detected; see VerifyChain.
+func Verify(r io.Reader) error {
+	_, err := VerifyChain(r, nil)
+	return err
+}
+
+// VerifyChain checks a log read from r (key as given to the Logger, or
+// nil) and returns its line count and head hash. Lines removed from the end
+// leave a valid shorter chain: compare Result with a copy kept elsewhere.
+func VerifyChain(r io.Reader, key []byte) (Result, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	res := Result{Head: Genesis}
 	var n int64
@@ -303,9 +310,9 @@ func Verify(r io.Reader, key []byte) (Result, error) {
 		switch {
 		case *rec.Seq != res.Lines+1 && *rec.Prev != res.Head:
 			if *rec.Seq > res.Lines+1 {
-				return res, &VerifyError{n, fmt.Sprintf("seq %d follows %d: %d line(s) missing before it", *rec.Seq, res.Lines, *rec.Seq-res.Lines-1)}
+				return res, &VerifyError{n, fmt.Sprintf("seq %d follows %d: %d line(s) missing before it, or lines moved", *rec.Seq, res.Lines, *rec.Seq-res.Lines-1)}
 			}
-			return res, &VerifyError{n, fmt.Sprintf("seq %d follows %d: lines reordered or inserted", *rec.Seq, res.Lines)}
+			return res, &VerifyError{n, fmt.Sprintf("seq %d follows %d: a line repeated, inserted or moved", *rec.Seq, res.Lines)}
 		case *rec.Seq != res.Lines+1:
 			return res, &VerifyError{n, fmt.Sprintf("seq %d follows %d although the hash chain holds: seq edited", *rec.Seq, res.Lines)}
 		case *rec.Prev != res.Head:

@@ -65,7 +65,7 @@ func verifyLines(lines []string, key []byte) (Result, error) {
 	if s != "" && !strings.HasSuffix(s, "\n") {
 		s += "\n"
 	}
-	return Verify(strings.NewReader(s), key)
+	return VerifyChain(strings.NewReader(s), key)
 }
 
 func wantBroken(t *testing.T, err error, line int64) {
@@ -95,7 +95,7 @@ func TestVerifyIntact(t *testing.T) {
 			t.Errorf("line lacks %s: %s", f, lines[0])
 		}
 	}
-	if res, err := Verify(strings.NewReader(""), nil); err != nil || res.Lines != 0 || res.Head != Genesis {
+	if res, err := VerifyChain(strings.NewReader(""), nil); err != nil || res.Lines != 0 || res.Head != Genesis {
 		t.Errorf("empty log: %+v %v", res, err)
 	}
 }
@@ -145,7 +145,7 @@ func TestVerifyDetectsTampering(t *testing.T) {
 		wantBroken(t, err, 7)
 	}
 	{ // torn last line
-		_, err := Verify(strings.NewReader(strings.Join(lines, "")+`{"seq":11`), nil)
+		_, err := VerifyChain(strings.NewReader(strings.Join(lines, "")+`{"seq":11`), nil)
 		wantBroken(t, err, 11)
 	}
 	// Deleting the LAST line leaves a valid, shorter chain: Verify cannot
@@ -194,7 +194,7 @@ func TestRedacted(t *testing.T) {
 	if e.Command == "" || !strings.Contains(e.Command, secret) {
 		t.Fatal("caller's event was modified")
 	}
-	if _, err := Verify(bytes.NewReader(data), nil); err != nil {
+	if _, err := VerifyChain(bytes.NewReader(data), nil); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -250,7 +250,7 @@ func TestConcurrentGoroutines(t *testing.T) {
 	wg.Wait()
 	f, _ := os.Open(path)
 	defer f.Close()
-	res, err := Verify(f, nil)
+	res, err := VerifyChain(f, nil)
 	if err != nil || res.Lines != G*N {
 		t.Fatalf("res %+v, err %v", res, err)
 	}
@@ -296,8 +296,18 @@ func TestConcurrentProcesses(t *testing.T) {
 	}
 	f, _ := os.Open(path)
 	defer f.Close()
-	res, err := Verify(f, nil)
+	res, err := VerifyChain(f, nil)
 	if err != nil || res.Lines != P*N {
 		t.Fatalf("res %+v, err %v", res, err)
+	}
+}
+
+func TestVerifySimple(t *testing.T) {
+	_, lines := writeLog(t, 3, nil)
+	if err := Verify(strings.NewReader(strings.Join(lines, ""))); err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(strings.NewReader(lines[0] + lines[2])); !errors.Is(err, ErrBroken) {
+		t.Fatalf("deleted line not reported: %v", err)
 	}
 }

@@ -45,7 +45,7 @@ func auditMain(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer f.Close()
-	res, err := audit.Verify(f, key)
+	res, err := audit.VerifyChain(f, key)
 	var ve *audit.VerifyError
 	switch {
 	case errors.As(err, &ve):
