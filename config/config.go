@@ -217,7 +217,7 @@ type Options struct {
 	// Getenv is used for XDG_CONFIG_HOME and HOME; nil means os.Getenv.
 	Getenv func(string) string
 	// CheckExample reports whether cmd matches rule (kind "allow", "ask",
-	// "deny" or "excluded"); it checks the match/not_match examples. Nil
+	// "deny"); it checks the match/not_match examples. Nil
 	// means a simple word-prefix matcher (see PrefixMatch).
 	CheckExample func(rule, cmd, kind string) (bool, error)
 }

@@ -303,6 +303,25 @@ func (w *Writer) Close() error {
 	return w.err
 }
 
+// Flush passes on everything held back, as if the stream ended here, and
+// keeps the Writer open. A secret whose bytes arrive partly before and
+// partly after a Flush may be missed, so call it only where the stream is
+// known to pause (for example when the producer has been idle for a while
+// and a line ended), never after every write.
+func (w *Writer) Flush() error {
+	if w.err != nil || w.closedW {
+		return w.err
+	}
+	w.process(true)
+	w.state = 0
+	return w.err
+}
+
+// Buffered reports how many bytes are held back.
+func (w *Writer) Buffered() int {
+	return int(w.base + int64(len(w.buf)) - w.emitted)
+}
+
 func (w *Writer) hit(ri int32, kstart, kend int64) {
 	ru := w.r.rules[ri]
 	if ru.pemEnd {

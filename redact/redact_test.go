@@ -259,3 +259,23 @@ func TestGitleaksParsed(t *testing.T) {
 		t.Errorf("age key not redacted: %q", got)
 	}
 }
+
+func TestFlush(t *testing.T) {
+	var out bytes.Buffer
+	w := NewWriter(&out)
+	w.Write([]byte("export GITHUB_TOKEN=ghp_sgfakeq3ZL9x0Vb2Nw7TyPq4Rm8Ks1Df6G\n"))
+	if w.Buffered() == 0 {
+		t.Fatal("nothing held back after a keyword")
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if w.Buffered() != 0 || strings.Contains(out.String(), "sgfakeq3") || !strings.Contains(out.String(), "[REDACTED:") {
+		t.Fatalf("after Flush: %q (%d held)", out.String(), w.Buffered())
+	}
+	w.Write([]byte("next line AKIAQ7SGFAKE3XKZ2MTB\n"))
+	w.Close()
+	if strings.Contains(out.String(), "AKIAQ7SGFAKE3XKZ2MTB") {
+		t.Fatalf("after Flush and Close: %q", out.String())
+	}
+}
