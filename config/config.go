@@ -111,8 +111,8 @@ type Config struct {
 		} `json:"limits"`
 	} `json:"sandbox"`
 	Env struct {
-		Allow []string `json:"allow"` // names let through the scrub
-		Scrub []string `json:"scrub"` // further names to drop
+		Allow []string `json:"allow"` // variable names passed even when they look secret (runner.EnvPolicy.Allow)
+		Scrub []string `json:"scrub"` // further name substrings that mark a variable as secret (runner.EnvPolicy.Scrub)
 	} `json:"env"`
 	Tasks struct {
 		Max            int `json:"max"`             // background tasks per session

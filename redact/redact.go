@@ -57,6 +57,10 @@ type Options struct {
 	// ([REDACTED:env:NAME]); a value shorter than MinValueLen or longer
 	// than MaxValueLen is ignored. Matching is exact (case-sensitive).
 	Values map[string]string
+	// Secrets are exact secret values without names (for example the
+	// values runner.BuildEnv reports it dropped); marker [REDACTED:env].
+	// The same length limits apply.
+	Secrets []string
 	// Patterns are custom rules.
 	Patterns []Pattern
 	// NoGitleaks leaves out the embedded gitleaks rule set (the built-in
@@ -140,16 +144,23 @@ func New(o Options) (*Redactor, error) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	for _, n := range names {
-		v := o.Values[n]
-		if len(v) < MinValueLen || len(v) > MaxValueLen {
-			continue
+	seenValue := map[string]bool{}
+	addValue := func(name, v string) {
+		if len(v) < MinValueLen || len(v) > MaxValueLen || seenValue[v] {
+			return
 		}
+		seenValue[v] = true
 		kind := "env"
-		if n != "" {
-			kind = "env:" + n
+		if name != "" {
+			kind = "env:" + name
 		}
 		r.rules = append(r.rules, &rule{kind: kind, exact: []byte(v), keywords: []string{strings.ToLower(v)}})
+	}
+	for _, n := range names {
+		addValue(n, o.Values[n])
+	}
+	for _, v := range o.Secrets {
+		addValue("", v)
 	}
 
 	kwID := map[string]int{}

@@ -124,6 +124,16 @@ func TestValues(t *testing.T) {
 	}
 }
 
+func TestSecrets(t *testing.T) {
+	r, err := New(Options{Secrets: []string{"unnamed-fake-9Qx2", "abc", "unnamed-fake-9Qx2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.String("v=unnamed-fake-9Qx2 abc"); got != "v=[REDACTED:env] abc" {
+		t.Errorf("got %q", got)
+	}
+}
+
 func TestCustomPatterns(t *testing.T) {
 	r, err := New(Options{Patterns: []Pattern{
 		{Name: "ticket", Regex: `TICKET-[0-9]{6}`},                         // literal prefix → keyword

@@ -10,7 +10,7 @@ import (
 	"github.com/shellguard/shellguard/audit"
 )
 
-func run(args ...string) (int, string, string) {
+func sgcli(args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
 	code := mainArgs(args, &out, &errb)
 	return code, out.String(), errb.String()
@@ -28,26 +28,26 @@ func TestAuditVerifyCLI(t *testing.T) {
 		}
 	}
 	l.Close()
-	code, out, _ := run("audit", "verify", path)
+	code, out, _ := sgcli("audit", "verify", path)
 	if code != 0 || !strings.Contains(out, "OK, 3 lines") {
 		t.Fatalf("intact: %d %q", code, out)
 	}
 	data, _ := os.ReadFile(path)
 	lines := strings.SplitAfter(string(data), "\n")
 	os.WriteFile(path, []byte(lines[0]+lines[2]), 0o600) // delete line 2
-	code, out, _ = run("audit", "verify", path)
+	code, out, _ = sgcli("audit", "verify", path)
 	if code != 1 || !strings.Contains(out, path+":2: ") || !strings.Contains(out, "missing") {
 		t.Fatalf("deleted line: %d %q", code, out)
 	}
 	os.WriteFile(path, []byte(strings.Replace(string(data), "make test", "make tesT", 1)), 0o600)
-	code, out, _ = run("audit", "verify", path)
+	code, out, _ = sgcli("audit", "verify", path)
 	if code != 1 || !strings.Contains(out, path+":3: hash mismatch") {
 		t.Fatalf("edited line: %d %q", code, out)
 	}
-	if code, _, _ := run("audit"); code != 2 {
+	if code, _, _ := sgcli("audit"); code != 2 {
 		t.Errorf("usage exit %d", code)
 	}
-	if code, _, _ := run("audit", "verify", filepath.Join(t.TempDir(), "none")); code != 2 {
+	if code, _, _ := sgcli("audit", "verify", filepath.Join(t.TempDir(), "none")); code != 2 {
 		t.Errorf("missing file exit %d", code)
 	}
 }
@@ -65,29 +65,29 @@ func TestConfigCLI(t *testing.T) {
 	proj := filepath.Join(ws, ".shellguard.yaml")
 	os.WriteFile(proj, []byte("rules:\n  allow: [\"rm *\"]\n"), 0o644)
 
-	if code, out, _ := run("config", "check", good); code != 0 || !strings.Contains(out, "OK") {
+	if code, out, _ := sgcli("config", "check", good); code != 0 || !strings.Contains(out, "OK") {
 		t.Errorf("check good: %d %q", code, out)
 	}
-	if code, _, errs := run("config", "check", bad); code != 1 || !strings.Contains(errs, bad+":2: timeout.max") {
+	if code, _, errs := sgcli("config", "check", bad); code != 1 || !strings.Contains(errs, bad+":2: timeout.max") {
 		t.Errorf("check bad: %d %q", code, errs)
 	}
-	if code, _, errs := run("config", "check", proj); code != 1 || !strings.Contains(errs, proj+":2: rules.allow: not allowed in a project file") {
+	if code, _, errs := sgcli("config", "check", proj); code != 1 || !strings.Contains(errs, proj+":2: rules.allow: not allowed in a project file") {
 		t.Errorf("check project: %d %q", code, errs)
 	}
-	if code, out, _ := run("config", "show", "--config", good, "--workspace", dir); code != 0 ||
+	if code, out, _ := sgcli("config", "show", "--config", good, "--workspace", dir); code != 0 ||
 		!strings.Contains(out, "timeout.default = 120") || !strings.Contains(out, "# --config "+good+":3") {
 		t.Errorf("show: %d %q", code, out)
 	}
-	if code, out, _ := run("config", "show", "--json", "--workspace", dir); code != 0 || !strings.Contains(out, `"sources"`) {
+	if code, out, _ := sgcli("config", "show", "--json", "--workspace", dir); code != 0 || !strings.Contains(out, `"sources"`) {
 		t.Errorf("show json: %d %q", code, out)
 	}
-	if code, _, errs := run("config", "show", "--workspace", ws); code != 1 || !strings.Contains(errs, "not allowed in a project file") {
+	if code, _, errs := sgcli("config", "show", "--workspace", ws); code != 1 || !strings.Contains(errs, "not allowed in a project file") {
 		t.Errorf("show with loosening project file: %d %q", code, errs)
 	}
-	if code, out, _ := run("config", "defaults"); code != 0 || !strings.Contains(out, "timeout: {default: 120, max: 600}") {
+	if code, out, _ := sgcli("config", "defaults"); code != 0 || !strings.Contains(out, "timeout: {default: 120, max: 600}") {
 		t.Errorf("defaults: %d", code)
 	}
-	if code, _, _ := run("config", "frobnicate"); code != 2 {
+	if code, _, _ := sgcli("config", "frobnicate"); code != 2 {
 		t.Errorf("unknown subcommand exit %d", code)
 	}
 }
