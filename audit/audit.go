@@ -33,6 +33,7 @@ import (
 	"hash"
 	"io"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -98,9 +99,17 @@ type Logger struct {
 
 // Open opens (creating if needed, mode 0600) the log at path for appending.
 func Open(path string, o Options) (*Logger, error) {
+	_, statErr := os.Stat(path)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
+	}
+	if errors.Is(statErr, os.ErrNotExist) && !o.NoSync {
+		// A new file: make its directory entry durable too.
+		if d, err := os.Open(filepath.Dir(path)); err == nil {
+			d.Sync()
+			d.Close()
+		}
 	}
 	if o.Redactor == nil {
 		o.Redactor = redact.Default()

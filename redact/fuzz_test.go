@@ -16,6 +16,18 @@ var fuzzRedactor = func() *Redactor {
 	return r
 }()
 
+// fuzzCustom adds a custom pattern without a keyword (evaluated over all
+// output) to fuzzRedactor's rules.
+var fuzzCustom = func() *Redactor {
+	r, err := New(Options{Values: fuzzValues, Patterns: []Pattern{{Name: "card", Regex: `\b[0-9]{4}-[0-9]{4}-[0-9]{4}-[0-9]{4}\b`}}})
+	if err != nil {
+		panic(err)
+	}
+	return r
+}()
+
+const fuzzCard = "4929-1234-5678-9012"
+
 // plantable returns the secrets FuzzRedact plants: every secretCase and the
 // exact value.
 func plantable() []secretCase {
@@ -40,32 +52,43 @@ func FuzzRedact(f *testing.F) {
 		in = append(in, prefix...)
 		in = append(in, '\n')
 		in = append(in, c.text...)
-		in = append(in, '\n')
+		in = append(in, "\ncard "+fuzzCard+"\n"...)
 		in = append(in, suffix...)
 
-		var out bytes.Buffer
-		w := fuzzRedactor.NewWriter(&out)
-		p := 0
-		for _, step := range cuts {
-			if p >= len(in) {
-				break
+		split := func(r *Redactor) string {
+			var out bytes.Buffer
+			w := r.NewWriter(&out)
+			p := 0
+			for _, step := range cuts {
+				if p >= len(in) {
+					break
+				}
+				n := min(int(step)+1, len(in)-p)
+				if _, err := w.Write(in[p : p+n]); err != nil {
+					t.Fatal(err)
+				}
+				p += n
 			}
-			n := min(int(step)+1, len(in)-p)
-			if _, err := w.Write(in[p : p+n]); err != nil {
+			w.Write(in[p:])
+			if err := w.Close(); err != nil {
 				t.Fatal(err)
 			}
-			p += n
+			return out.String()
 		}
-		w.Write(in[p:])
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		got := out.String()
+		got := split(fuzzRedactor)
 		if strings.Contains(got, c.needle) {
 			t.Fatalf("planted secret %s survived:\n in: %q\nout: %q", c.name, in, got)
 		}
 		if whole := fuzzRedactor.String(string(in)); whole != got {
 			t.Fatalf("output depends on write split:\n in: %q\nsplit: %q\nwhole: %q", in, got, whole)
+		}
+		// With a keyword-less custom pattern (evaluated over everything,
+		// split-dependent only in over-redaction) nothing planted survives.
+		if !bytes.Contains(prefix, []byte(fuzzCard)) && !bytes.Contains(suffix, []byte(fuzzCard)) {
+			got = split(fuzzCustom)
+			if strings.Contains(got, c.needle) || strings.Contains(got, fuzzCard) {
+				t.Fatalf("planted secret survived the custom redactor:\n in: %q\nout: %q", in, got)
+			}
 		}
 	})
 }
