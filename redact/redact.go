@@ -508,6 +508,14 @@ func (w *Writer) process(final bool) {
 			o.live = false
 			continue
 		}
+		if L-o.start > chainCap {
+			// Keyword hits keep coming: evaluate what has arrived and go
+			// on with an overlap wide enough for any match crossing L
+			// (matches found twice are merged).
+			ru := w.r.rules[o.rule]
+			w.eval(o.rule, o.start, L)
+			o.start = max(o.start, L-int64(ru.before+ru.after+w.r.ac.maxKw)-2)
+		}
 		cut = min(cut, o.start)
 	}
 	for _, c := range w.closed {

@@ -289,3 +289,21 @@ func TestFlush(t *testing.T) {
 		t.Fatalf("after Flush and Close: %q", out.String())
 	}
 }
+
+// Dense keyword hits must not make the Writer hold back without bound.
+func TestBoundedHoldBack(t *testing.T) {
+	for _, unit := range []string{"jira ", "hvs.", "q~ ", "-----BEGIN RSA PRIVATE KEY-----\n", "token=", "sk-", "://a:b@"} {
+		var out bytes.Buffer
+		w := NewWriter(&out)
+		chunk := bytes.Repeat([]byte(unit), 4096/len(unit))
+		most := 0
+		for i := 0; i < 256; i++ { // 1 MiB
+			w.Write(chunk)
+			most = max(most, w.Buffered())
+		}
+		w.Close()
+		if most > chainCap+MaxPEMLen+8192 {
+			t.Errorf("%q: held back up to %d bytes", unit, most)
+		}
+	}
+}
