@@ -39,7 +39,7 @@ func preSemiGeneric(p []byte) bool {
 	for i := 0; i < len(p) && i <= 80; i++ {
 		c := p[i]
 		switch {
-		case isWord(c) || c == '.' || c == '-' || c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\'' || c == '"':
+		case isWord(c) || c == '.' || c == '-' || c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v' || c == '\'' || c == '"':
 			continue
 		case c == '=' || c == '>' || c == ':' || c == '|' || c == '?' || c == ',':
 			return true
@@ -226,16 +226,16 @@ func gitleaksRules() ([]*rule, error) {
 		if gitleaksSkip[g.id] || g.regex == "" {
 			continue
 		}
-		var kws []string
+		var kws, short []string
 		for _, k := range g.keywords {
-			// Keywords of one or two bytes ("sk", "s.") occur everywhere;
-			// "q~" is distinctive enough to keep.
-			if (len(k) >= 3 || k == "q~") && !gitleaksCommonKeyword[k] {
-				kws = append(kws, strings.ToLower(k))
+			k = strings.ToLower(k)
+			switch {
+			case gitleaksCommonKeyword[k] || len(k) < 2:
+			case len(k) == 2 && k != "q~":
+				short = append(short, k) // "sk", "s.": only with a cheap check, see below
+			default:
+				kws = append(kws, k)
 			}
-		}
-		if len(kws) == 0 {
-			continue
 		}
 		// Most rules start with `[\w.-]{0,50}?` ahead of their keyword, to
 		// include an identifier's prefix in the match. The secret is a
@@ -268,7 +268,24 @@ func gitleaksRules() ([]*rule, error) {
 			// A bounded expression needs no wider window than it can span.
 			r.before, r.after = min(r.before, n), min(r.after, n)
 		}
-		if ok, wb := anchorable(expr, kws); ok {
+		ok, wb, exact := anchorable(expr, kws)
+		if !ok && len(short) > 0 {
+			// Two-byte keywords occur everywhere; keep them only for a
+			// rule that runs anchored behind a word boundary or an
+			// exact-case literal ("SK…", "s.…" at a word start).
+			all := append(append([]string(nil), kws...), short...)
+			if ok2, wb2, exact2 := anchorable(expr, all); ok2 && (wb2 || exact2 != nil) {
+				kws, ok, wb, exact = all, ok2, wb2, exact2
+			}
+		}
+		if len(kws) == 0 {
+			continue
+		}
+		r.keywords = kws
+		if ok {
+			for _, l := range exact {
+				r.lits = append(r.lits, []byte(l))
+			}
 			r.anchored, r.wordStart, r.before = true, wb, 0
 			r.re = regexp.MustCompile(`^(?:` + expr + `)`)
 			if strings.Contains(expr, semiGeneric) {

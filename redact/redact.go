@@ -379,6 +379,15 @@ func (w *Writer) addRange(s, e int64, kind string, order int32) {
 	}
 }
 
+func hasLit(p []byte, lits [][]byte) bool {
+	for _, l := range lits {
+		if bytes.HasPrefix(p, l) {
+			return true
+		}
+	}
+	return false
+}
+
 func isWord(c byte) bool {
 	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
@@ -390,6 +399,9 @@ func (w *Writer) evalAnchored(h ahit, L int64) {
 		return // inside this rule's previous match (FindAll would skip it too)
 	}
 	e := min(h.kend+int64(ru.after)+1, L)
+	if ru.lits != nil && !hasLit(w.buf[h.kstart-w.base:e-w.base], ru.lits) {
+		return
+	}
 	if ru.pre != nil && !ru.pre(w.buf[h.kend-w.base:e-w.base]) {
 		return
 	}

@@ -29,6 +29,9 @@ type rule struct {
 	// pemEnd: the pseudo-rule recording those positions.
 	pemBlock, pemEnd bool
 
+	// lits, if set: every match starts with one of these exact bytes.
+	lits [][]byte
+
 	// anchored: every match starts with one of the keywords, so the rule
 	// runs once per keyword occurrence, anchored there (fast). wordStart:
 	// the byte before the match must not be a word byte.
@@ -171,6 +174,13 @@ func (b builtin) compile() *rule {
 	r := &rule{kind: b.kind, re: regexp.MustCompile(pat), keywords: b.keywords,
 		group: b.group, entropy: b.entropy, before: b.before, after: b.after,
 		anchored: b.anchored, wordStart: b.wordStart, pre: b.pre, pemBlock: b.pemBlock}
+	if b.anchored {
+		if ok, _, exact := anchorable(b.pattern, b.keywords); ok {
+			for _, l := range exact {
+				r.lits = append(r.lits, []byte(l))
+			}
+		}
+	}
 	if r.after == 0 {
 		r.after = MaxTokenLen
 	}
@@ -318,10 +328,10 @@ func boundedLen(expr string) int {
 // leadingLiterals returns the literal strings one of which every match of
 // expr starts with (after an optional leading \b), and whether there was
 // such a \b. ok is false when no such finite set is known.
-func leadingLiterals(expr string) (lits []string, wordB, ok bool) {
+func leadingLiterals(expr string) (lits []string, wordB, fold, ok bool) {
 	re, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil {
-		return nil, false, false
+		return nil, false, false, false
 	}
 	re = re.Simplify()
 	for re.Op == syntax.OpCapture {
@@ -331,25 +341,28 @@ func leadingLiterals(expr string) (lits []string, wordB, ok bool) {
 		wordB = true
 		re = &syntax.Regexp{Op: syntax.OpConcat, Sub: re.Sub[1:]}
 	}
-	set, _ := prefixes(re)
+	set, _ := prefixes(re, &fold)
 	if len(set) == 0 {
-		return nil, false, false
+		return nil, false, false, false
 	}
 	for _, s := range set {
 		if s == "" {
-			return nil, false, false
+			return nil, false, false, false
 		}
 	}
-	return set, wordB, true
+	return set, wordB, fold, true
 }
 
 const maxPrefixSet = 64
 
 // prefixes returns strings one of which every match of re starts with;
 // exact reports that re matches exactly those strings.
-func prefixes(re *syntax.Regexp) (set []string, exact bool) {
+func prefixes(re *syntax.Regexp, fold *bool) (set []string, exact bool) {
 	switch re.Op {
 	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 {
+			*fold = true
+		}
 		return []string{string(re.Rune)}, true
 	case syntax.OpEmptyMatch:
 		return []string{""}, true
@@ -366,9 +379,9 @@ func prefixes(re *syntax.Regexp) (set []string, exact bool) {
 		}
 		return set, true
 	case syntax.OpCapture:
-		return prefixes(re.Sub[0])
+		return prefixes(re.Sub[0], fold)
 	case syntax.OpQuest:
-		s, ex := prefixes(re.Sub[0])
+		s, ex := prefixes(re.Sub[0], fold)
 		if !ex {
 			return []string{""}, false
 		}
@@ -376,7 +389,7 @@ func prefixes(re *syntax.Regexp) (set []string, exact bool) {
 	case syntax.OpAlternate:
 		exact = true
 		for _, sub := range re.Sub {
-			s, ex := prefixes(sub)
+			s, ex := prefixes(sub, fold)
 			set = append(set, s...)
 			exact = exact && ex
 		}
@@ -387,7 +400,7 @@ func prefixes(re *syntax.Regexp) (set []string, exact bool) {
 	case syntax.OpConcat:
 		set = []string{""}
 		for _, sub := range re.Sub {
-			s, ex := prefixes(sub)
+			s, ex := prefixes(sub, fold)
 			var next []string
 			for _, a := range set {
 				for _, b := range s {
@@ -409,10 +422,13 @@ func prefixes(re *syntax.Regexp) (set []string, exact bool) {
 
 // anchorable reports whether every match of expr starts with one of the
 // keywords, so that the rule can run anchored at keyword occurrences.
-func anchorable(expr string, keywords []string) (ok, wordStart bool) {
-	lits, wordB, ok := leadingLiterals(expr)
+//
+// exact, when not nil, are the literal prefixes (case-sensitive) every
+// match starts with: a cheap check before the regex.
+func anchorable(expr string, keywords []string) (ok, wordStart bool, exact []string) {
+	lits, wordB, fold, ok := leadingLiterals(expr)
 	if !ok {
-		return false, false
+		return false, false, nil
 	}
 	for _, l := range lits {
 		ll := strings.ToLower(l)
@@ -424,13 +440,16 @@ func anchorable(expr string, keywords []string) (ok, wordStart bool) {
 			}
 		}
 		if !found {
-			return false, false
+			return false, false, nil
 		}
 		if wordB && !isWord(l[0]) {
-			return false, false
+			return false, false, nil
 		}
 	}
-	return true, wordB
+	if !fold {
+		exact = lits
+	}
+	return true, wordB, exact
 }
 
 // preUser: "-u user:pass" / "--user=user:pass": a colon before the next
