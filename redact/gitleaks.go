@@ -13,6 +13,23 @@ import (
 // 2019 Zachary Rice, used under the MIT License (see LICENSE.gitleaks). It is
 // embedded unmodified; only the subset of TOML that file uses is parsed here.
 //
+// How the rules are applied differs from gitleaks, which scans whole files:
+//   - a rule runs only within MaxTokenLen bytes of one of its keywords
+//     (gitleaks: anywhere in a fragment that contains a keyword);
+//   - the keywords "secret", "password", "token", "key", "api", "auth",
+//     "access", … are dropped (they are everywhere in output; the
+//     generic-secret rule covers such assignments), two-byte keywords are
+//     kept only behind a word boundary or an exact-case literal check;
+//   - the leading `[\w.-]{0,50}?` of the "<vendor> … = value" rules is
+//     dropped so they run anchored at their keyword (the secret group is
+//     unchanged); most other rules run anchored too;
+//   - generic-api-key, jwt, private-key, pkcs12-file and the curl rules are
+//     replaced by this package's rules; allowlists that apply to a whole
+//     line, and the global allowlist, are not applied (over-redaction).
+//
+// TestGitleaksDifferential checks the result against the original
+// expressions on strings generated from them.
+//
 //go:embed gitleaks.toml
 var gitleaksTOML string
 
