@@ -1,0 +1,648 @@
+// Package redact removes secrets from command output before it leaves the
+// process: PEM private keys, cloud keys (AWS, GCP, Azure), GitHub, GitLab,
+// Slack, Stripe, npm, OpenAI, Anthropic and Hugging Face tokens, JWTs,
+// Authorization headers and bearer tokens, passwords in URLs, generic
+// "secret=…" assignments with random-looking values, the rules of the
+// gitleaks default configuration (MIT, embedded), the exact values of
+// secrets the caller names (for example the environment variables it
+// scrubbed), and custom regular expressions. Each secret becomes
+// "[REDACTED:<kind>]".
+//
+// The redactor streams: [Writer] holds back only the bytes that could still
+// be part of a secret, so a secret split across any number of writes is
+// still found. Rules run only where one of their keywords occurs (an
+// Aho–Corasick prefilter), so ordinary output costs a table lookup per byte.
+//
+// Limits (see the Max* constants): a token-like match may extend
+// MaxTokenLen bytes past its keyword, a PEM block MaxPEMLen bytes, an exact
+// value MaxValueLen bytes, a custom-pattern match MaxCustomLen bytes. A
+// longer secret is redacted only in the part that fits. A PEM block whose
+// END line is missing is redacted from BEGIN through its base64 body.
+//
+// What it does not do: it does not decode (a secret printed base64- or
+// URL-encoded, reversed or split by other text is not recognised), and it
+// is a backstop for the sandbox and the environment scrub, not a
+// replacement for them.
+package redact
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Pattern is a custom rule.
+type Pattern struct {
+	// Name is the kind shown in the marker: [REDACTED:<Name>]. Default "custom".
+	Name string
+	// Regex is an RE2 expression. If it has a capturing group, the first
+	// group is what gets redacted; otherwise the whole match.
+	Regex string
+	// Keywords (optional, case-insensitive) restrict the regex to places
+	// where one of them occurs; this is much faster. Without keywords the
+	// regex's literal prefix is used if it has one, else it runs over all
+	// output.
+	Keywords []string
+}
+
+// Options configure a Redactor. The zero value means: built-in rules and
+// the gitleaks rules, nothing else.
+type Options struct {
+	// Values are exact secret values, keyed by a name used in the marker
+	// ([REDACTED:env:NAME]); a value shorter than MinValueLen or longer
+	// than MaxValueLen is ignored. Matching is exact (case-sensitive).
+	Values map[string]string
+	// Secrets are exact secret values without names (for example the
+	// values runner.BuildEnv reports it dropped); marker [REDACTED:env].
+	// The same length limits apply.
+	Secrets []string
+	// Patterns are custom rules.
+	Patterns []Pattern
+	// NoGitleaks leaves out the embedded gitleaks rule set (the built-in
+	// rules stay).
+	NoGitleaks bool
+}
+
+// Redactor holds compiled rules. It is safe for concurrent use; each
+// [Writer] it creates is not.
+type Redactor struct {
+	rules   []*rule
+	ac      *automaton
+	kwRules [][]int32 // keyword id → rule indexes
+	always  []int32   // rules without keywords
+}
+
+var (
+	glOnce  sync.Once
+	glRules []*rule
+	glErr   error
+
+	defOnce sync.Once
+	def     *Redactor
+)
+
+// Default returns a Redactor with the built-in and gitleaks rules.
+func Default() *Redactor {
+	defOnce.Do(func() {
+		var err error
+		if def, err = New(Options{}); err != nil {
+			panic(err)
+		}
+	})
+	return def
+}
+
+// ErrPattern is returned (wrapped) for an invalid custom pattern.
+var ErrPattern = errors.New("redact: invalid pattern")
+
+// New compiles a Redactor.
+func New(o Options) (*Redactor, error) {
+	r := &Redactor{}
+	for _, b := range builtins {
+		r.rules = append(r.rules, b.compile())
+	}
+	if !o.NoGitleaks {
+		glOnce.Do(func() { glRules, glErr = gitleaksRules() })
+		if glErr != nil {
+			return nil, glErr
+		}
+		r.rules = append(r.rules, glRules...)
+	}
+	for i, p := range o.Patterns {
+		re, err := regexp.Compile(p.Regex)
+		if err != nil {
+			return nil, fmt.Errorf("%w %d (%q): %v", ErrPattern, i, p.Regex, err)
+		}
+		name := p.Name
+		if name == "" {
+			name = "custom"
+		}
+		ru := &rule{kind: name, re: re, before: maxBefore, after: MaxCustomLen}
+		if re.NumSubexp() > 0 {
+			ru.group = 1
+		}
+		for _, k := range p.Keywords {
+			if k != "" {
+				ru.keywords = append(ru.keywords, strings.ToLower(k))
+			}
+		}
+		if len(ru.keywords) == 0 {
+			if prefix, _ := re.LiteralPrefix(); len(prefix) >= 3 && !strings.HasPrefix(p.Regex, "(?i)") {
+				ru.keywords = []string{strings.ToLower(prefix)}
+				ru.before = 0
+			}
+		}
+		r.rules = append(r.rules, ru)
+	}
+	names := make([]string, 0, len(o.Values))
+	for n := range o.Values {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	seenValue := map[string]bool{}
+	addValue := func(name, v string) {
+		if len(v) < MinValueLen || len(v) > MaxValueLen || seenValue[v] {
+			return
+		}
+		seenValue[v] = true
+		kind := "env"
+		if name != "" {
+			kind = "env:" + name
+		}
+		r.rules = append(r.rules, &rule{kind: kind, exact: []byte(v), keywords: []string{strings.ToLower(v)}})
+	}
+	for _, n := range names {
+		addValue(n, o.Values[n])
+	}
+	for _, v := range o.Secrets {
+		addValue("", v)
+	}
+
+	kwID := map[string]int{}
+	var kws []string
+	for i, ru := range r.rules {
+		if len(ru.keywords) == 0 {
+			r.always = append(r.always, int32(i))
+			continue
+		}
+		if ru.before > maxBefore {
+			ru.before = maxBefore
+		}
+		seen := map[string]bool{}
+		for _, k := range ru.keywords {
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			id, ok := kwID[k]
+			if !ok {
+				id = len(kws)
+				kwID[k] = id
+				kws = append(kws, k)
+				r.kwRules = append(r.kwRules, nil)
+			}
+			r.kwRules[id] = append(r.kwRules[id], int32(i))
+		}
+	}
+	r.ac = newAutomaton(kws)
+	return r, nil
+}
+
+// Bytes returns p with every secret replaced by its marker. It returns p
+// itself when nothing was redacted.
+func (r *Redactor) Bytes(p []byte) []byte {
+	var out bytes.Buffer
+	w := r.NewWriter(&out)
+	w.Write(p)
+	w.Close()
+	if w.Redactions() == 0 {
+		return p
+	}
+	return out.Bytes()
+}
+
+// String is Bytes for strings.
+func (r *Redactor) String(s string) string {
+	b := r.Bytes([]byte(s))
+	return string(b)
+}
+
+// Redact is Default().Bytes(p).
+func Redact(p []byte) []byte { return Default().Bytes(p) }
+
+// A Writer redacts what is written to it and passes it on. It holds back
+// the bytes that may still be part of a secret; Close passes on the rest.
+// A Writer is not safe for concurrent use.
+type Writer struct {
+	r       *Redactor
+	w       io.Writer
+	buf     []byte
+	base    int64 // stream offset of buf[0]
+	emitted int64 // stream offset up to which output was passed on
+	state   uint32
+	open    []span  // per rule: the current chain of overlapping windows
+	closed  []span  // chains complete in shape, waiting for their bytes
+	ranges  []rng   // redactions not yet passed on
+	pend    []ahit  // anchored-rule hits waiting for their bytes
+	cover   []int64 // per rule: end of its last match; hits before it are skipped
+	ends    []int64 // positions of "-----END" (for pemBlock rules)
+	awFrom  int64   // rules without keywords have been evaluated up to here
+	n       int
+	err     error
+	closedW bool
+}
+
+type span struct {
+	rule       int32
+	start, end int64
+	live       bool
+}
+
+type ahit struct {
+	rule         int32
+	kstart, kend int64
+}
+
+type rng struct {
+	start, end int64
+	kind       string
+	order      int32
+}
+
+// NewWriter returns a Writer that passes redacted output on to w.
+func (r *Redactor) NewWriter(w io.Writer) *Writer {
+	return &Writer{r: r, w: w, open: make([]span, len(r.rules)), cover: make([]int64, len(r.rules))}
+}
+
+// NewWriter is Default().NewWriter(w).
+func NewWriter(w io.Writer) *Writer { return Default().NewWriter(w) }
+
+// Redactions reports how many secrets were redacted so far.
+func (w *Writer) Redactions() int { return w.n }
+
+// chainCap bounds a chain of overlapping windows (dense keyword hits): past
+// it the chain is evaluated in pieces.
+const chainCap = 64 << 10
+
+// ErrClosed is returned by Write after Close.
+var ErrClosed = errors.New("redact: write after close")
+
+// Write redacts p and passes on what can no longer be part of a secret. It
+// reports len(p) unless the underlying writer failed.
+func (w *Writer) Write(p []byte) (int, error) {
+	if w.err != nil {
+		return 0, w.err
+	}
+	if w.closedW {
+		return 0, ErrClosed
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	start := w.base + int64(len(w.buf))
+	w.buf = append(w.buf, p...)
+	w.state = w.r.ac.scan(w.state, p, func(id int32, end int) {
+		kend := start + int64(end)
+		kstart := kend - int64(w.r.ac.kwLen[id])
+		for _, ri := range w.r.kwRules[id] {
+			w.hit(ri, kstart, kend)
+		}
+	})
+	w.process(false)
+	if w.err != nil {
+		return 0, w.err
+	}
+	return len(p), nil
+}
+
+// Close passes on everything held back. It does not close the underlying
+// writer.
+func (w *Writer) Close() error {
+	if w.closedW {
+		return w.err
+	}
+	w.closedW = true
+	if w.err == nil {
+		w.process(true)
+	}
+	w.buf = nil
+	return w.err
+}
+
+// Flush passes on everything held back, as if the stream ended here, and
+// keeps the Writer open. A secret whose bytes arrive partly before and
+// partly after a Flush may be missed, so call it only where the stream is
+// known to pause (for example when the producer has been idle for a while
+// and a line ended), never after every write.
+func (w *Writer) Flush() error {
+	if w.err != nil || w.closedW {
+		return w.err
+	}
+	w.process(true)
+	w.state = 0
+	return w.err
+}
+
+// Buffered reports how many bytes are held back.
+func (w *Writer) Buffered() int {
+	return int(w.base + int64(len(w.buf)) - w.emitted)
+}
+
+func (w *Writer) hit(ri int32, kstart, kend int64) {
+	ru := w.r.rules[ri]
+	if ru.pemEnd {
+		w.ends = append(w.ends, kstart)
+		return
+	}
+	if ru.exact != nil {
+		if bytes.Equal(w.buf[kstart-w.base:kend-w.base], ru.exact) {
+			w.addRange(kstart, kend, ru.kind, ri)
+		}
+		return
+	}
+	if ru.anchored {
+		if ru.wordStart && kstart > w.base && isWord(w.buf[kstart-1-w.base]) {
+			return
+		}
+		w.pend = append(w.pend, ahit{ri, kstart, kend})
+		return
+	}
+	ws := kstart - int64(ru.before) - 1
+	if ws < w.base {
+		ws = w.base
+	}
+	we := kend + int64(ru.after) + 1
+	o := &w.open[ri]
+	if o.live && ws <= o.end {
+		if we > o.end {
+			o.end = we
+		}
+		return
+	}
+	if o.live {
+		w.closed = append(w.closed, *o)
+	}
+	*o = span{rule: ri, start: ws, end: we, live: true}
+}
+
+func (w *Writer) addRange(s, e int64, kind string, order int32) {
+	if s < w.emitted {
+		s = w.emitted
+	}
+	if e > s {
+		w.ranges = append(w.ranges, rng{s, e, kind, order})
+	}
+}
+
+func hasLit(p []byte, lits [][]byte) bool {
+	for _, l := range lits {
+		if bytes.HasPrefix(p, l) {
+			return true
+		}
+	}
+	return false
+}
+
+func isWord(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
+// evalAnchored runs an anchored rule at one keyword occurrence.
+func (w *Writer) evalAnchored(h ahit, L int64) {
+	ru := w.r.rules[h.rule]
+	if h.kstart < w.cover[h.rule] {
+		return // inside this rule's previous match (FindAll would skip it too)
+	}
+	e := min(h.kend+int64(ru.after)+1, L)
+	if ru.lits != nil && !hasLit(w.buf[h.kstart-w.base:e-w.base], ru.lits) {
+		return
+	}
+	if ru.pre != nil && !ru.pre(w.buf[h.kend-w.base:e-w.base]) {
+		return
+	}
+	if ru.pemBlock {
+		w.pemBlock(h, e, L)
+		return
+	}
+	w.match(h.rule, h.kstart, w.buf[h.kstart-w.base:e-w.base], ru.re.FindSubmatchIndex)
+}
+
+// pemBlock redacts BEGIN … END of a private key, the END line being the
+// first valid one within MaxPEMLen.
+func (w *Writer) pemBlock(h ahit, e, L int64) {
+	ru := w.r.rules[h.rule]
+	hdr := ru.re.FindIndex(w.buf[h.kstart-w.base : min(h.kstart+128, e)-w.base])
+	if hdr == nil {
+		return
+	}
+	from := h.kstart + int64(hdr[1])
+	i := sort.Search(len(w.ends), func(i int) bool { return w.ends[i] >= from })
+	for ; i < len(w.ends) && w.ends[i] < e; i++ {
+		p := w.ends[i]
+		if m := pemFooterRE.FindIndex(w.buf[p-w.base : min(p+128, L)-w.base]); m != nil {
+			end := p + int64(m[1])
+			w.addRange(h.kstart, end, ru.kind, h.rule)
+			w.cover[h.rule] = end
+			return
+		}
+	}
+}
+
+func (w *Writer) match(ri int32, s int64, text []byte, find func([]byte) []int) {
+	ru := w.r.rules[ri]
+	m := find(text)
+	if m == nil {
+		return
+	}
+	if ru.anchored {
+		w.cover[ri] = max(w.cover[ri], s+int64(m[1]))
+	}
+	a, b := m[0], m[1]
+	if g := ru.group; g > 0 && 2*g+1 < len(m) && m[2*g] >= 0 {
+		a, b = m[2*g], m[2*g+1]
+	}
+	if b <= a {
+		return
+	}
+	secret := text[a:b]
+	if ru.entropy > 0 && entropy(secret) < ru.entropy {
+		return
+	}
+	if ru.allow != nil && ru.allowed(text[m[0]:m[1]], secret) {
+		return
+	}
+	w.addRange(s+int64(a), s+int64(b), ru.kind, ri)
+}
+
+// eval runs a rule over the stream bytes [s, e).
+func (w *Writer) eval(ri int32, s, e int64) {
+	ru := w.r.rules[ri]
+	text := w.buf[s-w.base : e-w.base]
+	for _, m := range ru.re.FindAllSubmatchIndex(text, -1) {
+		a, b := m[0], m[1]
+		if g := ru.group; g > 0 && 2*g+1 < len(m) && m[2*g] >= 0 {
+			a, b = m[2*g], m[2*g+1]
+		}
+		if b <= a {
+			continue
+		}
+		secret := text[a:b]
+		if ru.entropy > 0 && entropy(secret) < ru.entropy {
+			continue
+		}
+		if ru.allow != nil && ru.allowed(text[m[0]:m[1]], secret) {
+			continue
+		}
+		w.addRange(s+int64(a), s+int64(b), ru.kind, ri)
+	}
+}
+
+func (w *Writer) process(final bool) {
+	L := w.base + int64(len(w.buf))
+	const inf = int64(1) << 62
+	horizon := inf
+	if !final {
+		horizon = L - int64(w.r.ac.depth[w.state&^acFlag]) - maxBefore - 1
+	}
+	// Chains that can no longer grow and whose bytes have all arrived.
+	keep := w.closed[:0]
+	for _, c := range w.closed {
+		if final || c.end <= L {
+			w.eval(c.rule, c.start, min(c.end, L))
+		} else {
+			keep = append(keep, c)
+		}
+	}
+	w.closed = keep
+	cut := min(horizon, L)
+	pend := w.pend[:0]
+	for _, h := range w.pend {
+		if final || h.kend+int64(w.r.rules[h.rule].after)+1 <= L {
+			w.evalAnchored(h, L)
+		} else {
+			pend = append(pend, h)
+			cut = min(cut, h.kstart)
+		}
+	}
+	w.pend = pend
+	for i := range w.open {
+		o := &w.open[i]
+		if !o.live {
+			continue
+		}
+		if final || o.end < horizon || (o.end <= L && o.end-o.start > chainCap) {
+			w.eval(o.rule, o.start, min(o.end, L))
+			o.live = false
+			continue
+		}
+		if L-o.start > chainCap {
+			// Keyword hits keep coming: evaluate what has arrived and go
+			// on with an overlap wide enough for any match crossing L
+			// (matches found twice are merged).
+			ru := w.r.rules[o.rule]
+			w.eval(o.rule, o.start, L)
+			o.start = max(o.start, L-int64(ru.before+ru.after+w.r.ac.maxKw)-2)
+		}
+		cut = min(cut, o.start)
+	}
+	for _, c := range w.closed {
+		cut = min(cut, c.start)
+	}
+	// Rules without keywords.
+	if len(w.r.always) > 0 {
+		limit := L
+		if !final {
+			limit = L - MaxCustomLen
+		}
+		if limit > w.awFrom {
+			from := max(w.awFrom-maxBefore, w.base)
+			next := limit
+			for _, ri := range w.r.always {
+				ru := w.r.rules[ri]
+				text := w.buf[from-w.base:]
+				for _, m := range ru.re.FindAllSubmatchIndex(text, -1) {
+					ms := from + int64(m[0])
+					if ms >= limit {
+						break
+					}
+					if from+int64(m[1]) <= w.awFrom {
+						continue
+					}
+					a, b := m[0], m[1]
+					if g := ru.group; g > 0 && m[2*g] >= 0 {
+						a, b = m[2*g], m[2*g+1]
+					}
+					w.addRange(from+int64(a), from+int64(b), ru.kind, ri)
+					next = max(next, from+int64(m[1]))
+				}
+			}
+			w.awFrom = next
+		}
+		if !final {
+			cut = min(cut, w.awFrom)
+		}
+	}
+	if cut > L {
+		cut = L
+	}
+	if cut <= w.emitted && len(w.ranges) == 0 {
+		return
+	}
+	// Merge redactions; never cut inside one.
+	sort.Slice(w.ranges, func(i, j int) bool {
+		a, b := w.ranges[i], w.ranges[j]
+		if a.start != b.start {
+			return a.start < b.start
+		}
+		if a.order != b.order {
+			return a.order < b.order
+		}
+		return a.end > b.end
+	})
+	merged := w.ranges[:0]
+	for _, g := range w.ranges {
+		if n := len(merged); n > 0 && g.start < merged[n-1].end {
+			merged[n-1].end = max(merged[n-1].end, g.end)
+			continue
+		}
+		merged = append(merged, g)
+	}
+	w.ranges = merged
+	for _, g := range merged {
+		if g.start < cut && cut < g.end {
+			cut = g.start
+		}
+	}
+	if cut < w.emitted {
+		cut = w.emitted
+	}
+	// Pass on [emitted, cut).
+	var out []byte
+	i := 0
+	for ; i < len(merged) && merged[i].end <= cut; i++ {
+		g := merged[i]
+		out = append(out, w.buf[w.emitted-w.base:g.start-w.base]...)
+		out = append(out, "[REDACTED:"...)
+		out = append(out, g.kind...)
+		out = append(out, ']')
+		w.emitted = g.end
+		w.n++
+	}
+	w.ranges = append(w.ranges[:0], merged[i:]...)
+	if i == 0 {
+		// Nothing redacted: pass the bytes on without copying.
+		out = w.buf[w.emitted-w.base : cut-w.base]
+	} else {
+		out = append(out, w.buf[w.emitted-w.base:cut-w.base]...)
+	}
+	w.emitted = cut
+	if len(out) > 0 {
+		if _, err := w.w.Write(out); err != nil {
+			w.err = err
+			return
+		}
+	}
+	// Drop what no rule needs any more.
+	if n := sort.Search(len(w.ends), func(i int) bool { return w.ends[i] >= w.emitted }); n > 0 {
+		w.ends = append(w.ends[:0], w.ends[n:]...)
+	}
+	drop := w.emitted
+	if len(w.r.always) > 0 {
+		drop = min(drop, max(w.awFrom-maxBefore, w.base))
+	}
+	if n := drop - w.base; n > 0 {
+		if n >= int64(len(w.buf)) {
+			w.buf = w.buf[:0]
+		} else if n > int64(cap(w.buf))/2 || n > 64<<10 {
+			w.buf = append(w.buf[:0], w.buf[n:]...)
+		} else {
+			return // compact later
+		}
+		w.base = drop
+	}
+}
