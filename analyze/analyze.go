@@ -886,6 +886,34 @@ func (w *walker) follow(idx int, c *ctx) {
 	case "popd":
 		c.cwd = ""
 		return
+	case "set":
+		for i, a := range cmd.Args[1:] {
+			if a.Value == "--" {
+				w.pos, w.posSet = append([]string(nil), cmd.Argv[i+2:]...), true
+				for _, b := range cmd.Args[i+2:] {
+					if b.Dynamic {
+						w.posSet = false
+					}
+				}
+				break
+			}
+		}
+		return
+	case "shift":
+		n := 1
+		if len(cmd.Argv) > 1 {
+			if v, err := strconv.Atoi(cmd.Argv[1]); err == nil {
+				n = v
+			} else {
+				w.posSet = false
+			}
+		}
+		if w.posSet && n <= len(w.pos) && n >= 0 {
+			w.pos = w.pos[n:]
+		} else {
+			w.posSet = false
+		}
+		return
 	}
 	if cmd.Args[0].Value == name || true {
 		if body, ok := w.funcs[cmd.Args[0].Value]; ok {
