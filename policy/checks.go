@@ -383,13 +383,38 @@ func readsCodeFromStdin(k *cmdCheck) bool {
 }
 
 // upstream returns the commands that feed command i through pipelines.
+// Commands in substitutions of an upstream command (cat <(curl …) | sh)
+// count as upstream too.
 func (e *evaluator) upstream(c *analyze.Command) []*analyze.Command {
 	var out []*analyze.Command
+	seen := map[*analyze.Command]bool{}
+	var addSubst func(o *analyze.Command)
+	addSubst = func(o *analyze.Command) {
+		if seen[o] {
+			return
+		}
+		seen[o] = true
+		out = append(out, o)
+		for _, a := range o.Args {
+			for _, j := range a.Subst {
+				if j >= 0 && j < len(e.res.Commands) {
+					addSubst(e.res.Commands[j])
+				}
+			}
+		}
+		for _, r := range o.Redirects {
+			for _, j := range r.Target.Subst {
+				if j >= 0 && j < len(e.res.Commands) {
+					addSubst(e.res.Commands[j])
+				}
+			}
+		}
+	}
 	for _, p := range c.Pipes {
 		for _, o := range e.res.Commands {
 			for _, q := range o.Pipes {
 				if q.ID == p.ID && q.Stage < p.Stage {
-					out = append(out, o)
+					addSubst(o)
 					break
 				}
 			}
@@ -580,7 +605,14 @@ func (k *cmdCheck) credentials() {
 			continue
 		}
 		p := e.abs(r.Target.Value, r.Cwd)
-		if what := e.credentialPath(p); what != "" && r.Op != "<<" && r.Op != "<<<" && r.Op != "<<-" {
+		if r.Op == "<<" || r.Op == "<<<" || r.Op == "<<-" {
+			continue
+		}
+		if strings.HasPrefix(p, "/proc/") && strings.HasSuffix(p, "/environ") {
+			k.addAt(r.Span, "SG2602", Deny, "reads process environment "+quote(p)+" (secrets)")
+			return
+		}
+		if what := e.credentialPath(p); what != "" {
 			k.addAt(r.Span, "SG2601", Deny, "reads credentials: "+quote(what))
 			return
 		}
