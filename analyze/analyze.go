@@ -37,7 +37,7 @@ func Analyze(src string, opts Options) *Result {
 		opts.MaxCommands = 10000
 	}
 	r := &Result{Src: src, Funcs: map[string]Span{}}
-	w := &walker{opts: opts, res: r, vars: map[string]expand.Variable{}}
+	w := &walker{opts: opts, res: r, vars: map[string]expand.Variable{}, globVars: map[string]bool{}}
 	w.cfg = &expand.Config{Env: (*envAdapter)(w), CmdSubst: w.cmdSubst, ProcSubst: w.procSubst}
 	scanChars(src, r)
 	if len(src) > MaxInput {
@@ -123,7 +123,8 @@ func (c *ctx) copy() *ctx {
 type walker struct {
 	opts    Options
 	res     *Result
-	vars    map[string]expand.Variable
+	vars     map[string]expand.Variable
+	globVars map[string]bool // variables holding an unexpanded glob
 	pos     []string // positional parameters; nil = unknown
 	posSet  bool
 	funcs   map[string]*syntax.Stmt
@@ -133,6 +134,7 @@ type walker struct {
 	// per-expansion state
 	dyn, procSub, ifs, positional bool
 	usedVars                      []string
+	refs                          map[string]bool
 	curCtx                        *ctx
 }
 
@@ -210,11 +212,31 @@ func (w *walker) stmt(s *syntax.Stmt, c *ctx) {
 	case *syntax.ForClause:
 		switch l := x.Loop.(type) {
 		case *syntax.WordIter:
+			var items []Arg
+			static := l.Name != nil && len(l.Items) > 0
 			for _, it := range l.Items {
 				w.substs(it, sc)
+				for _, a := range w.expandWord(it, sc) {
+					items = append(items, a)
+					static = static && !a.Dynamic
+				}
+			}
+			if static && len(items) <= 8 {
+				// walk the body once per item, as bash runs it
+				name := l.Name.Value
+				for _, it := range items {
+					w.vars[name] = expand.Variable{Set: true, Kind: expand.String, Str: it.Value}
+					if it.Glob {
+						w.globVars[name] = true
+					} else {
+						delete(w.globVars, name)
+					}
+					w.stmts(x.Do, sc)
+				}
+				delete(w.globVars, name)
+				return
 			}
 			if l.Name != nil {
-				delete(w.vars, l.Name.Value)
 				w.vars[l.Name.Value] = unknownVar
 			}
 		case *syntax.CStyleLoop:
@@ -290,6 +312,12 @@ func (w *walker) funcDecl(x *syntax.FuncDecl, c *ctx) {
 	if w.funcs == nil {
 		w.funcs = map[string]*syntax.Stmt{}
 	}
+	if len(names) == 0 {
+		// anonymous function (zsh) or odd input: the body still counts
+		c2 := c.copy()
+		c2.funcDef = "anonymous"
+		w.stmt(x.Body, c2)
+	}
 	for _, n := range names {
 		sp := w.span(n, c)
 		w.res.Funcs[n.Value] = sp
@@ -330,8 +358,9 @@ func (w *walker) redirect(r *syntax.Redirect, c *ctx, cmd int) Redirect {
 	switch r.Op {
 	case syntax.Hdoc, syntax.DashHdoc:
 		if r.Hdoc != nil {
-			w.substs(r.Hdoc, c)
+			idx := w.substs(r.Hdoc, c)
 			rd.Target = w.literalArg(r.Hdoc, c)
+			rd.Target.Subst = idx
 		}
 		return rd
 	}
@@ -640,6 +669,23 @@ func (e *envAdapter) Get(name string) expand.Variable {
 	if strings.HasPrefix(name, "HOME ") {
 		return expand.Variable{Set: true, Kind: expand.String, Str: "/home/" + name[5:]}
 	}
+	if !w.refs[name] {
+		// an internal lookup of the expander (IFS for splitting, PWD …),
+		// not a variable the word mentions
+		switch name {
+		case "IFS":
+			if v, ok := w.vars[name]; ok && v.Str != unknownVar.Str {
+				return v
+			}
+			return expand.Variable{Set: true, Kind: expand.String, Str: " \t\n"}
+		case "HOME":
+			return expand.Variable{Set: true, Kind: expand.String, Str: w.opts.Home}
+		}
+		if v, ok := w.vars[name]; ok && v.Str != unknownVar.Str {
+			return v
+		}
+		return expand.Variable{}
+	}
 	w.usedVars = append(w.usedVars, name)
 	if v, ok := w.vars[name]; ok {
 		if v.Kind == expand.String && v.Str == unknownVar.Str {
@@ -718,10 +764,15 @@ func inspectWord(word *syntax.Word) wordInfo {
 	}
 	visit(word.Parts, false)
 	syntax.Walk(word, func(n syntax.Node) bool {
-		if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil && pe.Param.Value == "IFS" {
-			wi.ifs = true
+		if pe, ok := n.(*syntax.ParamExp); ok {
+			if pe.Param != nil && pe.Param.Value == "IFS" {
+				wi.ifs = true
+			}
+			if pe.Excl {
+				wi.risky = true // indirection: the name itself is runtime data
+			}
 		}
-		return !wi.ifs
+		return true
 	})
 	return wi
 }
@@ -781,10 +832,25 @@ func braceTooBig(s string) bool {
 	return len(s) > 4096 && strings.Count(s, "{") > 64
 }
 
-func (w *walker) resetExp(c *ctx) {
+func (w *walker) resetExp(c *ctx, word *syntax.Word) {
 	w.dyn, w.procSub, w.ifs, w.positional = false, false, false, false
 	w.usedVars = w.usedVars[:0]
 	w.curCtx = c
+	clear(w.refs)
+	if w.refs == nil {
+		w.refs = map[string]bool{}
+	}
+	syntax.Walk(word, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.ParamExp:
+			if x.Param != nil {
+				w.refs[x.Param.Value] = true
+			}
+		case *syntax.CmdSubst, *syntax.ProcSubst:
+			return false
+		}
+		return true
+	})
 }
 
 // expandWord expands one word into fields, bash style, without touching
@@ -795,7 +861,7 @@ func (w *walker) expandWord(word *syntax.Word, c *ctx) (args []Arg) {
 	if wi.risky {
 		return []Arg{{Value: rawWord(word), Dynamic: true, Span: sp, Quoted: wi.quoted}}
 	}
-	w.resetExp(c)
+	w.resetExp(c, word)
 	fields, err := w.safeFields(word)
 	if err != nil {
 		return []Arg{{Value: rawWord(word), Dynamic: true, Span: sp, Quoted: wi.quoted}}
@@ -812,8 +878,14 @@ func (w *walker) expandWord(word *syntax.Word, c *ctx) (args []Arg) {
 	if len(w.usedVars) > 0 {
 		vars = append(vars, w.usedVars...)
 	}
+	glob := wi.glob
+	for n := range w.refs {
+		if w.globVars[n] {
+			glob = true
+		}
+	}
 	for _, f := range fields {
-		args = append(args, Arg{Value: f, Dynamic: w.dyn, Glob: wi.glob, ProcSubst: w.procSub,
+		args = append(args, Arg{Value: f, Dynamic: w.dyn, Glob: glob, ProcSubst: w.procSub,
 			Brace: len(fields) > 1 && !hasParam, ANSIC: wi.ansic, IFS: wi.ifs, Positional: w.positional,
 			Quoted: wi.quoted, Vars: vars, Span: sp})
 	}
@@ -837,7 +909,7 @@ func (w *walker) expandWordOne(word *syntax.Word, c *ctx) Arg {
 	if wi.risky {
 		return Arg{Value: rawWord(word), Dynamic: true, Span: sp}
 	}
-	w.resetExp(c)
+	w.resetExp(c, word)
 	var s string
 	var err error
 	func() {

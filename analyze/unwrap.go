@@ -209,15 +209,29 @@ func unwrap(cmd *Command) *unwrapped {
 		u.inner = append(u.inner, innerCmd{wrapper: "xargs", args: rest, extraArgs: true})
 	case "parallel":
 		rest := skipOpts(args, optSpec{withValue: "jSI", longValue: []string{"jobs"}})
-		var c []Arg
+		var c, inputs []Arg
+		in := false
 		for _, a := range rest {
-			if a.Value == ":::" || a.Value == "::::" {
-				break
+			if a.Value == ":::" || a.Value == "::::" || a.Value == ":::+" {
+				in = true
+				continue
 			}
-			c = append(c, a)
+			if in {
+				inputs = append(inputs, a)
+			} else {
+				c = append(c, a)
+			}
 		}
 		if len(c) > 0 {
-			u.addCode("parallel", joinArgs(c))
+			if len(inputs) == 0 {
+				u.addCode("parallel", joinArgs(c))
+			}
+			for i, in := range inputs {
+				if i >= 16 {
+					break
+				}
+				u.addCode("parallel", joinArgs(append(append([]Arg(nil), c...), in)))
+			}
 		}
 	case "find":
 		unwrapFind(cmd, args, u)
@@ -830,10 +844,15 @@ func awkShellStrings(prog string) []string {
 }
 
 // AwkRuns reports whether an awk program runs commands or writes files.
+var (
+	reAwkPipe  = regexp.MustCompile(`(print|printf)[^;}|]*\|\s*("|[a-zA-Z_])`)
+	reAwkWrite = regexp.MustCompile(`print[f]?[^;}]*>\s*"`)
+)
+
 func AwkRuns(prog string) (runs, writes bool) {
 	runs = strings.Contains(prog, "system") || strings.Contains(prog, "getline") && strings.Contains(prog, "|") ||
-		regexp.MustCompile(`\|\s*("|[a-zA-Z_])`).MatchString(prog) && !regexp.MustCompile(`^[^|]*\|\|`).MatchString(prog)
-	writes = regexp.MustCompile(`print[f]?[^;}]*>\s*"`).MatchString(prog)
+		reAwkPipe.MatchString(prog)
+	writes = reAwkWrite.MatchString(prog)
 	return
 }
 

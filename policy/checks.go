@@ -192,7 +192,13 @@ func (e *evaluator) assign(i int, c *analyze.Command, a analyze.Assign) {
 	case n == "LD_LIBRARY_PATH" || strings.HasPrefix(n, "DYLD_"):
 		e.add(i, sp, "SG3404", Ask, "setting "+n+" changes which libraries programs load")
 	case execVars[n]:
-		if strings.ContainsAny(val, ";|&$`()<>") || strings.Contains(val, " -c") || analyze.IsShell(path.Base(strings.Fields(val + " x")[0])) {
+		first := strings.Fields(val + " x")[0]
+		outside := false
+		if strings.HasPrefix(first, "/") || strings.HasPrefix(first, "~") || strings.HasPrefix(first, ".") {
+			p := e.abs(first, c.Cwd)
+			outside = p != "" && !within(p, e.ws) && !strings.HasPrefix(p, "/usr/") && !strings.HasPrefix(p, "/bin/")
+		}
+		if outside || strings.ContainsAny(val, ";|&$`()<>") || strings.Contains(val, " -c") || analyze.IsShell(path.Base(first)) {
 			e.add(i, sp, "SG3405", Ask, n+" holds a command line that programs will run")
 		}
 	case startupVars[n]:
@@ -214,6 +220,8 @@ func orDefault(s, d string) string {
 }
 
 // ---- obfuscation ----
+
+var reOctal = regexp.MustCompile(`\\[0-7]{3}`)
 
 var decoders = map[string]bool{"base64": true, "base32": true, "xxd": true, "rev": true, "openssl": true, "gunzip": true,
 	"zcat": true, "gzip": true, "bzip2": true, "xz": true, "uudecode": true, "basenc": true, "tr": true, "od": true, "perl": true, "python3": true, "python": true, "printf": true}
@@ -267,7 +275,7 @@ func isDecoder(c *analyze.Command) bool {
 		return true
 	case "printf":
 		for _, a := range c.Argv[1:] {
-			if strings.Contains(a, `\x`) || regexp.MustCompile(`\\[0-7]{3}`).MatchString(a) {
+			if strings.Contains(a, `\x`) || reOctal.MatchString(a) {
 				return true
 			}
 		}
@@ -446,6 +454,29 @@ func (k *cmdCheck) codeRunner() {
 			k.add("SG2304", Ask, "text from a pipe is executed as a program by "+quote(k.name))
 		}
 	}
+	// program text from redirected stdin: bash < <(curl …), source
+	// /dev/stdin <<< "$(curl …)", sh < downloaded.sh
+	if readsCodeFromStdin(k) {
+		for _, r := range k.c.Redirects {
+			if r.Write || r.Op == "<&" || r.Op == ">&" {
+				continue
+			}
+			var subs []*analyze.Command
+			for _, j := range r.Target.Subst {
+				if j >= 0 && j < len(e.res.Commands) {
+					subs = append(subs, e.res.Commands[j])
+				}
+			}
+			switch {
+			case anyOf(subs, isNetwork):
+				k.floorAt(r.Span, "SG2302", "downloaded content is executed by "+quote(k.name))
+			case anyOf(subs, isDecoder):
+				k.addAt(r.Span, "SG2306", Deny, "decoded text is executed by "+quote(k.name))
+			case r.Op == "<" && !r.Target.ProcSubst && e.downloaded[e.abs(r.Target.Value, r.Cwd)]:
+				k.addAt(r.Span, "SG2303", Deny, "runs a file downloaded earlier in the same command")
+			}
+		}
+	}
 	// program text from substitutions: bash <(curl …), sh -c "$(curl …)",
 	// eval "$(…)", source <(…)
 	for _, a := range k.args {
@@ -508,8 +539,9 @@ func (k *cmdCheck) isCodeArg(a analyze.Arg) bool {
 var (
 	reForkLoop   = regexp.MustCompile(`(?s)(while|for\s*\(|loop|until|\bdo\b|\.times|setInterval).*fork|fork.*\b(while|until|for)\b|fork\s*\(\s*\)\s*;\s*fork\s*\(`)
 	reRevShell   = regexp.MustCompile(`(?s)socket.*connect.*(dup2|subprocess|pty\.spawn|/bin/(ba)?sh|exec|spawn|popen|system)|(TCPSocket|fsockopen|Socket\.new|net\.connect|new\s+Socket).*(/bin/(ba)?sh|exec|spawn|popen|system|dup)`)
-	reRmAPI      = regexp.MustCompile(`rmtree|rm_rf|rm_r\b|rmSync|rmdirSync|remove_dir_all|rimraf|FileUtils\.rm|unlinkSync|os\.remove|os\.unlink|os\.rmdir|shutil\.move|File\.delete|Files\.delete|deleteRecursively|\bunlink\s*\(|rmdir\s*\(`)
-	reRootOrHome = regexp.MustCompile(`\(\s*['"]/['"]|\(\s*['"]~|homedir|Dir\.home|expanduser|HOME|['"]/(etc|usr|bin|var|boot|lib|opt|root|home|sys)\b|os\.homedir|Path\.home|getenv\(\s*['"]HOME|\$ENV\{HOME\}|ENV\[.HOME.\]`)
+	reRmAPI      = regexp.MustCompile(`rmtree|rm_rf|rm_r\b|rmSync|rmdirSync|remove_dir_all|rimraf|FileUtils\.rm|unlinkSync|os\.remove|os\.unlink|os\.rmdir|shutil\.move|File\.delete|Files\.delete|deleteRecursively|\bunlink\b|rmdir\s*\(`)
+	reCredInCode = regexp.MustCompile(`\.ssh/(id_|\*)|~/\.ssh\b|\.aws/credentials|\.netrc|\.git-credentials|\.docker/config\.json|\.kube/config|/etc/shadow|/environ\b|\.gnupg|\.config/gh/hosts|\.password-store|Cookies|Login Data|logins\.json|key4\.db`)
+	reRootOrHome = regexp.MustCompile(`\(\s*['"]/['"]|['"]~|homedir|Dir\.home|expanduser|HOME|['"]/(etc|usr|bin|var|boot|lib|opt|root|home|sys)\b|os\.homedir|Path\.home|getenv\(\s*['"]HOME|\$ENV\{HOME\}|ENV\[.HOME.\]`)
 	reShellAPI   = regexp.MustCompile(`os\.system|os\.popen|subprocess|\bsystem\s*\(|\bexec\s*\(|execSync|spawnSync|\bspawn\s*\(|child_process|popen|shell_exec|passthru|proc_open|%x[\(\{\[]|IO\.popen|Open3|` + "`")
 	reDecodeExec = regexp.MustCompile(`(?s)(b64decode|base64|fromCharCode|decode\(|unhexlify|codecs\.decode|pack\(|Buffer\.from).*(exec|eval|system|popen|spawn)|(exec|eval)\s*\(.*(b64decode|base64|decode|fromCharCode|Buffer\.from)`)
 )
@@ -530,6 +562,9 @@ func (k *cmdCheck) interpreter() {
 		if reRootOrHome.MatchString(code) {
 			k.addAt(cd.Span, "SG2501", Deny, "interpreter code deletes files outside the workspace (root, home or system)")
 		}
+	}
+	if loc := reCredInCode.FindStringIndex(code); loc != nil {
+		k.addAt(cd.Span, "SG2601", Deny, "interpreter code touches credentials ("+quote(code[loc[0]:loc[1]])+")")
 	}
 	if reDecodeExec.MatchString(code) {
 		k.addAt(cd.Span, "SG2306", Deny, "interpreter code executes decoded data")
@@ -567,8 +602,12 @@ func (e *evaluator) nested(k *cmdCheck, code string, sp analyze.Span) {
 
 // ---- credentials, secrets, exfiltration ----
 
+var metadataOnly = map[string]bool{"ls": true, "stat": true, "test": true, "[": true, "du": true, "find": true,
+	"realpath": true, "readlink": true, "basename": true, "dirname": true, "mkdir": true, "touch": false, "cd": true}
+
 func (k *cmdCheck) credentials() {
-	if k.c.Remote {
+	if k.c.Remote || metadataOnly[k.name] && !k.has("-exec", "-execdir", "-fprint", "-fls") {
+		k.printsSecrets()
 		return
 	}
 	e := k.e
@@ -617,7 +656,11 @@ func (k *cmdCheck) credentials() {
 			return
 		}
 	}
-	// commands that print secrets
+	k.printsSecrets()
+}
+
+// printsSecrets flags commands whose purpose is to print secrets.
+func (k *cmdCheck) printsSecrets() {
 	sub, rest := k.sub()
 	switch k.name {
 	case "gh":
@@ -740,13 +783,21 @@ func (k *cmdCheck) secretVars() {
 
 func (e *evaluator) readsCredentials(c *analyze.Command) bool {
 	for _, a := range c.Argv[1:] {
+		if secretFile(a) {
+			return true
+		}
 		if strings.HasPrefix(a, "/") || strings.HasPrefix(a, "~") || strings.Contains(a, "/") {
-			if e.credentialPath(e.abs(a, c.Cwd)) != "" {
+			if e.credentialPath(e.abs(a, c.Cwd)) != "" || strings.HasPrefix(e.abs(a, c.Cwd), "/etc/") {
 				return true
 			}
 		}
 	}
-	return false
+	for _, r := range c.Redirects {
+		if !r.Write && (secretFile(r.Target.Value) || e.credentialPath(e.abs(r.Target.Value, r.Cwd)) != "") {
+			return true
+		}
+	}
+	return isEnvDump(c)
 }
 
 func localURL(s string) bool {
@@ -927,8 +978,8 @@ var zshBuiltins = map[string]bool{"zmodload": true, "ztcp": true, "zsocket": tru
 func (k *cmdCheck) rmTarget(a analyze.Arg, recursive bool, verb string) {
 	e := k.e
 	if k.c.Remote {
-		v := a.Value
-		if recursive && (v == "/" || v == "/*" || v == "~" || v == "~/" || v == "$HOME") {
+		v := strings.TrimSuffix(a.Value, "/")
+		if recursive && (v == "" || v == "/*" || v == "~" || v == "$HOME" || v == e.home || v == e.home+"/*" || e.criticalDir(v)) {
 			k.floorAt(a.Span, "SG2001", verb+" of "+quote(v)+" wipes the system")
 		}
 		return
@@ -945,6 +996,9 @@ func (k *cmdCheck) rmTarget(a analyze.Arg, recursive bool, verb string) {
 	direct := false
 	if glob {
 		dir, direct = globBase(v)
+		// "*.log" or "build-*" name what they delete; "*", ".*", "*.*"
+		// delete everything in the directory.
+		direct = direct && unscopedGlob(path.Base(v))
 	}
 	p := e.abs(dir, k.c.Cwd)
 	if p == "" {
@@ -970,11 +1024,19 @@ func (k *cmdCheck) rmTarget(a analyze.Arg, recursive bool, verb string) {
 		} else {
 			k.addAt(a.Span, "SG2007", Deny, verb+" in the system directory "+quote(p))
 		}
-	case p == e.home || (path.Dir(p) == e.home && strings.HasPrefix(path.Base(p), ".") && recursive) || (p == e.home && glob):
-		if recursive || glob {
+	case p == e.home:
+		if recursive || glob && direct {
 			k.floorAt(a.Span, "SG2002", "recursive "+verb+" of the home directory "+quote(v))
+		} else if glob {
+			k.addAt(a.Span, "SG2004", Ask, verb+" of "+quote(v)+" in the home directory")
+		}
+	case path.Dir(p) == e.home && strings.HasPrefix(path.Base(p), ".") && recursive:
+		k.addAt(a.Span, "SG2002", Deny, "recursive "+verb+" of the configuration directory "+quote(v)+" in home")
+	case within(p, e.home) && !e.rules.Unrestricted:
+		if recursive {
+			k.addAt(a.Span, "SG2004", Ask, "recursive "+verb+" of "+quote(v)+" in the home directory, outside the workspace")
 		} else {
-			k.addAt(a.Span, "SG2004", Deny, verb+" of "+quote(v)+" in the home directory")
+			k.addAt(a.Span, "SG2008", Ask, verb+" of "+quote(v)+" outside the workspace")
 		}
 	case within(e.ws, p) && p != e.ws:
 		// an ancestor of the workspace
@@ -1010,7 +1072,8 @@ func (k *cmdCheck) rmTarget(a analyze.Arg, recursive bool, verb string) {
 func (k *cmdCheck) rm() {
 	recursive := k.hasShort('r', "--recursive") || k.hasShort('R') || k.name == "rmdir" && k.has("-p", "--parents")
 	ops := k.operands()
-	if len(ops) == 0 && k.c.ExtraArgs && recursive {
+	fromFind := len(k.c.Wrappers) > 0 && strings.HasPrefix(k.c.Wrappers[len(k.c.Wrappers)-1], "find ")
+	if k.c.ExtraArgs && recursive && !fromFind {
 		k.add("SG2005", Ask, "recursive delete of paths read from input")
 	}
 	for _, a := range ops {
@@ -1402,7 +1465,15 @@ func (k *cmdCheck) kill() {
 		k.floor("SG2902", "killall5 kills every process")
 		return
 	case "pkill", "killall":
-		k.add("SG2905", Ask, quote(k.name)+" kills processes by name")
+		for _, a := range k.operands() {
+			n := strings.ToLower(a.Value)
+			if len(n) < 3 && !k.has("-x") || systemProcs[n] || a.Value == "." || a.Value == ".*" {
+				k.addAt(a.Span, "SG2905", Ask, quote(k.name)+" "+quote(a.Value)+" may kill system or unrelated processes")
+			}
+		}
+		if k.has("-u", "--user") || k.has("-1") {
+			k.add("SG2905", Ask, quote(k.name)+" kills processes of a whole user")
+		}
 		return
 	}
 	// kill: skip signal options
@@ -1433,6 +1504,21 @@ func (k *cmdCheck) kill() {
 			k.floorAt(a.Span, "SG2902", "kill "+a.Value+" signals init or every process")
 		}
 	}
+}
+
+var systemProcs = map[string]bool{"init": true, "systemd": true, "sshd": true, "dockerd": true, "containerd": true,
+	"kubelet": true, "bash": true, "sh": true, "zsh": true, "login": true, "xorg": true, "gnome-shell": true, "dbus-daemon": true,
+	"journald": true, "systemd-journald": true, "cron": true, "crond": true, "networkmanager": true, "shellguard": true}
+
+func unscopedGlob(base string) bool {
+	for _, r := range base {
+		switch r {
+		case '*', '?', '.', '[', ']', '!', '^', '{', '}', ',':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 func isDigits(s string) bool {

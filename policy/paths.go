@@ -216,7 +216,7 @@ func (e *evaluator) credentialPath(p string) string {
 	return ""
 }
 
-var credRel = []string{".aws/credentials", ".aws/config", ".aws/sso", ".netrc", ".git-credentials", ".docker/config.json",
+var credRel = []string{".aws", ".netrc", ".git-credentials", ".docker/config.json",
 	".kube/config", ".kube", ".config/gh/hosts.yml", ".config/gh", ".gnupg", ".npmrc", ".pypirc", ".password-store",
 	".config/gcloud", ".azure", ".vault-token", ".terraform.d/credentials.tfrc.json", ".cargo/credentials", ".cargo/credentials.toml",
 	".config/hub", ".gem/credentials", ".m2/settings-security.xml", ".pgpass", ".my.cnf", ".local/share/keyrings",

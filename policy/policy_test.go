@@ -2,6 +2,8 @@ package policy
 
 import (
 	"encoding/json"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -337,5 +339,28 @@ func TestVerdictJSONShape(t *testing.T) {
 	r := v.Reasons[0]
 	if r.ID == "" || !strings.HasPrefix(r.ID, "SG") || r.Message == "" || r.Span.End <= r.Span.Start {
 		t.Errorf("reason %+v", r)
+	}
+}
+
+// TestVariants checks independent variants of every category (testdata/variants.txt).
+func TestVariants(t *testing.T) {
+	b, err := os.ReadFile("testdata/variants.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		want, q, _ := strings.Cut(line, " ")
+		src, err := strconv.Unquote(q)
+		if err != nil {
+			t.Fatalf("line %d: %v", n+1, err)
+		}
+		v := Check(src, testRules)
+		if (want == "block") != (v.Decision != Allow) {
+			t.Errorf("line %d %s: %q got %v %v", n+1, want, src, v.Decision, ids(v))
+		}
 	}
 }
