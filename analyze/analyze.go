@@ -121,16 +121,16 @@ func (c *ctx) copy() *ctx {
 }
 
 type walker struct {
-	opts    Options
-	res     *Result
+	opts     Options
+	res      *Result
 	vars     map[string]expand.Variable
 	globVars map[string]bool // variables holding an unexpanded glob
-	pos     []string // positional parameters; nil = unknown
-	posSet  bool
-	funcs   map[string]*syntax.Stmt
-	calling []string
-	cfg     *expand.Config
-	pipeSeq int
+	pos      []string        // positional parameters; nil = unknown
+	posSet   bool
+	funcs    map[string]*syntax.Stmt
+	calling  []string
+	cfg      *expand.Config
+	pipeSeq  int
 	// per-expansion state
 	dyn, procSub, ifs, positional bool
 	usedVars                      []string
