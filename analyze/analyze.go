@@ -52,6 +52,7 @@ func Analyze(src string, opts Options) *Result {
 		}
 	}
 	c := &ctx{cwd: opts.Workspace}
+	w.pos, w.posSet = []string{}, true
 	w.stmts(f.Stmts, c)
 	return r
 }
@@ -453,6 +454,9 @@ func (w *walker) decl(x *syntax.DeclClause, redirs []*syntax.Redirect, c *ctx) {
 // assign evaluates one assignment and records the variable when set is true.
 func (w *walker) assign(a *syntax.Assign, c *ctx, set bool) Assign {
 	as := Assign{Name: a.Name.Value, Span: w.span(a, c)}
+	if a.Index != nil {
+		w.substs(a.Index, c)
+	}
 	switch {
 	case a.Array != nil:
 		var list []string
@@ -1010,8 +1014,14 @@ func (w *walker) follow(idx int, c *ctx) {
 		c2.wrappers = appendCopy(c.wrappers, in.wrapper)
 		c2.remote = c.remote || in.remote
 		c2.extraArgs = in.extraArgs
-		if in.cwd != "" {
-			c2.cwd = in.cwd
+		switch {
+		case in.cwd == "":
+		case in.cwd == "\x00" || c.cwd == "" && !path.IsAbs(in.cwd):
+			c2.cwd = ""
+		case path.IsAbs(in.cwd):
+			c2.cwd = path.Clean(in.cwd)
+		default:
+			c2.cwd = path.Join(c.cwd, in.cwd)
 		}
 		sub := &Command{Args: in.args, Assigns: in.assigns, Span: argsSpan(in.args, cmd.Span)}
 		if in.stdinFromParent {

@@ -126,7 +126,10 @@ func unwrap(cmd *Command) *unwrapped {
 			return nil
 		}
 		u.addInner("command", rest)
-	case "builtin", "nohup", "unbuffer", "caffeinate", "noglob", "catchsegv", "time", "nocorrect":
+	case "builtin", "nohup", "unbuffer", "caffeinate", "noglob", "catchsegv", "time", "nocorrect", "chronic", "fakeroot", "firejail", "proot", "sched":
+		if name == "sched" && len(args) > 0 {
+			args = args[1:]
+		}
 		u.addInner(name, skipOpts(args, optSpec{withValue: "fo"}))
 	case "exec":
 		u.addInner("exec", skipOpts(args, optSpec{withValue: "a"}))
@@ -181,6 +184,32 @@ func unwrap(cmd *Command) *unwrapped {
 		if name == "runuser" {
 			if rest := skipOpts(args, optSpec{withValue: "ugc"}); len(rest) > 0 && hasFlag(args, "-u") {
 				u.addInner(name, rest)
+			}
+		}
+	case "systemd-run":
+		u.addInner(name, skipOpts(args, optSpec{withValue: "pMEuGp", longValue: []string{"unit", "property", "setenv", "uid", "gid", "description", "slice", "working-directory"}}))
+	case "npx", "bunx", "pnpx":
+		u.addInner(name, skipOpts(args, optSpec{withValue: "p", longValue: []string{"package", "call", "node-options"}}))
+	case "man":
+		for i, a := range args {
+			if (a.Value == "-P" || a.Value == "--pager") && i+1 < len(args) {
+				u.addCode("man -P", args[i+1])
+			} else if strings.HasPrefix(a.Value, "--pager=") {
+				a2 := a
+				a2.Value = strings.TrimPrefix(a.Value, "--pager=")
+				u.addCode("man -P", a2)
+			}
+		}
+	case "zip":
+		for i, a := range args {
+			if (a.Value == "-TT" || a.Value == "--unzip-command") && i+1 < len(args) {
+				u.addCode("zip -TT", args[i+1])
+			}
+		}
+	case "scp":
+		for i, a := range args {
+			if a.Value == "-S" && i+1 < len(args) {
+				u.addCode("scp -S", args[i+1])
 			}
 		}
 	case "pkexec":
@@ -370,6 +399,12 @@ func joinArgs(args []Arg) Arg {
 
 func unwrapEnv(args []Arg, u *unwrapped) {
 	var assigns []Assign
+	cwd := ""
+	defer func() {
+		for i := range u.inner {
+			u.inner[i].cwd = cwd
+		}
+	}()
 	for len(args) > 0 {
 		a := args[0]
 		v := a.Value
@@ -398,7 +433,17 @@ func unwrapEnv(args []Arg, u *unwrapped) {
 			a2.Value = strings.TrimPrefix(v, "--split-string=")
 			u.addCode("env -S", a2)
 			return
-		case v == "-u" || v == "-C" || v == "--unset" || v == "--chdir":
+		case v == "-C" || v == "--chdir":
+			args = args[1:]
+			if len(args) > 0 {
+				cwd = args[0].Value
+				if args[0].Dynamic {
+					cwd = "\x00"
+				}
+				args = args[1:]
+			}
+			continue
+		case v == "-u" || v == "--unset":
 			args = args[1:]
 			if len(args) > 0 {
 				args = args[1:]
@@ -566,9 +611,6 @@ func unwrapFind(cmd *Command, args []Arg, u *unwrapped) {
 				sub[k] = a
 				if strings.Contains(a.Value, "{}") {
 					rep := strings.TrimSuffix(root, "/") + "/{}"
-					if v == "-execdir" || v == "-okdir" {
-						rep = "./{}"
-					}
 					sub[k].Value = strings.ReplaceAll(a.Value, "{}", rep)
 				}
 			}
@@ -785,7 +827,7 @@ func InterpreterCode(name string, args []Arg) (Arg, bool) {
 }
 
 var (
-	reShellCall = regexp.MustCompile(`(?:\bos\.system|\bos\.popen|\bsubprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|\bsystem|\bexec(?:Sync)?|\bspawnSync|\bspawn|\bpopen|\bshell_exec|\bpassthru|\bproc_open|%x|\bIO\.popen|\bOpen3\.\w+)\s*\(?\s*(?:\[\s*)?(?:r|b|f)?("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')`)
+	reShellCall = regexp.MustCompile(`(?:\bos\.system|\bos\.popen|\bsubprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|\bsystem|\bexec(?:Sync)?|\bspawnSync|\bspawn|\bpopen|\bshell_exec|\bpassthru|\bproc_open|%x|\bIO\.popen|\bOpen3\.\w+|\bos\.execute|\bio\.popen|do shell script)\s*\(?\s*(?:\[\s*)?(?:r|b|f)?("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')`)
 	reBacktick  = regexp.MustCompile("`([^`]+)`")
 )
 
@@ -802,6 +844,14 @@ func ShellStrings(code string) []string {
 	return out
 }
 
+var reShellCallDyn = regexp.MustCompile(`(?:\bos\.system|\bos\.popen|\bsubprocess\.\w+|\bsystem|\bexec(?:Sync)?|\bspawnSync|\bpopen|\bshell_exec|\bpassthru|\bos\.execute)\s*\(\s*(?:r|b|f)?("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')\s*([^\s,)\]])`)
+
+// ShellStringsDynamic reports shell-running calls whose command is built
+// at run time ("rm -rf " + path).
+func ShellStringsDynamic(code string) bool {
+	return reShellCallDyn.MatchString(code)
+}
+
 // ShellBackticks extracts `…` commands (perl, ruby).
 func ShellBackticks(code string) []string {
 	var out []string
@@ -810,6 +860,9 @@ func ShellBackticks(code string) []string {
 	}
 	return out
 }
+
+// AwkProgram returns the program text argument of an awk command.
+func AwkProgram(args []Arg) *Arg { return awkProgram(args) }
 
 func awkProgram(args []Arg) *Arg {
 	for i := 0; i < len(args); i++ {

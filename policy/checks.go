@@ -86,7 +86,8 @@ func (k *cmdCheck) sub() (string, []analyze.Arg) {
 var nameAliases = map[string]string{"zf_rm": "rm", "zf_mv": "mv", "zf_ln": "ln", "zf_chmod": "chmod", "zf_chown": "chown",
 	"zf_mkdir": "mkdir", "zf_rmdir": "rmdir", "gsed": "sed", "gawk": "awk", "mawk": "awk", "nawk": "awk", "gtar": "tar",
 	"bsdtar": "tar", "ncat": "nc", "netcat": "nc", "nodejs": "node", "podman": "docker", "nerdctl": "docker", "oc": "kubectl",
-	"tofu": "terraform", "mariadb": "mysql", "mongosh": "mongo", "grm": "rm", "gshred": "shred"}
+	"tofu": "terraform", "mariadb": "mysql", "mongosh": "mongo", "grm": "rm", "gshred": "shred", "rimraf": "rm",
+	"docker-compose": "docker", "sudoedit": "sudo", "machinectl": "sudo", "gpasswd": "usermod", "sqlite": "sqlite3", "pgcli": "psql", "mycli": "mysql"}
 
 func (e *evaluator) command(i int, c *analyze.Command) {
 	if len(c.Args) == 0 {
@@ -108,6 +109,8 @@ func (e *evaluator) command(i int, c *analyze.Command) {
 	k.credentials()
 	k.secretVars()
 	k.downloadExec()
+	k.lookalikes()
+	k.infraDelete()
 	if f, ok := checks[k.name]; ok {
 		f(k)
 	}
@@ -141,6 +144,10 @@ var execVars = map[string]bool{"GIT_SSH_COMMAND": true, "GIT_SSH": true, "GIT_EX
 var startupVars = map[string]bool{"PYTHONSTARTUP": true, "PERL5OPT": true, "NODE_OPTIONS": true, "RUBYOPT": true,
 	"JAVA_TOOL_OPTIONS": true, "_JAVA_OPTIONS": true, "PYTHONINSPECT": true, "PERL5DB": true, "GIT_CONFIG_PARAMETERS": true,
 	"GIT_CONFIG_GLOBAL": false, "GIT_EXEC_PATH": true, "GIT_TEMPLATE_DIR": true, "LD_LIBRARY_PATH": true, "DYLD_LIBRARY_PATH": true}
+
+var pathVars = map[string]bool{"GIT_DIR": true, "GIT_CONFIG": true, "GIT_CONFIG_GLOBAL": true, "GIT_CONFIG_SYSTEM": true,
+	"GIT_WORK_TREE": false, "PYTHONPATH": true, "PERL5LIB": true, "RUBYLIB": true, "NODE_PATH": true, "CLASSPATH": true,
+	"PYTHONHOME": true, "GEM_PATH": true, "LUA_PATH": true}
 
 var trustedBinDirs = []string{"/usr/local/bin", "/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/sbin", "/usr/local/go/bin",
 	"/opt/homebrew/bin", "/usr/lib/go/bin", "/snap/bin", "/usr/games"}
@@ -189,6 +196,17 @@ func (e *evaluator) assign(i int, c *analyze.Command, a analyze.Assign) {
 			return
 		}
 		e.add(i, sp, "SG3403", Deny, "PATH puts "+quote(first)+" first: programs can be replaced from a directory outside the workspace")
+	case pathVars[n]:
+		for _, part := range strings.Split(val, ":") {
+			if part == "" || strings.HasPrefix(part, "$") {
+				continue
+			}
+			p := e.abs(part, c.Cwd)
+			if p != "" && !within(p, e.ws) && !strings.HasPrefix(p, "/usr/") && p != "/dev/null" && !within(p, e.home) {
+				e.add(i, sp, "SG3406", Ask, n+" points at "+quote(part)+" outside the workspace: code or configuration can be replaced")
+				return
+			}
+		}
 	case n == "LD_LIBRARY_PATH" || strings.HasPrefix(n, "DYLD_"):
 		e.add(i, sp, "SG3404", Ask, "setting "+n+" changes which libraries programs load")
 	case execVars[n]:
@@ -323,6 +341,9 @@ func isNetwork(c *analyze.Command) bool {
 			return true
 		}
 	}
+	if n == "openssl" && len(c.Argv) > 1 && (c.Argv[1] == "s_client" || c.Argv[1] == "s_server") {
+		return true
+	}
 	if n == "git" && len(c.Argv) > 1 && (c.Argv[1] == "archive" && hasArg(c.Argv, "--remote")) {
 		return true
 	}
@@ -451,7 +472,38 @@ func (k *cmdCheck) codeRunner() {
 		case anyOf(up, isDecoder):
 			k.add("SG2306", Deny, "decoded or transformed text is executed by "+quote(k.name))
 		default:
-			k.add("SG2304", Ask, "text from a pipe is executed as a program by "+quote(k.name))
+			// echo/printf of literal text into a shell: analyse that text
+			// like sh -c; anything else piped into a shell asks.
+			literal := analyze.IsShell(k.name) && len(up) > 0
+			for _, u := range up {
+				n := u.Name()
+				if n != "echo" && n != "printf" {
+					literal = false
+				}
+				for _, a := range u.Args {
+					literal = literal && !a.Dynamic && len(a.Subst) == 0
+				}
+			}
+			if !literal {
+				k.add("SG2304", Ask, "text from a pipe is executed as a program by "+quote(k.name))
+			}
+			if analyze.IsShell(k.name) {
+				for _, u := range up {
+					if n := u.Name(); (n == "echo" || n == "printf") && len(u.Argv) > 1 {
+						dyn := false
+						for _, a := range u.Args {
+							dyn = dyn || a.Dynamic
+						}
+						if !dyn {
+							args := u.Argv[1:]
+							if n == "echo" && len(args) > 0 && strings.HasPrefix(args[0], "-") {
+								args = args[1:]
+							}
+							e.nested(k, strings.Join(args, " "), k.c.Span)
+						}
+					}
+				}
+			}
 		}
 	}
 	// program text from redirected stdin: bash < <(curl …), source
@@ -543,7 +595,10 @@ var (
 	reCredInCode = regexp.MustCompile(`\.ssh/(id_|\*)|~/\.ssh\b|\.aws/credentials|\.netrc|\.git-credentials|\.docker/config\.json|\.kube/config|/etc/shadow|/environ\b|\.gnupg|\.config/gh/hosts|\.password-store|Cookies|Login Data|logins\.json|key4\.db`)
 	reRootOrHome = regexp.MustCompile(`\(\s*['"]/['"]|['"]~|homedir|Dir\.home|expanduser|HOME|['"]/(etc|usr|bin|var|boot|lib|opt|root|home|sys)\b|os\.homedir|Path\.home|getenv\(\s*['"]HOME|\$ENV\{HOME\}|ENV\[.HOME.\]`)
 	reShellAPI   = regexp.MustCompile(`os\.system|os\.popen|subprocess|\bsystem\s*\(|\bexec\s*\(|execSync|spawnSync|\bspawn\s*\(|child_process|popen|shell_exec|passthru|proc_open|%x[\(\{\[]|IO\.popen|Open3|` + "`")
-	reDecodeExec = regexp.MustCompile(`(?s)(b64decode|base64|fromCharCode|decode\(|unhexlify|codecs\.decode|pack\(|Buffer\.from).*(exec|eval|system|popen|spawn)|(exec|eval)\s*\(.*(b64decode|base64|decode|fromCharCode|Buffer\.from)`)
+	reDecodeExec = regexp.MustCompile(`(?s)(b64decode|base64|fromCharCode|decode\(|unhexlify|codecs\.decode|pack\(|Buffer\.from).*(exec|eval|system|popen|spawn)|(exec|eval)(\s*\(|\s+).*(b64decode|base64|decode|fromCharCode|Buffer\.from|pack\()`)
+	reNetAPI     = regexp.MustCompile(`urlopen|urllib|requests\.(get|post|put)|http\.client|httpx|fetch\(|https?\.get|https?\.request|Net::HTTP|LWP|open-uri|URI\.open|HTTP::Tiny|curl_exec|file_get_contents\(\s*['"]https?:|socket\.socket|IO::Socket|TCPSocket`)
+	reExecAPI    = regexp.MustCompile(`\bexec\s*\(|\beval\s*[\(\s]|\bsystem\s*\(|subprocess|popen|spawn|execSync|child_process|os\.system|Function\(`)
+	reReadAPI    = regexp.MustCompile(`open\(|readFile|File\.read|os\.environ|process\.env|ENV\[|\$ENV\{|getenv|read_text`)
 )
 
 func (k *cmdCheck) interpreter() {
@@ -568,6 +623,14 @@ func (k *cmdCheck) interpreter() {
 	}
 	if reDecodeExec.MatchString(code) {
 		k.addAt(cd.Span, "SG2306", Deny, "interpreter code executes decoded data")
+	}
+	if reNetAPI.MatchString(code) && reExecAPI.MatchString(code) {
+		k.addAt(cd.Span, "SG2302", Deny, "interpreter code downloads and executes code")
+	} else if reNetAPI.MatchString(code) && reReadAPI.MatchString(code) && !localURL(code) && !strings.Contains(code, "localhost") {
+		k.addAt(cd.Span, "SG2702", Ask, "interpreter code reads local data and talks to the network")
+	}
+	if analyze.ShellStringsDynamic(code) {
+		k.addAt(cd.Span, "SG2502", Ask, "interpreter code runs shell commands built at run time")
 	}
 	if reShellAPI.MatchString(code) && len(analyze.ShellStrings(code)) == 0 {
 		if k.name == "perl" || k.name == "ruby" {
@@ -605,7 +668,56 @@ func (e *evaluator) nested(k *cmdCheck, code string, sp analyze.Span) {
 var metadataOnly = map[string]bool{"ls": true, "stat": true, "test": true, "[": true, "du": true, "find": true,
 	"realpath": true, "readlink": true, "basename": true, "dirname": true, "mkdir": true, "touch": false, "cd": true}
 
+// broadReads flags commands that read, copy or archive the whole home
+// directory or file system, and searches for key files outside the
+// workspace.
+func (k *cmdCheck) broadReads() {
+	switch k.name {
+	case "grep", "rg", "ag", "ack", "tar", "zip", "cp", "rsync", "scp", "7z", "cpio", "du":
+	case "find":
+		for i, a := range k.args {
+			if (a.Value == "-name" || a.Value == "-iname" || a.Value == "-path") && i+1 < len(k.args) {
+				n := strings.ToLower(k.args[i+1].Value)
+				if strings.Contains(n, "id_rsa") || strings.Contains(n, "id_ed25519") || strings.Contains(n, ".pem") || strings.Contains(n, "credentials") ||
+					strings.Contains(n, ".env") || strings.Contains(n, "wallet") || strings.Contains(n, ".kdbx") || strings.Contains(n, "secret") || strings.Contains(n, ".key") {
+					for _, r := range k.args[:i] {
+						if strings.HasPrefix(r.Value, "-") {
+							break
+						}
+						if p := k.e.abs(r.Value, k.c.Cwd); p != "" && !within(p, k.e.ws) {
+							k.addAt(k.args[i+1].Span, "SG2601", Ask, "searches for key or credential files outside the workspace")
+							return
+						}
+					}
+				}
+			}
+		}
+		return
+	default:
+		return
+	}
+	if k.name == "du" {
+		return
+	}
+	recursive := k.name == "tar" || k.name == "zip" || k.name == "7z" || k.name == "cpio" || k.name == "rg" || k.name == "ag" || k.name == "ack" ||
+		k.hasShort('r', "--recursive") || k.hasShort('R') || k.hasShort('a', "--archive")
+	if !recursive {
+		return
+	}
+	for _, a := range k.operands() {
+		p := k.e.abs(a.Value, k.c.Cwd)
+		if p == "" || within(p, k.e.ws) {
+			continue
+		}
+		if p == k.e.home || p == "/" {
+			k.addAt(a.Span, "SG2601", Ask, quote(k.name)+" reads every file under "+quote(a.Value)+", including secrets")
+			return
+		}
+	}
+}
+
 func (k *cmdCheck) credentials() {
+	k.broadReads()
 	if k.c.Remote || metadataOnly[k.name] && !k.has("-exec", "-execdir", "-fprint", "-fls") {
 		k.printsSecrets()
 		return
@@ -770,6 +882,16 @@ func (k *cmdCheck) secretVars() {
 			}
 		}
 	}
+	for _, a := range k.args {
+		for _, j := range a.Subst {
+			if j >= 0 && j < len(k.e.res.Commands) {
+				if sc := k.e.res.Commands[j]; k.e.readsCredentials(sc) {
+					k.addAt(a.Span, "SG2707", Deny, "sends secrets or the environment over the network")
+					return
+				}
+			}
+		}
+	}
 	// credentials or environment fed into a network command
 	if k.c.StdinPipe {
 		up := k.e.upstream(k.c)
@@ -888,12 +1010,20 @@ func (k *cmdCheck) downloadExec() {
 			}
 		}
 	}
-	if len(e.downloaded) == 0 {
+	if len(e.downloaded) == 0 && len(e.downloadedDirs) == 0 {
 		return
 	}
 	isDl := func(v string) bool {
 		p := e.abs(v, c.Cwd)
-		return p != "" && e.downloaded[p]
+		if p == "" {
+			return false
+		}
+		for _, d := range e.downloadedDirs {
+			if within(p, d) && p != d {
+				return true
+			}
+		}
+		return e.downloaded[p]
 	}
 	if isDl(c.Args[0].Value) && strings.Contains(c.Args[0].Value, "/") {
 		k.add("SG2303", Deny, "runs a file downloaded earlier in the same command")
@@ -944,6 +1074,9 @@ func init() {
 		"useradd": (*cmdCheck).priv, "userdel": (*cmdCheck).priv, "usermod": (*cmdCheck).priv, "adduser": (*cmdCheck).priv,
 		"deluser": (*cmdCheck).priv, "groupadd": (*cmdCheck).priv, "chpasswd": (*cmdCheck).priv, "setcap": (*cmdCheck).priv,
 		"nsenter": (*cmdCheck).priv,
+		"dropdb": (*cmdCheck).dropdb, "dropuser": (*cmdCheck).dropdb, "mysqladmin": (*cmdCheck).dropdb, "etcdctl": (*cmdCheck).dropdb,
+		"nmcli": (*cmdCheck).nmcli, "date": (*cmdCheck).dateCmd, "hostname": (*cmdCheck).hostnameCmd, "ps": (*cmdCheck).psCmd,
+		"echo": (*cmdCheck).echoSecret, "printf": (*cmdCheck).echoSecret, "export": (*cmdCheck).exportF, "declare": (*cmdCheck).exportF,
 		"docker":  (*cmdCheck).docker, "kubectl": (*cmdCheck).kubectl, "terraform": (*cmdCheck).terraform,
 		"helm": (*cmdCheck).helm, "aws": (*cmdCheck).cloud, "gcloud": (*cmdCheck).cloud, "az": (*cmdCheck).cloud, "gsutil": (*cmdCheck).cloud,
 		"psql": (*cmdCheck).sql, "mysql": (*cmdCheck).sql, "sqlite3": (*cmdCheck).sql, "cockroach": (*cmdCheck).sql,
@@ -1070,7 +1203,7 @@ func (k *cmdCheck) rmTarget(a analyze.Arg, recursive bool, verb string) {
 }
 
 func (k *cmdCheck) rm() {
-	recursive := k.hasShort('r', "--recursive") || k.hasShort('R') || k.name == "rmdir" && k.has("-p", "--parents")
+	recursive := k.hasShort('r', "--recursive") || k.hasShort('R') || k.name == "rmdir" && k.has("-p", "--parents") || k.c.Name() == "rimraf"
 	ops := k.operands()
 	fromFind := len(k.c.Wrappers) > 0 && strings.HasPrefix(k.c.Wrappers[len(k.c.Wrappers)-1], "find ")
 	if k.c.ExtraArgs && recursive && !fromFind {
@@ -1153,6 +1286,16 @@ func (k *cmdCheck) docker() {
 			if !strings.HasPrefix(v, "-") && i > 0 && !strings.HasPrefix(rest[i-1].Value, "-") {
 				break
 			}
+		}
+	case "compose":
+		for i, a := range rest {
+			if a.Value == "down" && (hasArgA(rest[i:], "-v") || hasArgA(rest[i:], "--volumes")) {
+				k.add("SG3206", Deny, "docker compose down -v deletes volumes")
+			}
+		}
+	case "down":
+		if k.c.Name() == "docker-compose" && (k.has("-v") || k.has("--volumes")) {
+			k.add("SG3206", Deny, "docker-compose down -v deletes volumes")
 		}
 	case "system", "volume", "image", "container", "network", "builder", "buildx":
 		if len(rest) > 0 {
@@ -1265,6 +1408,26 @@ var reUpdateSet = regexp.MustCompile(`(?i)\bupdate\s+\S+\s+set\b`)
 var reWhere = regexp.MustCompile(`(?i)\bwhere\b`)
 
 func (k *cmdCheck) sql() {
+	if k.c.StdinPipe {
+		for _, u := range k.e.upstream(k.c) {
+			if n := u.Name(); n == "echo" || n == "printf" || n == "cat" {
+				for _, a := range u.Argv[1:] {
+					if reDestructiveSQL.MatchString(a) || (reDeleteFrom.MatchString(a) || reUpdateSet.MatchString(a)) && !reWhere.MatchString(a) {
+						k.add("SG3203", Deny, "destructive SQL statement fed on stdin")
+						return
+					}
+				}
+			}
+		}
+	}
+	for _, r := range k.c.Redirects {
+		if r.Op == "<<<" || r.Op == "<<" || r.Op == "<<-" {
+			if reDestructiveSQL.MatchString(r.Target.Value) {
+				k.addAt(r.Span, "SG3203", Deny, "destructive SQL statement in a here-document")
+				return
+			}
+		}
+	}
 	for _, a := range k.args {
 		q := a.Value
 		if reDestructiveSQL.MatchString(q) {
@@ -1369,6 +1532,30 @@ func (k *cmdCheck) git() {
 		if flags('D') || flags('d', "--delete") && flags('f', "--force") {
 			k.add("SG3104", Deny, "git branch -D deletes a branch with unmerged work")
 		}
+	case "rm":
+		if flags('r') {
+			for _, a := range rest {
+				if a.Value == "." || a.Value == "*" || a.Value == ":/" {
+					k.add("SG3107", Deny, "git rm -r "+a.Value+" removes every tracked file")
+				}
+			}
+		}
+	case "clone":
+		var ro []analyze.Arg
+		for _, a := range rest {
+			if !strings.HasPrefix(a.Value, "-") {
+				ro = append(ro, a)
+			}
+		}
+		if len(ro) >= 1 {
+			dir := strings.TrimSuffix(path.Base(ro[0].Value), ".git")
+			if len(ro) >= 2 {
+				dir = ro[1].Value
+			}
+			if p := k.e.abs(dir, k.c.Cwd); p != "" {
+				k.e.downloadedDirs = append(k.e.downloadedDirs, p)
+			}
+		}
 	case "filter-branch", "filter-repo":
 		k.add("SG3105", Deny, "git "+sub+" rewrites the whole history")
 	case "checkout", "restore":
@@ -1421,7 +1608,9 @@ func (k *cmdCheck) git() {
 			key := strings.ToLower(ops[0].Value)
 			switch {
 			case key == "core.hookspath":
-				k.add("SG2805", Deny, "git config core.hooksPath makes git run hooks from another directory")
+				if p := k.e.abs(ops[1].Value, k.c.Cwd); p == "" || !within(p, k.e.ws) {
+					k.add("SG2805", Deny, "git config core.hooksPath makes git run hooks from another directory")
+				}
 			case analyze.GitExecKey(key):
 				d := Ask
 				if global {
@@ -1931,16 +2120,20 @@ func (k *cmdCheck) sed() {
 	}
 }
 
+var reAwkLoneSystem = regexp.MustCompile(`system\s*\(\s*"(?:[^"\\]|\\.)*"\s*\)`)
+
 func (k *cmdCheck) awk() {
-	for _, a := range k.args {
-		if strings.HasPrefix(a.Value, "-") {
-			continue
+	if prog := analyze.AwkProgram(k.args); prog != nil {
+		a := *prog
+		if strings.Contains(a.Value, "/inet/") {
+			k.addAt(a.Span, "SG2705", Deny, "awk opens a network socket (/inet/)")
 		}
 		runs, _ := analyze.AwkRuns(a.Value)
-		if runs && !strings.Contains(a.Value, "system(\"") {
-			k.addAt(a.Span, "SG2505", Ask, "awk program runs shell commands")
+		lone := len(reAwkLoneSystem.FindAllString(a.Value, -1))
+		calls := strings.Count(a.Value, "system")
+		if runs && (lone == 0 || lone < calls || strings.Contains(a.Value, "|")) {
+			k.addAt(a.Span, "SG2505", Ask, "awk program runs shell commands built at run time")
 		}
-		break
 	}
 }
 
@@ -2017,6 +2210,12 @@ func (k *cmdCheck) isCreate() bool {
 }
 
 func (k *cmdCheck) ssh() {
+	for _, a := range k.args {
+		if a.Value == "-R" || a.Value == "-D" || strings.HasPrefix(a.Value, "-R") && len(a.Value) > 2 {
+			k.addAt(a.Span, "SG2706", Ask, "ssh opens a tunnel ("+a.Value+")")
+			break
+		}
+	}
 	for i, a := range k.args {
 		v := a.Value
 		var opt string
@@ -2232,5 +2431,99 @@ func (e *evaluator) writeTarget(cmd int, sp analyze.Span, v string, dynamic bool
 			return
 		}
 		e.add(cmd, sp, "SG2008", Ask, verb+" "+quote(v)+" outside the workspace")
+	}
+}
+
+// lookalikes flags options written with a Unicode dash that only looks
+// like "-".
+func (k *cmdCheck) lookalikes() {
+	for _, a := range k.args {
+		for _, d := range []string{"\u2010", "\u2011", "\u2012", "\u2013", "\u2014", "\u2015", "\u2212", "\ufe63", "\uff0d"} {
+			if strings.HasPrefix(a.Value, d) {
+				k.addAt(a.Span, "SG1014", Ask, "argument starts with a dash lookalike "+quote(a.Value))
+				return
+			}
+		}
+	}
+}
+
+var infraCLIs = map[string]bool{"pulumi": true, "cdk": true, "doctl": true, "heroku": true, "fly": true, "flyctl": true,
+	"vercel": true, "netlify": true, "firebase": true, "eksctl": true, "oci": true, "linode-cli": true, "hcloud": true,
+	"ibmcloud": true, "serverless": true, "sls": true, "aliyun": true, "scw": true, "vultr-cli": true, "railway": true, "supabase": true}
+
+func (k *cmdCheck) infraDelete() {
+	if !infraCLIs[k.name] {
+		return
+	}
+	for _, a := range k.args {
+		v := strings.ToLower(a.Value)
+		if v == "destroy" || v == "delete" || v == "remove" || v == "rm" || strings.HasSuffix(v, ":destroy") || strings.HasSuffix(v, ":delete") || strings.HasSuffix(v, ":remove") {
+			k.add("SG3205", Deny, k.name+" "+a.Value+" deletes cloud resources")
+			return
+		}
+	}
+}
+
+func (k *cmdCheck) dropdb() {
+	switch k.name {
+	case "dropdb", "dropuser":
+		k.add("SG3203", Deny, quote(k.name)+" deletes a database or role")
+	case "mysqladmin":
+		if k.has("drop") {
+			k.add("SG3203", Deny, "mysqladmin drop deletes a database")
+		}
+	case "etcdctl":
+		if k.has("del", "delete") {
+			k.add("SG3203", Deny, "etcdctl del deletes keys")
+		}
+	}
+}
+
+func (k *cmdCheck) nmcli() {
+	for _, a := range k.args {
+		switch a.Value {
+		case "off", "down", "delete", "disconnect", "modify", "add":
+			k.add("SG2903", Deny, "nmcli changes the network configuration")
+			return
+		}
+	}
+}
+
+func (k *cmdCheck) dateCmd() {
+	if k.has("-s") || hasArgA(k.args, "--set") {
+		k.add("SG2903", Ask, "date -s changes the system clock")
+	}
+}
+
+func (k *cmdCheck) hostnameCmd() {
+	if ops := k.operands(); len(ops) > 0 {
+		k.add("SG2903", Ask, "hostname changes the machine's name")
+	}
+}
+
+func (k *cmdCheck) psCmd() {
+	for _, a := range k.args {
+		v := a.Value
+		if !strings.HasPrefix(v, "-") && strings.ContainsRune(v, 'e') || v == "-E" {
+			k.add("SG2604", Ask, "ps with 'e' prints the environment of processes (may hold secrets)")
+			return
+		}
+	}
+}
+
+func (k *cmdCheck) echoSecret() {
+	for _, a := range k.args {
+		for _, v := range a.Vars {
+			if reSecretName.MatchString(v) && !k.c.StdinPipe {
+				k.addAt(a.Span, "SG2604", Ask, "prints the secret variable $"+v)
+				return
+			}
+		}
+	}
+}
+
+func (k *cmdCheck) exportF() {
+	if k.has("-f") && (len(k.args) > 1 || len(k.c.Assigns) > 0) {
+		k.add("SG3501", Ask, "exports a function to child shells (can shadow commands)")
 	}
 }

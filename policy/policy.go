@@ -66,7 +66,8 @@ type finding struct {
 }
 
 type evaluator struct {
-	res        *analyze.Result
+	downloadedDirs []string
+	res            *analyze.Result
 	rules      Rules
 	ws, home   string
 	roots      []string
