@@ -68,12 +68,12 @@ type finding struct {
 type evaluator struct {
 	downloadedDirs []string
 	res            *analyze.Result
-	rules      Rules
-	ws, home   string
-	roots      []string
-	fs         []finding
-	downloaded map[string]bool
-	compiled   *compiledRules
+	rules          Rules
+	ws, home       string
+	roots          []string
+	fs             []finding
+	downloaded     map[string]bool
+	compiled       *compiledRules
 }
 
 // Evaluate applies rules to the facts of one command text.
