@@ -37,7 +37,7 @@ func Analyze(src string, opts Options) *Result {
 		opts.MaxCommands = 10000
 	}
 	r := &Result{Src: src, Funcs: map[string]Span{}}
-	w := &walker{opts: opts, res: r, vars: map[string]expand.Variable{}, globVars: map[string]bool{}}
+	w := &walker{opts: opts, res: r, vars: map[string]expand.Variable{}, globVars: map[string]bool{}, dynVars: map[string]bool{}}
 	w.cfg = &expand.Config{Env: (*envAdapter)(w), CmdSubst: w.cmdSubst, ProcSubst: w.procSubst}
 	scanChars(src, r)
 	if len(src) > MaxInput {
@@ -126,6 +126,7 @@ type walker struct {
 	res      *Result
 	vars     map[string]expand.Variable
 	globVars map[string]bool // variables holding an unexpanded glob
+	dynVars  map[string]bool // variables with a known prefix but a run-time value
 	pos      []string        // positional parameters; nil = unknown
 	posSet   bool
 	funcs    map[string]*syntax.Stmt
@@ -483,10 +484,20 @@ func (w *walker) assign(a *syntax.Assign, c *ctx, set bool) Assign {
 		idx := w.substs(a.Value, c)
 		as.Value = w.expandWordOne(a.Value, c)
 		as.Value.Subst = idx
+		mk := false
+		if p, ok := w.mktemp(a.Value, idx); ok {
+			// x=$(mktemp): a fresh, unknown name in a known directory
+			as.Value.Value, mk = p, true
+		}
 		if set {
-			if as.Value.Dynamic || a.Index != nil || a.Append {
+			delete(w.dynVars, as.Name)
+			switch {
+			case mk && a.Index == nil && !a.Append:
+				w.vars[as.Name] = expand.Variable{Set: true, Kind: expand.String, Str: as.Value.Value}
+				w.dynVars[as.Name] = true
+			case as.Value.Dynamic || a.Index != nil || a.Append:
 				w.vars[as.Name] = unknownVar
-			} else {
+			default:
 				w.vars[as.Name] = expand.Variable{Set: true, Kind: expand.String, Str: as.Value.Value}
 			}
 		}
@@ -887,6 +898,9 @@ func (w *walker) expandWord(word *syntax.Word, c *ctx) (args []Arg) {
 		if w.globVars[n] {
 			glob = true
 		}
+		if w.dynVars[n] {
+			w.dyn = true
+		}
 	}
 	for _, f := range fields {
 		args = append(args, Arg{Value: f, Dynamic: w.dyn, Glob: glob, ProcSubst: w.procSub,
@@ -933,6 +947,50 @@ func (w *walker) expandWordOne(word *syntax.Word, c *ctx) Arg {
 	}
 	return Arg{Value: s, Dynamic: w.dyn, ProcSubst: w.procSub, IFS: wi.ifs, ANSIC: wi.ansic,
 		Positional: w.positional, Quoted: wi.quoted, Vars: vars, Span: sp}
+}
+
+// mktemp recognises a word that is exactly $(mktemp …) and returns the
+// kind of path it produces.
+func (w *walker) mktemp(word *syntax.Word, idx []int) (string, bool) {
+	if len(word.Parts) != 1 || len(idx) != 1 {
+		if len(word.Parts) == 1 {
+			if dq, ok := word.Parts[0].(*syntax.DblQuoted); !ok || len(dq.Parts) != 1 || len(idx) != 1 {
+				return "", false
+			}
+		} else {
+			return "", false
+		}
+	}
+	c := w.res.Commands[idx[0]]
+	if c.Name() != "mktemp" {
+		return "", false
+	}
+	dir := "/tmp"
+	if v, ok := w.opts.Env["TMPDIR"]; ok && v != "" {
+		dir = v
+	}
+	for i, a := range c.Args[1:] {
+		if a.Dynamic {
+			return "", false
+		}
+		v := a.Value
+		if (v == "-p" || v == "--tmpdir") && i+2 < len(c.Args) {
+			dir = c.Args[i+2].Value
+			if !path.IsAbs(dir) {
+				return "", false
+			}
+		} else if strings.HasPrefix(v, "--tmpdir=") {
+			dir = strings.TrimPrefix(v, "--tmpdir=")
+		} else if !strings.HasPrefix(v, "-") && (i == 0 || c.Args[i].Value != "-p") {
+			if strings.Contains(v, "/") {
+				return "", false // a template with a directory
+			}
+		}
+	}
+	if !path.IsAbs(dir) {
+		return "", false
+	}
+	return path.Join(dir, "tmp.mktemp"), true
 }
 
 func rawWord(word *syntax.Word) string {

@@ -549,6 +549,9 @@ func (k *cmdCheck) codeRunner() {
 			k.floorAt(a.Span, "SG2302", "downloaded content is executed by "+quote(k.name))
 		case anyOf(subs, isDecoder):
 			k.addAt(a.Span, "SG2306", Deny, "decoded text is executed by "+quote(k.name))
+		case len(subs) > 0 && allEnvInit(subs):
+			// eval "$(ssh-agent -s)", eval "$(direnv hook bash)": tools
+			// that print shell setup for the current shell
 		case a.Dynamic && !(k.c.FuncDef != "" && a.Positional):
 			k.addAt(a.Span, "SG2305", Ask, quote(k.name)+" runs code that is only known at run time")
 		}
@@ -556,6 +559,24 @@ func (k *cmdCheck) codeRunner() {
 	if analyze.IsInterpreter(k.name) {
 		k.interpreter()
 	}
+}
+
+var envInitTools = map[string]bool{"ssh-agent": true, "direnv": true, "pyenv": true, "rbenv": true, "nodenv": true,
+	"goenv": true, "brew": true, "starship": true, "zoxide": true, "fnm": true, "conda": true, "mise": true, "rtx": true,
+	"opam": true, "dircolors": true, "keychain": true, "luarocks": true, "minikube": true, "docker-machine": true,
+	"kubectl": true, "helm": true, "gh": true, "npm": true, "pip": true, "rustup": true, "volta": true, "jenv": true, "pipenv": true, "poetry": true}
+
+func allEnvInit(cs []*analyze.Command) bool {
+	for _, c := range cs {
+		n := c.Name()
+		if !envInitTools[n] {
+			return false
+		}
+		if (n == "kubectl" || n == "helm" || n == "gh" || n == "npm" || n == "pip" || n == "rustup" || n == "poetry" || n == "pipenv") && !hasArg(c.Argv, "completion") && !hasArg(c.Argv, "completions") {
+			return false
+		}
+	}
+	return true
 }
 
 // isCodeArg reports whether an argument is program text or a script path.
@@ -827,6 +848,11 @@ func (k *cmdCheck) printsSecrets() {
 			k.add("SG2604", Ask, "prints every shell variable (may hold secrets)")
 		}
 	}
+	if k.name == "gpg" || k.name == "gpg2" {
+		if hasArgA(k.args, "--export-secret-keys", "--export-secret-subkeys", "--export-ssh-key") {
+			k.add("SG2603", Deny, "exports private keys")
+		}
+	}
 	if strings.HasPrefix(k.name, "docker-credential-") {
 		k.add("SG2603", Deny, "reads registry credentials")
 	}
@@ -874,12 +900,18 @@ func (k *cmdCheck) secretVars() {
 	if !isNetwork(k.c) && k.name != "dig" && k.name != "nslookup" && k.name != "host" && k.name != "ping" {
 		return
 	}
-	for _, a := range k.args {
+	for i, a := range k.args {
 		for _, v := range a.Vars {
-			if reSecretName.MatchString(v) {
-				k.addAt(a.Span, "SG2704", Deny, "sends the secret variable $"+v+" over the network")
-				return
+			if !reSecretName.MatchString(v) {
+				continue
 			}
+			// A token in an authentication header sent to its own
+			// service (GITHUB_TOKEN to github.com) is what it is for.
+			if i > 0 && isAuthFlag(k.args[i-1].Value, a.Value) && k.tokenForHost(v) {
+				continue
+			}
+			k.addAt(a.Span, "SG2704", Deny, "sends the secret variable $"+v+" over the network")
+			return
 		}
 	}
 	for _, a := range k.args {
@@ -901,6 +933,49 @@ func (k *cmdCheck) secretVars() {
 			k.add("SG2707", Deny, "sends credentials over the network")
 		}
 	}
+}
+
+func isAuthFlag(flag, val string) bool {
+	switch flag {
+	case "-u", "--user", "--oauth2-bearer", "--header", "-H", "--http-user", "--http-password", "--password":
+		if flag == "-H" || flag == "--header" {
+			l := strings.ToLower(val)
+			return strings.HasPrefix(l, "authorization:") || strings.HasPrefix(l, "private-token:") || strings.HasPrefix(l, "x-api-key:") ||
+				strings.HasPrefix(l, "x-auth-token:") || strings.HasPrefix(l, "api-key:")
+		}
+		return true
+	}
+	return false
+}
+
+// tokenForHost reports whether every URL of the command goes to the
+// service the variable is named after.
+func (k *cmdCheck) tokenForHost(v string) bool {
+	parts := strings.FieldsFunc(strings.ToLower(v), func(r rune) bool { return r == '_' })
+	found := false
+	for _, a := range k.args {
+		u := a.Value
+		i := strings.Index(u, "://")
+		if i < 0 {
+			continue
+		}
+		host := u[i+3:]
+		if j := strings.IndexAny(host, "/?#:"); j >= 0 {
+			host = host[:j]
+		}
+		ok := false
+		for _, p := range parts {
+			if len(p) >= 3 && p != "token" && p != "api" && p != "key" && p != "secret" && p != "auth" && p != "access" &&
+				(strings.Contains(host, "."+p+".") || strings.HasPrefix(host, p+".") || strings.Contains(host, p+".com") || strings.Contains(host, p+".org") || strings.Contains(host, p+".io")) {
+				ok = true
+			}
+		}
+		if !ok {
+			return false
+		}
+		found = true
+	}
+	return found
 }
 
 func (e *evaluator) readsCredentials(c *analyze.Command) bool {
@@ -1333,7 +1408,20 @@ func (k *cmdCheck) mountSrc(a analyze.Arg) {
 	}
 }
 
+func (k *cmdCheck) dryRun() bool {
+	for _, a := range k.args {
+		v := a.Value
+		if v == "--dry-run" || v == "--dryrun" || strings.HasPrefix(v, "--dry-run=client") || strings.HasPrefix(v, "--dry-run=server") || v == "--dry-run=true" || v == "-n" && k.name == "rsync" {
+			return true
+		}
+	}
+	return false
+}
+
 func (k *cmdCheck) kubectl() {
+	if k.dryRun() {
+		return
+	}
 	sub, rest := k.sub()
 	switch sub {
 	case "delete", "drain", "replace", "taint", "cordon":
@@ -1363,6 +1451,9 @@ func (k *cmdCheck) terraform() {
 }
 
 func (k *cmdCheck) helm() {
+	if k.dryRun() {
+		return
+	}
 	sub, _ := k.sub()
 	if sub == "uninstall" || sub == "delete" || sub == "del" {
 		k.add("SG3207", Deny, "helm "+sub+" removes a release")
@@ -1372,6 +1463,9 @@ func (k *cmdCheck) helm() {
 var reCloudDelete = regexp.MustCompile(`^(delete|terminate|remove|deregister|destroy|purge|rb)(-|$)`)
 
 func (k *cmdCheck) cloud() {
+	if k.dryRun() {
+		return
+	}
 	sub, rest := k.sub()
 	switch k.name {
 	case "aws":
@@ -1617,8 +1711,10 @@ func (k *cmdCheck) git() {
 					d = Deny
 				}
 				k.add("SG2507", d, "git config "+key+" sets a command git will run")
-			case global:
-				k.add("SG2806", Ask, "changes the user's global git configuration")
+			case global && (strings.HasPrefix(key, "url.") || strings.HasPrefix(key, "include") || strings.HasPrefix(key, "http.") ||
+				strings.HasPrefix(key, "credential") || strings.HasPrefix(key, "core.") && key != "core.autocrlf" && key != "core.editor" && key != "core.excludesfile" ||
+				strings.HasPrefix(key, "safe.") || strings.HasPrefix(key, "protocol.")):
+				k.add("SG2806", Ask, "changes how git fetches or loads configuration for every repository ("+key+")")
 			}
 		}
 	}
@@ -1914,7 +2010,11 @@ func (k *cmdCheck) netcat() {
 		k.add("SG2706", Ask, "opens a listening network socket")
 		return
 	}
-	if len(k.operands()) > 0 {
+	ops := k.operands()
+	if k.hasShort('z') || len(ops) > 0 && (ops[0].Value == "localhost" || strings.HasPrefix(ops[0].Value, "127.") || ops[0].Value == "::1") {
+		return // port check or local service
+	}
+	if len(ops) > 0 {
 		k.add("SG2706", Ask, "opens a raw network connection")
 	}
 }
@@ -2139,11 +2239,20 @@ func (k *cmdCheck) awk() {
 
 func (k *cmdCheck) alias() {
 	for _, a := range k.args {
-		if strings.Contains(a.Value, "=") {
-			k.addAt(a.Span, "SG3502", Ask, "alias redefines a command name")
+		if name, _, ok := strings.Cut(a.Value, "="); ok && (knownCommand(name) || builtinName(name)) {
+			k.addAt(a.Span, "SG3502", Ask, "alias redefines the command "+quote(name))
 			return
 		}
 	}
+}
+
+func builtinName(n string) bool {
+	switch n {
+	case "cd", "echo", "printf", "source", ".", "eval", "exec", "command", "builtin", "export", "alias", "unalias", "set",
+		"unset", "trap", "read", "test", "[", "type", "hash", "kill", "exit", "return", "shift", "wait":
+		return true
+	}
+	return false
 }
 
 func (k *cmdCheck) shopt() {

@@ -36,7 +36,11 @@ func Check(src string, rules Rules) Verdict {
 
 // AnalyzeOptions returns the analysis options that match rules.
 func AnalyzeOptions(rules Rules) analyze.Options {
-	return analyze.Options{Home: homeOf(rules), Workspace: workspaceOf(rules)}
+	o := analyze.Options{Home: homeOf(rules), Workspace: workspaceOf(rules)}
+	if rules.TempDir != "" {
+		o.Env = map[string]string{"TMPDIR": rules.TempDir}
+	}
+	return o
 }
 
 func homeOf(r Rules) string {
