@@ -52,7 +52,7 @@ func Analyze(src string, opts Options) *Result {
 		}
 	}
 	c := &ctx{cwd: opts.Workspace}
-	w.pos, w.posSet = []string{}, true
+	w.pos, w.posSet, w.arg0 = []string{}, true, "bash"
 	w.stmts(f.Stmts, c)
 	return r
 }
@@ -128,6 +128,7 @@ type walker struct {
 	globVars map[string]bool // variables holding an unexpanded glob
 	dynVars  map[string]bool // variables with a known prefix but a run-time value
 	pos      []string        // positional parameters; nil = unknown
+	arg0     string          // $0
 	posSet   bool
 	funcs    map[string]*syntax.Stmt
 	calling  []string
@@ -673,7 +674,7 @@ func (e *envAdapter) Get(name string) expand.Variable {
 		if w.posSet {
 			n, _ := strconv.Atoi(name)
 			if n == 0 {
-				return expand.Variable{Set: true, Kind: expand.String, Str: "bash"}
+				return expand.Variable{Set: true, Kind: expand.String, Str: w.arg0}
 			}
 			if n-1 < len(w.pos) {
 				return expand.Variable{Set: true, Kind: expand.String, Str: w.pos[n-1]}
@@ -1131,14 +1132,17 @@ func (w *walker) code(cd codeArg, parent *Command, c *ctx) {
 	}
 	if cd.newShell {
 		// a new shell: positional parameters come from its arguments
-		savedPos, savedSet, savedVars := w.pos, w.posSet, w.vars
+		savedPos, savedSet, savedVars, saved0 := w.pos, w.posSet, w.vars, w.arg0
 		w.pos, w.posSet = cd.positional, cd.positionalSet
+		if len(w.pos) > 0 {
+			w.arg0, w.pos = w.pos[0], w.pos[1:]
+		}
 		w.vars = map[string]expand.Variable{}
 		for k, v := range savedVars {
 			w.vars[k] = v
 		}
 		w.stmts(f.Stmts, c2)
-		w.pos, w.posSet, w.vars = savedPos, savedSet, savedVars
+		w.pos, w.posSet, w.vars, w.arg0 = savedPos, savedSet, savedVars, saved0
 		return
 	}
 	w.stmts(f.Stmts, c2)

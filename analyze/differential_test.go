@@ -94,7 +94,9 @@ EOF`,
 	opts := Options{Home: home, Workspace: ws}
 	// Stubs for every program name the analyzer predicts, plus real
 	// shells so that sh -c and heredocs are really interpreted.
-	stub := "#!" + sh + "\n{ printf '%s' \"${0##*/}\"; for a in \"$@\"; do printf '\\037%s' \"$a\"; done; printf '\\036'; } >> \"$SG_LOG\"\n"
+	// one write per record, so that concurrent pipeline stages do not
+	// interleave their records
+	stub := "#!" + sh + "\nus=$(printf '\\037'); rec=\"${0##*/}\"; for a in \"$@\"; do rec=\"$rec$us$a\"; done; printf '%s\\036' \"$rec\" >> \"$SG_LOG\"\n"
 	names := map[string]bool{}
 	for _, s := range scripts {
 		for _, c := range Analyze(s, opts).Commands {

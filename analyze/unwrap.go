@@ -264,6 +264,14 @@ func unwrap(cmd *Command) *unwrapped {
 		}
 	case "find":
 		unwrapFind(cmd, args, u)
+	case "source", ".":
+		if len(args) > 0 && (args[0].Value == "/dev/stdin" || args[0].Value == "-") {
+			for _, r := range cmd.Redirects {
+				if r.Op == "<<" || r.Op == "<<-" || r.Op == "<<<" {
+					u.code = append(u.code, codeArg{wrapper: name + " <<", text: r.Target.Value, span: r.Span, dynamic: r.Target.Dynamic, sameShell: true})
+				}
+			}
+		}
 	case "eval":
 		if len(args) > 0 {
 			cd := joinArgs(args)
@@ -369,7 +377,11 @@ func unwrap(cmd *Command) *unwrapped {
 		if shells[name] {
 			unwrapShell(name, cmd, args, u)
 		} else if isInterpreter(name) {
-			if cd, ok := InterpreterCode(name, args); ok {
+			cd, ok := InterpreterCode(name, args)
+			if !ok {
+				cd, ok = StdinCode(cmd)
+			}
+			if ok {
 				for _, s := range ShellStrings(cd.Value) {
 					u.code = append(u.code, codeArg{wrapper: name + " system", text: s, span: cd.Span})
 				}
@@ -450,6 +462,20 @@ func unwrapEnv(args []Arg, u *unwrapped) {
 			}
 			continue
 		case strings.HasPrefix(v, "-"):
+			args = args[1:]
+			continue
+		case strings.HasPrefix(v, "BASH_FUNC_") && strings.Contains(v, "="):
+			i := strings.IndexByte(v, '=')
+			val := a
+			val.Value = v[i+1:]
+			assigns = append(assigns, Assign{Name: v[:i], Value: val, Span: a.Span})
+			if body := strings.TrimSpace(v[i+1:]); strings.HasPrefix(body, "()") {
+				fn := strings.TrimSuffix(strings.TrimPrefix(v[:i], "BASH_FUNC_"), "%%")
+				fn = strings.TrimSuffix(fn, "()")
+				code := a
+				code.Value = "f_" + fn + " " + body + "\nf_" + fn
+				u.addCode("env BASH_FUNC", code)
+			}
 			args = args[1:]
 			continue
 		case strings.Contains(v, "=") && isName(v[:strings.IndexByte(v, '=')]):
@@ -549,15 +575,20 @@ func unwrapShell(name string, cmd *Command, args []Arg, u *unwrapped) {
 		if v[0] == '-' && strings.ContainsRune(v[1:], 'c') {
 			if i+1 < len(args) {
 				cd := args[i+1]
+				// sh -c CODE [$0 [$1 …]]: the positional parameters are
+				// known unless arguments are appended at run time (xargs)
+				// or are themselves dynamic.
 				var pos []string
+				set := !cmd.ExtraArgs
 				for _, p := range args[i+2:] {
 					pos = append(pos, p.Value)
+					set = set && !p.Dynamic
 				}
-				if len(pos) > 0 {
-					pos = pos[1:] // $0
+				if len(pos) == 0 {
+					pos = []string{name} // $0 defaults to the shell's name
 				}
 				u.code = append(u.code, codeArg{wrapper: name + " -c", text: cd.Value, span: cd.Span,
-					dynamic: cd.Dynamic, newShell: true, positional: pos, positionalSet: true})
+					dynamic: cd.Dynamic, newShell: true, positional: pos, positionalSet: set})
 			}
 			return
 		}
@@ -783,6 +814,26 @@ func isInterpreter(name string) bool {
 
 // IsInterpreter reports whether name is a scripting language interpreter.
 func IsInterpreter(name string) bool { return isInterpreter(name) }
+
+// StdinCode returns the program text an interpreter reads from a
+// here-document or here-string when it has no script argument.
+func StdinCode(cmd *Command) (Arg, bool) {
+	for _, a := range cmd.Args[1:] {
+		if !strings.HasPrefix(a.Value, "-") || a.Value == "-m" || a.Value == "-c" || a.Value == "-e" {
+			if a.Value != "-" {
+				return Arg{}, false
+			}
+		}
+	}
+	for _, r := range cmd.Redirects {
+		if r.Op == "<<" || r.Op == "<<-" || r.Op == "<<<" {
+			a := r.Target
+			a.Span = r.Span
+			return a, true
+		}
+	}
+	return Arg{}, false
+}
 
 // InterpreterCode returns the inline program of an interpreter command
 // (python -c, perl -e, node -e, …).

@@ -168,7 +168,14 @@ func (e *evaluator) assign(i int, c *analyze.Command, a analyze.Assign) {
 	case n == "LD_PRELOAD" || n == "LD_AUDIT" || strings.HasPrefix(n, "DYLD_INSERT"):
 		e.add(i, sp, "SG3401", Deny, "setting "+n+" "+orDefault(hijackDeny[n], "injects a library into every program"))
 	case n == "IFS":
-		e.add(i, sp, "SG2405", Deny, "assigning IFS changes how words are split (obfuscation)")
+		// IFS= read, IFS=$'\n' are everyday idioms; a non-blank
+		// separator set for the whole shell hides word boundaries.
+		if strings.Trim(val, " \t\n") == "" || len(c.Args) > 0 && (c.Name() == "read" || c.Name() == "mapfile" || c.Name() == "readarray") {
+			return
+		}
+		e.add(i, sp, "SG2405", Ask, "assigning IFS="+quote(val)+" changes how words are split")
+	case strings.HasPrefix(n, "GIT_CONFIG_KEY_") && (analyze.GitExecKey(val) || strings.EqualFold(val, "core.hooksPath")):
+		e.add(i, sp, "SG3405", Ask, n+" sets the git option "+val+" that runs a command")
 	case hijackDeny[n] != "":
 		e.add(i, sp, "SG3402", Deny, "setting "+n+" "+hijackDeny[n])
 	case n == "PATH":
@@ -624,6 +631,9 @@ var (
 
 func (k *cmdCheck) interpreter() {
 	cd, ok := analyze.InterpreterCode(k.name, k.args)
+	if !ok {
+		cd, ok = analyze.StdinCode(k.c)
+	}
 	if !ok {
 		return
 	}
