@@ -119,8 +119,8 @@ func (e *evaluator) criticalDir(p string) bool {
 	if p == "/" {
 		return true
 	}
-	if within(e.ws, p) {
-		return false // an ancestor of the workspace is handled elsewhere
+	if within(e.ws, p) || within(p, e.home) {
+		return false // ancestors of the workspace and the home are handled elsewhere
 	}
 	for _, d := range systemDirs {
 		if p == d {

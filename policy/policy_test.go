@@ -3,6 +3,8 @@ package policy
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -361,6 +363,30 @@ func TestVariants(t *testing.T) {
 		v := Check(src, testRules)
 		if (want == "block") != (v.Decision != Allow) {
 			t.Errorf("line %d %s: %q got %v %v", n+1, want, src, v.Decision, ids(v))
+		}
+	}
+}
+
+// Every ID the code can emit is in the catalog, once.
+func TestCatalogComplete(t *testing.T) {
+	seen := map[string]bool{}
+	for _, f := range Catalog {
+		if seen[f.ID] {
+			t.Errorf("duplicate %s", f.ID)
+		}
+		seen[f.ID] = true
+	}
+	re := regexp.MustCompile(`"SG[0-9]{4}"`)
+	files, _ := filepath.Glob("*.go")
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") || f == "catalog.go" {
+			continue
+		}
+		b, _ := os.ReadFile(f)
+		for _, m := range re.FindAllString(string(b), -1) {
+			if id := strings.Trim(m, `"`); !seen[id] {
+				t.Errorf("%s: %s missing from Catalog", f, id)
+			}
 		}
 	}
 }
