@@ -730,9 +730,65 @@ func (e *envAdapter) Get(name string) expand.Variable {
 func (e *envAdapter) Each(func(name string, vr expand.Variable) bool) {}
 
 func (w *walker) cmdSubst(out io.Writer, cs *syntax.CmdSubst) error {
+	if s, ok := w.knownOutput(cs); ok {
+		io.WriteString(out, s)
+		return nil
+	}
 	w.dyn = true
 	io.WriteString(out, "$(…)")
 	return nil
+}
+
+// knownOutput returns the output of a substitution whose output is
+// certain: $(pwd) with a known directory, $(echo word…) and
+// $(printf word) with plain literal words.
+func (w *walker) knownOutput(cs *syntax.CmdSubst) (string, bool) {
+	if len(cs.Stmts) != 1 || len(cs.Stmts[0].Redirs) > 0 || cs.Stmts[0].Background {
+		return "", false
+	}
+	ce, ok := cs.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(ce.Assigns) > 0 || len(ce.Args) == 0 {
+		return "", false
+	}
+	var words []string
+	for _, word := range ce.Args {
+		var sb strings.Builder
+		for _, p := range word.Parts {
+			switch x := p.(type) {
+			case *syntax.Lit:
+				if strings.ContainsAny(x.Value, "\\*?[{~") {
+					return "", false
+				}
+				sb.WriteString(x.Value)
+			case *syntax.SglQuoted:
+				if x.Dollar {
+					return "", false
+				}
+				sb.WriteString(x.Value)
+			default:
+				return "", false
+			}
+		}
+		words = append(words, sb.String())
+	}
+	switch words[0] {
+	case "pwd":
+		if w.curCtx == nil || w.curCtx.cwd == "" || len(words) > 2 {
+			return "", false
+		}
+		return w.curCtx.cwd, true
+	case "echo":
+		args := words[1:]
+		if len(args) > 0 && strings.HasPrefix(args[0], "-") {
+			return "", false
+		}
+		return strings.Join(args, " "), true
+	case "printf":
+		if len(words) == 2 && !strings.ContainsAny(words[1], "%\\") {
+			return strings.TrimRight(words[1], "\n"), true
+		}
+	}
+	return "", false
 }
 
 func (w *walker) procSubst(ps *syntax.ProcSubst) (string, error) {

@@ -119,6 +119,10 @@ EOF`,
 			`flock /tmp/l rm -rf /`,
 			`busybox rm -rf /`,
 			`emulate sh -c 'rm -rf /'`,
+			`$(echo rm) -rf /`,
+			"`echo rm` -rf /",
+			`$(printf rm) -rf $(echo /)`,
+			`cd / && rm -rf "$(pwd)"`,
 		}},
 		{[]string{"rm", "-rf", "/home/u"}, []string{
 			`rm -rf ~`,
@@ -174,10 +178,10 @@ EOF`,
 
 func TestDynamic(t *testing.T) {
 	for _, src := range []string{
-		`$(echo rm) -rf /`,
+		`$(echo rm | cat) -rf /`,
 		`x=$(printf '\162\155'); $x -rf /`,
 		`"$cmd" -rf /`,
-		"`echo rm` -rf /",
+		"`cat f` -rf /",
 		`${!ref} x`,
 	} {
 		r := Analyze(src, testOpts)

@@ -263,6 +263,8 @@ func (k *cmdCheck) obfuscation() {
 			msg = "command name is decoded at run time"
 		}
 		k.addAt(a0.Span, "SG2401", d, msg)
+	case len(a0.Subst) > 0:
+		k.addAt(a0.Span, "SG2401", Ask, "command name comes from a command substitution ("+quote(a0.Value)+")")
 	case a0.Glob:
 		k.addAt(a0.Span, "SG2402", Deny, "command name is a glob pattern "+quote(a0.Value))
 	case a0.ANSIC:
