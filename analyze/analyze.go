@@ -129,6 +129,7 @@ type walker struct {
 	dynVars  map[string]bool // variables with a known prefix but a run-time value
 	pos      []string        // positional parameters; nil = unknown
 	arg0     string          // $0
+	seen     map[*syntax.CallExpr]bool
 	posSet   bool
 	funcs    map[string]*syntax.Stmt
 	calling  []string
@@ -511,6 +512,13 @@ func (w *walker) assign(a *syntax.Assign, c *ctx, set bool) Assign {
 }
 
 func (w *walker) call(x *syntax.CallExpr, redirs []*syntax.Redirect, c *ctx) {
+	if !w.seen[x] {
+		if w.seen == nil {
+			w.seen = map[*syntax.CallExpr]bool{}
+		}
+		w.seen[x] = true
+		w.res.SimpleCommands++
+	}
 	if len(x.Args) == 0 {
 		cmd := &Command{Span: w.span(x, c), Builtin: true}
 		for _, a := range x.Assigns {

@@ -179,6 +179,10 @@ type Result struct {
 	Notes     []Note
 	// Funcs maps function names defined in the script to their span.
 	Funcs map[string]Span
+	// SimpleCommands counts the simple commands written in the text and
+	// in the code it carries, each once however often it runs (loops,
+	// function calls): the measure of the complexity budget.
+	SimpleCommands int
 }
 
 // Options tune the analysis. The zero value is usable.

@@ -114,13 +114,7 @@ func (e *evaluator) floor(cmd int, span analyze.Span, id string, msg string) {
 }
 
 func (e *evaluator) notes() {
-	n := 0
-	for _, c := range e.res.Commands {
-		if c.FuncDef == "" && len(c.Args) > 0 {
-			n++
-		}
-	}
-	if n > MaxCommands {
+	if e.res.SimpleCommands > MaxCommands {
 		e.add(-1, analyze.Span{Start: 0, End: len(e.res.Src)}, "SG1010", Ask, "more than 50 commands: too complex to review automatically")
 	}
 	for _, nt := range e.res.Notes {
