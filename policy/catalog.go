@@ -28,6 +28,7 @@ var Catalog = []Finding{
 	{"SG1012", "input", false, "input larger than the analysis budget"},
 	{"SG1013", "input", false, "code passed to a shell or eval does not parse"},
 	{"SG1014", "input", false, "argument starting with a dash lookalike"},
+	{"SG1099", "input", false, "internal error while checking (fails closed to ask)"},
 
 	{"SG2001", "destructive-fs", true, "recursive delete of / or a system directory"},
 	{"SG2002", "destructive-fs", true, "recursive delete of the home directory (floor) or a configuration directory in home"},

@@ -2347,7 +2347,11 @@ func (k *cmdCheck) ssh() {
 		} else {
 			continue
 		}
-		key := strings.ToLower(strings.TrimSpace(strings.FieldsFunc(opt, func(r rune) bool { return r == '=' || r == ' ' })[0]))
+		fields := strings.FieldsFunc(opt, func(r rune) bool { return r == '=' || r == ' ' })
+		if len(fields) == 0 {
+			continue
+		}
+		key := strings.ToLower(strings.TrimSpace(fields[0]))
 		switch key {
 		case "proxycommand", "localcommand", "permitlocalcommand", "knownhostscommand":
 			k.addAt(a.Span, "SG2510", Ask, "ssh option "+key+" runs a local command")

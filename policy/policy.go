@@ -12,6 +12,7 @@
 package policy
 
 import (
+	"fmt"
 	"path"
 	"regexp"
 	"sort"
@@ -80,8 +81,20 @@ type evaluator struct {
 	compiled       *compiledRules
 }
 
-// Evaluate applies rules to the facts of one command text.
-func Evaluate(res *analyze.Result, rules Rules) Verdict {
+// Evaluate applies rules to the facts of one command text. It never
+// panics: an internal error becomes an ask verdict (SG1099).
+func Evaluate(res *analyze.Result, rules Rules) (v Verdict) {
+	defer func() {
+		if r := recover(); r != nil {
+			v = Verdict{Decision: Ask, Reasons: []Reason{{ID: "SG1099", Decision: Ask,
+				Message: fmt.Sprintf("internal error while checking the command: %v", r),
+				Span:    Span{Start: 0, End: len(res.Src)}}}, Warnings: []string{}, Commands: [][]string{}}
+		}
+	}()
+	return evaluate(res, rules)
+}
+
+func evaluate(res *analyze.Result, rules Rules) Verdict {
 	e := &evaluator{res: res, rules: rules, home: homeOf(rules), downloaded: map[string]bool{}}
 	e.ws = e.resolve(workspaceOf(rules))
 	e.roots = []string{e.ws, "/tmp", "/var/tmp", "/dev/shm"}
