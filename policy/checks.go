@@ -809,6 +809,9 @@ func (k *cmdCheck) printsSecrets() {
 	sub, rest := k.sub()
 	switch k.name {
 	case "gh":
+		if len(rest) > 0 && (rest[0].Value == "delete" || rest[0].Value == "delete-asset") && sub != "auth" {
+			k.add("SG3205", Deny, "gh "+sub+" "+rest[0].Value+" deletes a hosted resource")
+		}
 		if sub == "auth" && len(rest) > 0 && (rest[0].Value == "token" || rest[0].Value == "status" && hasArgA(rest, "-t", "--show-token")) {
 			k.add("SG2603", Deny, "prints a GitHub token")
 		}
@@ -1725,7 +1728,7 @@ func (k *cmdCheck) git() {
 				k.add("SG2507", d, "git config "+key+" sets a command git will run")
 			case global && (strings.HasPrefix(key, "url.") || strings.HasPrefix(key, "include") || strings.HasPrefix(key, "http.") ||
 				strings.HasPrefix(key, "credential") || strings.HasPrefix(key, "core.") && key != "core.autocrlf" && key != "core.editor" && key != "core.excludesfile" ||
-				strings.HasPrefix(key, "safe.") || strings.HasPrefix(key, "protocol.")):
+				strings.HasPrefix(key, "protocol.")):
 				k.add("SG2806", Ask, "changes how git fetches or loads configuration for every repository ("+key+")")
 			}
 		}
@@ -2232,6 +2235,13 @@ func (k *cmdCheck) sed() {
 	}
 }
 
+var (
+	reAwkToShell    = regexp.MustCompile(`\|\s*"\s*(/bin/|/usr/bin/)?(sh|bash|zsh|dash|ksh|python[0-9.]*|perl|ruby|node|php)\b`)
+	reAwkAnyPipe    = regexp.MustCompile(`(print|printf)[^;}|]*\|[^|&]`)
+	reAwkLitPipe    = regexp.MustCompile(`(print|printf)[^;}|]*\|\s*"(?:[^"\\]|\\.)*"`)
+	reAwkLitGetline = regexp.MustCompile(`"(?:[^"\\]|\\.)*"\s*\|\s*getline`)
+)
+
 var reAwkLoneSystem = regexp.MustCompile(`system\s*\(\s*"(?:[^"\\]|\\.)*"\s*\)`)
 
 func (k *cmdCheck) awk() {
@@ -2241,9 +2251,15 @@ func (k *cmdCheck) awk() {
 			k.addAt(a.Span, "SG2705", Deny, "awk opens a network socket (/inet/)")
 		}
 		runs, _ := analyze.AwkRuns(a.Value)
+		// system("literal") and print | "literal" are analysed as code;
+		// commands built at run time are not readable.
 		lone := len(reAwkLoneSystem.FindAllString(a.Value, -1))
 		calls := strings.Count(a.Value, "system")
-		if runs && (lone == 0 || lone < calls || strings.Contains(a.Value, "|")) {
+		pipes := len(reAwkAnyPipe.FindAllString(a.Value, -1))
+		litPipes := len(reAwkLitPipe.FindAllString(a.Value, -1))
+		if reAwkToShell.MatchString(a.Value) {
+			k.addAt(a.Span, "SG2505", Ask, "awk pipes its data into a shell or interpreter")
+		} else if runs && (lone < calls || pipes > litPipes || strings.Contains(a.Value, "getline") && strings.Contains(a.Value, "|") && !reAwkLitGetline.MatchString(a.Value)) {
 			k.addAt(a.Span, "SG2505", Ask, "awk program runs shell commands built at run time")
 		}
 	}
@@ -2637,6 +2653,23 @@ func (k *cmdCheck) psCmd() {
 }
 
 func (k *cmdCheck) echoSecret() {
+	// printing into a pipe or a file does not show the value
+	if len(k.c.Redirects) > 0 {
+		for _, r := range k.c.Redirects {
+			if r.Write && (r.N == "" || r.N == "1") {
+				return
+			}
+		}
+	}
+	for _, p := range k.c.Pipes {
+		for _, o := range k.e.res.Commands {
+			for _, q := range o.Pipes {
+				if q.ID == p.ID && q.Stage > p.Stage {
+					return
+				}
+			}
+		}
+	}
 	for _, a := range k.args {
 		for _, v := range a.Vars {
 			if reSecretName.MatchString(v) && !k.c.StdinPipe {
