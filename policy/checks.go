@@ -508,7 +508,11 @@ func (k *cmdCheck) codeRunner() {
 							if n == "echo" && len(args) > 0 && strings.HasPrefix(args[0], "-") {
 								args = args[1:]
 							}
-							e.nested(k, strings.Join(args, " "), k.c.Span)
+							text := strings.Join(args, " ")
+							if n == "printf" && len(args) > 0 {
+								text = printfLite(args[0], args[1:])
+							}
+							e.nested(k, text, k.c.Span)
 						}
 					}
 				}
@@ -2684,4 +2688,50 @@ func (k *cmdCheck) exportF() {
 	if k.has("-f") && (len(k.args) > 1 || len(k.c.Assigns) > 0) {
 		k.add("SG3501", Ask, "exports a function to child shells (can shadow commands)")
 	}
+}
+
+// printfLite renders the common printf directives (%s %b %d %%, \n \t)
+// well enough to read the text a printf feeds into a shell.
+func printfLite(format string, args []string) string {
+	var sb strings.Builder
+	ai := 0
+	next := func() string {
+		if ai < len(args) {
+			ai++
+			return args[ai-1]
+		}
+		return ""
+	}
+	for {
+		for i := 0; i < len(format); i++ {
+			c := format[i]
+			switch {
+			case c == '%' && i+1 < len(format):
+				i++
+				switch format[i] {
+				case '%':
+					sb.WriteByte('%')
+				default:
+					sb.WriteString(next())
+				}
+			case c == '\\' && i+1 < len(format):
+				i++
+				switch format[i] {
+				case 'n':
+					sb.WriteByte('\n')
+				case 't':
+					sb.WriteByte('\t')
+				default:
+					sb.WriteByte(format[i])
+				}
+			default:
+				sb.WriteByte(c)
+			}
+		}
+		// printf reuses the format while arguments remain
+		if ai >= len(args) || !strings.Contains(format, "%") {
+			break
+		}
+	}
+	return sb.String()
 }
