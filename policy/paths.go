@@ -54,7 +54,11 @@ func (e *evaluator) abs(p, cwd string) string {
 		}
 	}
 	if path.IsAbs(p) {
-		return e.resolve(path.Clean(p))
+		p = path.Clean(p)
+		if strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/proc/") {
+			return p // pseudo file systems: their links point at fds and pids
+		}
+		return e.resolve(p)
 	}
 	if cwd == "" {
 		return ""
