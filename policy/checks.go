@@ -955,6 +955,9 @@ func (k *cmdCheck) secretVars() {
 }
 
 func isAuthFlag(flag, val string) bool {
+	if len(flag) > 2 && flag[0] == '-' && flag[1] != '-' {
+		flag = "-" + flag[len(flag)-1:] // grouped short flags: -sH
+	}
 	switch flag {
 	case "-u", "--user", "--oauth2-bearer", "--header", "-H", "--http-user", "--http-password", "--password":
 		if flag == "-H" || flag == "--header" {
@@ -982,10 +985,16 @@ func (k *cmdCheck) tokenForHost(v string) bool {
 		if j := strings.IndexAny(host, "/?#:"); j >= 0 {
 			host = host[:j]
 		}
+		// the registrable name: "github" in api.github.com, never a
+		// prefix of someone else's domain (github.com.evil.example)
+		labels := strings.Split(host, ".")
+		if len(labels) < 2 {
+			return false
+		}
+		site := labels[len(labels)-2]
 		ok := false
 		for _, p := range parts {
-			if len(p) >= 3 && p != "token" && p != "api" && p != "key" && p != "secret" && p != "auth" && p != "access" &&
-				(strings.Contains(host, "."+p+".") || strings.HasPrefix(host, p+".") || strings.Contains(host, p+".com") || strings.Contains(host, p+".org") || strings.Contains(host, p+".io")) {
+			if len(p) >= 3 && p == site {
 				ok = true
 			}
 		}
@@ -1815,6 +1824,18 @@ var systemProcs = map[string]bool{"init": true, "systemd": true, "sshd": true, "
 	"journald": true, "systemd-journald": true, "cron": true, "crond": true, "networkmanager": true, "shellguard": true}
 
 func unscopedGlob(base string) bool {
+	// bracket expressions ([a-z], [!.]) match many names: drop them
+	for {
+		i := strings.IndexByte(base, '[')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(base[i:], ']')
+		if j < 0 {
+			break
+		}
+		base = base[:i] + "?" + base[i+j+1:]
+	}
 	for _, r := range base {
 		switch r {
 		case '*', '?', '.', '[', ']', '!', '^', '{', '}', ',':
