@@ -2523,6 +2523,8 @@ var writeCommands = map[string]bool{"rm": true, "rmdir": true, "mv": true, "cp":
 	"chmod": true, "chown": true, "chgrp": true, "ln": true, "tee": true, "truncate": true, "install": true, "shred": true,
 	"dd": true, "unlink": true, "mkfifo": true, "mknod": true, "patch": true, "rsync": true}
 
+// redirect checks an output redirection. Its findings belong to no
+// subcommand: an allow rule for "echo *" does not allow echo > /etc/passwd.
 func (e *evaluator) redirect(r analyze.Redirect) {
 	if !r.Write {
 		return
@@ -2532,14 +2534,14 @@ func (e *evaluator) redirect(r analyze.Redirect) {
 	}
 	v := r.Target.Value
 	if strings.HasPrefix(v, "/dev/tcp/") || strings.HasPrefix(v, "/dev/udp/") {
-		e.add(r.Cmd, r.Span, "SG2703", Deny, "redirects to a network socket ("+quote(v)+")")
+		e.add(-1, r.Span, "SG2703", Deny, "redirects to a network socket ("+quote(v)+")")
 		return
 	}
-	e.writeTarget(r.Cmd, r.Span, v, r.Target.Dynamic, r.Cwd, "redirect writes")
+	e.writeTarget(-1, r.Span, v, r.Target.Dynamic, r.Cwd, "redirect writes")
 	if e.rules.Readonly {
 		p := e.abs(v, r.Cwd)
 		if !safeDevice(p) {
-			e.add(r.Cmd, r.Span, "SG2010", Deny, "writes a file in read-only mode")
+			e.add(-1, r.Span, "SG2010", Deny, "writes a file in read-only mode")
 		}
 	}
 }

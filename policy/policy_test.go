@@ -390,3 +390,11 @@ func TestCatalogComplete(t *testing.T) {
 		}
 	}
 }
+
+func TestAllowRuleDoesNotCoverRedirects(t *testing.T) {
+	r := testRules
+	r.Allow = []string{"echo *"}
+	if v := Check(`echo x > /etc/passwd`, r); v.Decision != Deny {
+		t.Fatalf("allow rule lowered a redirect into /etc: %v", ids(v))
+	}
+}
