@@ -30,4 +30,14 @@ type Rules struct {
 	// DisableDefaults switches off the overridable built-in defaults.
 	// The floor stays on whatever this says.
 	DisableDefaults bool
+
+	// Home is the user's home directory, the value of ~ and $HOME
+	// (default "/home/user"). TempDir is a further writable temporary
+	// directory ($TMPDIR); /tmp and /var/tmp are always writable.
+	Home    string
+	TempDir string
+
+	// Resolver follows symlinks for path confinement. Nil means paths
+	// are resolved lexically (see OSResolver for the real file system).
+	Resolver Resolver `json:"-" yaml:"-"`
 }

@@ -1,0 +1,57 @@
+package analyze
+
+import (
+	"fmt"
+	"unicode/utf8"
+)
+
+// scanChars reports characters that hide what a command does: NUL,
+// control characters, carriage returns, bidi overrides, zero-width
+// characters, non-ASCII whitespace and invalid UTF-8. Each kind is
+// reported once, at its first occurrence.
+func scanChars(src string, r *Result) {
+	seen := map[NoteKind]bool{}
+	add := func(k NoteKind, i, n int, ch rune) {
+		if seen[k] {
+			return
+		}
+		seen[k] = true
+		r.Notes = append(r.Notes, Note{Kind: k, Span: Span{i, i + n}, Cmd: -1, Detail: fmt.Sprintf("U+%04X", ch)})
+	}
+	for i := 0; i < len(src); {
+		b := src[i]
+		if b < utf8.RuneSelf {
+			switch {
+			case b == 0:
+				add(NoteNUL, i, 1, 0)
+			case b == '\r':
+				add(NoteCR, i, 1, '\r')
+			case b < 0x20 && b != '\t' && b != '\n', b == 0x7f:
+				add(NoteControl, i, 1, rune(b))
+			}
+			i++
+			continue
+		}
+		ch, n := utf8.DecodeRuneInString(src[i:])
+		if ch == utf8.RuneError && n == 1 {
+			add(NoteInvalidUTF8, i, 1, rune(b))
+			i++
+			continue
+		}
+		switch {
+		case ch >= 0x80 && ch <= 0x9f:
+			add(NoteControl, i, n, ch)
+		case ch == 0x202a, ch == 0x202b, ch == 0x202c, ch == 0x202d, ch == 0x202e,
+			ch >= 0x2066 && ch <= 0x2069, ch == 0x200e, ch == 0x200f, ch == 0x061c:
+			add(NoteBidi, i, n, ch)
+		case ch == 0x200b, ch == 0x200c, ch == 0x2060, ch == 0xfeff, ch == 0x180e, ch == 0x00ad,
+			ch >= 0x2061 && ch <= 0x2064, ch >= 0xe0000 && ch <= 0xe007f, ch == 0x3164, ch == 0x115f, ch == 0x1160,
+			ch == 0xffa0, ch == 0x034f, ch == 0x17b4, ch == 0x17b5:
+			add(NoteZeroWidth, i, n, ch)
+		case ch == 0x00a0, ch == 0x1680, ch >= 0x2000 && ch <= 0x200a, ch == 0x202f, ch == 0x205f,
+			ch == 0x3000, ch == 0x2028, ch == 0x2029, ch == 0x0085:
+			add(NoteUnicodeSpace, i, n, ch)
+		}
+		i += n
+	}
+}

@@ -1,0 +1,201 @@
+// Package analyze turns a bash command into facts: every simple command the
+// script can run, at any depth, with its argv resolved the way bash would
+// resolve literal words, its redirects, the wrappers it was found under and
+// the source span it came from.
+//
+// The package is pure: it never touches the file system, the environment or
+// other processes, and it never decides anything. Deciding is the job of the
+// policy package. Words that cannot be known statically are marked dynamic,
+// never guessed. Data (quoted strings, comments, heredocs fed to programs that
+// are not shells) is data, not commands.
+package analyze
+
+// Span is a half-open byte range [Start, End) in the analysed source.
+// Commands found inside strings (the argument of "bash -c", eval, …) carry
+// the span of the outer word they were found in.
+type Span struct {
+	Start int `json:"start"`
+	End   int `json:"end"`
+}
+
+// Arg is one field of a command line after expansion.
+type Arg struct {
+	// Value is the field as bash would see it. For a dynamic field, the
+	// parts that cannot be known are rendered as "$NAME" or "$(…)".
+	Value string
+	// Dynamic is set when some part of the word depends on runtime state
+	// (an unknown variable, a command substitution, …).
+	Dynamic bool
+	// Glob is set when the word holds unquoted pattern characters that
+	// bash would expand against the file system.
+	Glob bool
+	// ProcSubst is set when the field is the path of a process substitution.
+	ProcSubst bool
+	// Brace is set when the field came out of a brace expansion.
+	Brace bool
+	// ANSIC is set when the word uses $'…' quoting.
+	ANSIC bool
+	// IFS is set when the word expands $IFS.
+	IFS bool
+	// Positional is set when the word depends on positional parameters.
+	Positional bool
+	// Quoted is set when the word had any quoting.
+	Quoted bool
+	// Vars lists the variables the word expands (names only).
+	Vars []string
+	// Subst holds the indices (into Result.Commands) of the commands that
+	// run inside command or process substitutions of this word.
+	Subst []int
+	Span  Span
+}
+
+// Redirect is one redirection of a command or compound statement.
+type Redirect struct {
+	Op     string // ">", ">>", "<", "<>", ">&", "<&", ">|", "&>", "&>>", "<<", "<<-", "<<<"
+	N      string // explicit fd, if any
+	Target Arg    // the target word (for heredocs: the body)
+	// Write is set for redirections that create or modify the target.
+	Write bool
+	// Cwd is the logical directory the redirect is resolved against.
+	Cwd  string
+	Span Span
+	// Cmd is the index of the command it belongs to, or -1 for a compound
+	// statement.
+	Cmd int
+}
+
+// Assign is a variable assignment, either leading a command (VAR=x cmd),
+// standing alone (VAR=x), or given through env/export/declare.
+type Assign struct {
+	Name  string
+	Value Arg
+	Array []Arg
+	Span  Span
+}
+
+// PipePos places a command in a pipeline.
+type PipePos struct {
+	ID    int // unique per pipeline in one Result
+	Stage int // 0 for the first stage
+}
+
+// Command is one simple command the script can run.
+type Command struct {
+	Argv      []string   // expanded fields (Args[i].Value)
+	Args      []Arg      // the same, with detail
+	Assigns   []Assign   // leading assignments (including env NAME=VAL)
+	Redirects []Redirect // redirects of this command
+	// Wrappers is the chain the command was found under, outermost first:
+	// "sudo", "bash -c", "eval", "find -exec", "function f", …
+	Wrappers []string
+	Span     Span
+	// Cwd is the logical working directory ("" when unknown).
+	Cwd string
+	// Pipes lists the pipelines this command is part of.
+	Pipes []PipePos
+	// StdinPipe is set when stdin comes from a previous pipeline stage.
+	StdinPipe  bool
+	Background bool
+	// Remote is set for commands that run on another host or container
+	// (ssh, docker exec, kubectl exec): local paths do not apply.
+	Remote bool
+	// ExtraArgs is set when more arguments are appended at run time
+	// (xargs, find -exec … +, parallel).
+	ExtraArgs bool
+	// FuncDef names the function whose definition this command belongs to
+	// ("" outside function definitions). Such commands run only when the
+	// function is called; calls are analysed again with their arguments.
+	FuncDef string
+	// Depth is the nesting depth of string-carried code (0 = top level).
+	Depth int
+	// Builtin is set when the command is a shell builtin, keyword-like
+	// command or a function defined in the script (no program is executed).
+	Builtin bool
+	// Func is set when the name is a function defined in the script.
+	Func bool
+}
+
+// Name returns the base name of the command ("" when there is none or it
+// is dynamic).
+func (c *Command) Name() string {
+	if len(c.Args) == 0 || c.Args[0].Dynamic {
+		return ""
+	}
+	return baseName(c.Args[0].Value)
+}
+
+// NoteKind classifies structural observations that are not commands.
+type NoteKind int
+
+const (
+	NoteParseError      NoteKind = iota + 1 // the parser rejected the input
+	NoteNUL                                 // a NUL byte
+	NoteControl                             // other control characters
+	NoteCR                                  // carriage return
+	NoteBidi                                // bidirectional override characters
+	NoteZeroWidth                           // zero-width characters
+	NoteUnicodeSpace                        // non-ASCII whitespace
+	NoteInvalidUTF8                         // bytes that are not UTF-8
+	NoteNonASCIIName                        // command name with non-ASCII letters
+	NoteHistory                             // history expansion (!!, !$, …)
+	NoteFuncDef                             // a function definition (Detail: name)
+	NoteRecursiveFunc                       // function calls itself (Detail: name)
+	NoteForkBomb                            // function calls itself in a pipeline or background
+	NoteDepthLimit                          // nesting too deep to follow
+	NoteTooLarge                            // input larger than the analysis budget
+	NoteUnparsedCode                        // code in a string that could not be parsed
+	NoteTooManyCommands                     // more commands than the analysis budget
+)
+
+var noteNames = map[NoteKind]string{
+	NoteParseError: "parse-error", NoteNUL: "nul", NoteControl: "control", NoteCR: "cr",
+	NoteBidi: "bidi", NoteZeroWidth: "zero-width", NoteUnicodeSpace: "unicode-space",
+	NoteInvalidUTF8: "invalid-utf8", NoteNonASCIIName: "non-ascii-name", NoteHistory: "history",
+	NoteFuncDef: "func-def", NoteRecursiveFunc: "recursive-func", NoteForkBomb: "fork-bomb",
+	NoteDepthLimit: "depth-limit", NoteTooLarge: "too-large", NoteUnparsedCode: "unparsed-code",
+	NoteTooManyCommands: "too-many-commands",
+}
+
+func (k NoteKind) String() string {
+	if s, ok := noteNames[k]; ok {
+		return s
+	}
+	return "note"
+}
+
+// Note is a structural observation.
+type Note struct {
+	Kind   NoteKind
+	Span   Span
+	Detail string
+	Cmd    int // related command index, or -1
+}
+
+// Result holds every fact found in one command text.
+type Result struct {
+	Src       string
+	Commands  []*Command
+	Redirects []Redirect // every redirect, of commands and compounds
+	Notes     []Note
+	// Funcs maps function names defined in the script to their span.
+	Funcs map[string]Span
+	// SimpleCommands counts the simple commands written in the text and
+	// in the code it carries, each once however often it runs (loops,
+	// function calls): the measure of the complexity budget.
+	SimpleCommands int
+}
+
+// Options tune the analysis. The zero value is usable.
+type Options struct {
+	// Home is the value of $HOME and ~ (default "/home/user").
+	Home string
+	// Workspace is the starting directory and $PWD (default "/workspace").
+	Workspace string
+	// Env holds further variables known to have a value (for example
+	// USER). Anything else is unknown and makes a word dynamic.
+	Env map[string]string
+	// MaxDepth bounds how deep string-carried code is followed (default 8).
+	MaxDepth int
+	// MaxCommands bounds the number of facts (default 10000).
+	MaxCommands int
+}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/shellguard/shellguard/policy"
+)
+
+func init() {
+	register("check", "analyse a command and print allow/ask/deny with reasons", checkMain)
+}
+
+// checkMain implements: shellguard check [--json] [--workspace DIR] (--file PATH | -- COMMAND)
+// Exit codes: 0 allow, 1 ask, 2 deny, 3 usage error.
+func checkMain(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("shellguard check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	jsonOut := fs.Bool("json", false, "print the verdict as JSON")
+	workspace := fs.String("workspace", "", "workspace directory paths are confined to (default: current directory)")
+	file := fs.String("file", "", "read the command byte for byte from `PATH` (- = stdin)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: shellguard check [--json] [--workspace DIR] (--file PATH | -- COMMAND)")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 3
+	}
+	rest := fs.Args()
+	var src string
+	switch {
+	case *file != "" && len(rest) > 0:
+		fmt.Fprintln(stderr, "shellguard check: give either --file or a command, not both")
+		return 3
+	case *file == "-":
+		b, err := io.ReadAll(os.Stdin)
+		if err != nil {
+			fmt.Fprintln(stderr, "shellguard check:", err)
+			return 3
+		}
+		src = string(b)
+	case *file != "":
+		b, err := os.ReadFile(*file)
+		if err != nil {
+			fmt.Fprintln(stderr, "shellguard check:", err)
+			return 3
+		}
+		src = string(b)
+	case len(rest) > 0:
+		src = strings.Join(rest, " ")
+	default:
+		fs.Usage()
+		return 3
+	}
+	rules := policy.Rules{Resolver: policy.OSResolver{}}
+	ws := *workspace
+	if ws == "" {
+		ws, _ = os.Getwd()
+	}
+	if abs, err := filepath.Abs(ws); err == nil {
+		ws = abs
+	}
+	rules.Workspace = ws
+	if h, err := os.UserHomeDir(); err == nil {
+		rules.Home = h
+	}
+	rules.TempDir = os.Getenv("TMPDIR")
+	v := policy.Check(src, rules)
+	if *jsonOut {
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			fmt.Fprintln(stderr, "shellguard check:", err)
+			return 3
+		}
+	} else {
+		printVerdict(stdout, src, v)
+	}
+	switch v.Decision {
+	case policy.Allow:
+		return 0
+	case policy.Ask:
+		return 1
+	}
+	return 2
+}
+
+// printVerdict prints the decision and, for each reason, the line of the
+// command it is about with a caret line under the span.
+func printVerdict(w io.Writer, src string, v policy.Verdict) {
+	fmt.Fprintln(w, v.Decision)
+	for _, r := range v.Reasons {
+		fmt.Fprintf(w, "%s %s: %s\n", r.ID, r.Decision, r.Message)
+		line, col, width := caretLine(src, r.Span.Start, r.Span.End)
+		fmt.Fprintf(w, "    %s\n", line)
+		fmt.Fprintf(w, "    %s%s\n", strings.Repeat(" ", col), strings.Repeat("^", width))
+	}
+	for _, s := range v.Warnings {
+		fmt.Fprintln(w, "note:", s)
+	}
+}
+
+// caretLine returns the display line holding byte offset start, the
+// column of start in it and the caret width, counting runes; control
+// characters are shown as '?'.
+func caretLine(src string, start, end int) (string, int, int) {
+	if start < 0 {
+		start = 0
+	}
+	if start > len(src) {
+		start = len(src)
+	}
+	if end < start {
+		end = start
+	}
+	if end > len(src) {
+		end = len(src)
+	}
+	ls := strings.LastIndexByte(src[:start], '\n') + 1
+	le := strings.IndexByte(src[start:], '\n')
+	if le < 0 {
+		le = len(src)
+	} else {
+		le += start
+	}
+	clean := func(s string) string {
+		var sb strings.Builder
+		for _, r := range s {
+			if r < 0x20 || r == 0x7f || r == utf8.RuneError || (r >= 0x80 && r <= 0x9f) || (r >= 0x2000 && r <= 0x206f) || r == 0xfeff || r == 0xa0 {
+				sb.WriteByte('?')
+			} else {
+				sb.WriteRune(r)
+			}
+		}
+		return sb.String()
+	}
+	line := clean(src[ls:le])
+	col := utf8.RuneCountInString(src[ls:start])
+	e := end
+	if e > le {
+		e = le
+	}
+	width := utf8.RuneCountInString(src[start:e])
+	if width == 0 {
+		width = 1
+	}
+	return line, col, width
+}

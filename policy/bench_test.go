@@ -1,0 +1,66 @@
+package policy
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// corpusPath is the public corpus, relative to the repository root.
+const corpusPath = "../shared/eval/corpus/static-public.jsonl"
+
+func loadCorpus(tb testing.TB) []string {
+	f, err := os.Open(filepath.Join("..", corpusPath))
+	if err != nil {
+		tb.Skipf("corpus not available: %v", err)
+	}
+	defer f.Close()
+	var cmds []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "//") || strings.HasPrefix(line, "#") {
+			continue
+		}
+		var c struct{ Cmd string }
+		if json.Unmarshal([]byte(line), &c) == nil {
+			cmds = append(cmds, c.Cmd)
+		}
+	}
+	return cmds
+}
+
+// BenchmarkCheckCorpus checks every command of the public corpus once per
+// iteration (ns/op and allocs/op are per corpus pass) and reports the
+// median and p99 latency of a single command.
+func BenchmarkCheckCorpus(b *testing.B) {
+	cmds := loadCorpus(b)
+	rules := Rules{Workspace: "/ws", Home: "/home/u"}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		for _, c := range cmds {
+			Check(c, rules)
+		}
+	}
+	b.StopTimer()
+	const reps = 20
+	per := make([]time.Duration, len(cmds))
+	for i, c := range cmds {
+		start := time.Now()
+		for range reps {
+			Check(c, rules)
+		}
+		per[i] = time.Since(start) / reps
+	}
+	sort.Slice(per, func(i, j int) bool { return per[i] < per[j] })
+	b.ReportMetric(float64(per[len(per)/2].Nanoseconds())/1000, "median-µs/cmd")
+	b.ReportMetric(float64(per[len(per)*99/100].Nanoseconds())/1000, "p99-µs/cmd")
+	b.ReportMetric(float64(len(cmds)), "cmds/op")
+}

@@ -1,0 +1,191 @@
+package policy
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/shellguard/shellguard/analyze"
+)
+
+// Classification values of a whole command. They never change a decision.
+const (
+	ClassSearch      = "search"
+	ClassRead        = "read"
+	ClassList        = "list"
+	ClassNeutral     = "neutral"
+	ClassSilent      = "silent"
+	ClassWrite       = "write"
+	ClassNetwork     = "network"
+	ClassDestructive = "destructive"
+)
+
+var classOf = map[string]string{
+	"grep": ClassSearch, "rg": ClassSearch, "ag": ClassSearch, "ack": ClassSearch, "fd": ClassSearch, "find": ClassSearch,
+	"locate": ClassSearch, "egrep": ClassSearch, "fgrep": ClassSearch, "which": ClassSearch, "whereis": ClassSearch,
+	"cat": ClassRead, "head": ClassRead, "tail": ClassRead, "less": ClassRead, "more": ClassRead, "wc": ClassRead,
+	"jq": ClassRead, "yq": ClassRead, "file": ClassRead, "stat": ClassRead, "diff": ClassRead, "cmp": ClassRead,
+	"sort": ClassRead, "uniq": ClassRead, "cut": ClassRead, "awk": ClassRead, "sed": ClassRead, "tr": ClassRead,
+	"echo": ClassRead, "printf": ClassRead, "nl": ClassRead, "od": ClassRead, "xxd": ClassRead, "hexdump": ClassRead,
+	"strings": ClassRead, "readlink": ClassRead, "realpath": ClassRead, "basename": ClassRead, "dirname": ClassRead,
+	"uname": ClassRead, "nproc": ClassRead, "free": ClassRead, "date": ClassRead, "whoami": ClassRead, "id": ClassRead,
+	"pwd": ClassRead, "env": ClassRead, "printenv": ClassRead, "column": ClassRead, "tac": ClassRead,
+	"ls": ClassList, "tree": ClassList, "du": ClassList, "df": ClassList, "ps": ClassList, "lsof": ClassList,
+	"cd": ClassSilent, "mkdir": ClassSilent, "touch": ClassSilent, "chmod": ClassSilent, "export": ClassSilent,
+	"true": ClassSilent, "false": ClassSilent, ":": ClassSilent, "set": ClassSilent, "sleep": ClassSilent,
+	"cp": ClassWrite, "mv": ClassWrite, "tee": ClassWrite, "ln": ClassWrite, "patch": ClassWrite, "truncate": ClassWrite,
+	"curl": ClassNetwork, "wget": ClassNetwork, "ssh": ClassNetwork, "scp": ClassNetwork, "rsync": ClassNetwork,
+	"nc": ClassNetwork, "dig": ClassNetwork, "ping": ClassNetwork, "sftp": ClassNetwork,
+	"rm": ClassDestructive, "shred": ClassDestructive, "rmdir": ClassDestructive, "dd": ClassDestructive,
+}
+
+var classRank = map[string]int{ClassSilent: 0, ClassSearch: 1, ClassList: 1, ClassRead: 2, ClassNeutral: 3,
+	ClassWrite: 4, ClassNetwork: 5, ClassDestructive: 6}
+
+func commandClass(c *analyze.Command) string {
+	n := c.Name()
+	sub := ""
+	if len(c.Argv) > 1 {
+		sub = c.Argv[1]
+	}
+	switch n {
+	case "git":
+		switch sub {
+		case "status", "log", "diff", "show", "blame", "branch", "rev-parse", "describe", "ls-files", "remote", "tag":
+			return ClassRead
+		case "grep":
+			return ClassSearch
+		case "push", "pull", "fetch", "clone":
+			return ClassNetwork
+		case "reset", "clean":
+			return ClassDestructive
+		case "":
+			return ClassNeutral
+		}
+		return ClassWrite
+	case "sed":
+		for _, a := range c.Argv[1:] {
+			if strings.HasPrefix(a, "-i") || a == "--in-place" {
+				return ClassWrite
+			}
+		}
+	case "npm", "pip", "pip3", "yarn", "pnpm", "cargo", "go":
+		if sub == "install" || sub == "ci" || sub == "get" || sub == "add" || sub == "i" {
+			return ClassNetwork
+		}
+	}
+	if cl, ok := classOf[n]; ok {
+		return cl
+	}
+	if n == "" {
+		return ClassNeutral
+	}
+	return ClassNeutral
+}
+
+func classify(r *analyze.Result) string {
+	best := ""
+	all := map[string]bool{}
+	for _, c := range r.Commands {
+		if c.FuncDef != "" || len(c.Argv) == 0 {
+			continue
+		}
+		cl := commandClass(c)
+		for _, rd := range c.Redirects {
+			if rd.Write && rd.Target.Value != "/dev/null" && cl != ClassDestructive && cl != ClassNetwork {
+				cl = ClassWrite
+			}
+		}
+		all[cl] = true
+		if best == "" || classRank[cl] > classRank[best] {
+			best = cl
+		}
+	}
+	if best == "" {
+		return ClassSilent
+	}
+	if len(all) == 1 {
+		return best
+	}
+	// a mix of search/read/list/silent is a read
+	if classRank[best] <= classRank[ClassRead] {
+		if all[ClassSearch] && !all[ClassRead] && !all[ClassList] {
+			return ClassSearch
+		}
+		return ClassRead
+	}
+	return best
+}
+
+// warnings returns informational notes: destructive commands, exit-code
+// semantics and sleep polling. They never change the decision.
+func warnings(r *analyze.Result) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(s string) {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	var prevSleep bool
+	for _, c := range r.Commands {
+		if c.FuncDef != "" || len(c.Argv) == 0 {
+			continue
+		}
+		n := c.Name()
+		switch n {
+		case "rm":
+			for _, a := range c.Argv[1:] {
+				if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.ContainsAny(a, "rR") || a == "--recursive" {
+					add("rm -r deletes files permanently; there is no undo")
+					break
+				}
+			}
+		case "git":
+			if len(c.Argv) > 1 {
+				switch c.Argv[1] {
+				case "reset":
+					add("git reset can discard commits or changes")
+				case "clean":
+					add("git clean deletes untracked files")
+				case "push":
+					add("git push publishes commits to a remote")
+				}
+			}
+		case "grep", "rg", "egrep", "fgrep":
+			add(n + ": exit code 1 means no matches, not an error")
+		case "diff", "cmp":
+			add(n + ": exit code 1 means the inputs differ, not an error")
+		case "test", "[":
+			add(n + ": exit code 1 means the condition is false, not an error")
+		}
+		if prevSleep && n != "sleep" {
+			add("sleep followed by a check looks like polling; run the long task in the background and check its status instead")
+		}
+		prevSleep = false
+		if n == "sleep" && len(c.Argv) > 1 {
+			v := strings.TrimRight(c.Argv[1], "s")
+			if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 2 {
+				prevSleep = true
+			}
+		}
+	}
+	return out
+}
+
+// knownCommands are names that a function or alias should not shadow.
+var knownCommandList = strings.Fields(`ls cd cat rm mv cp git grep rg find sed awk echo printf test make go npm npx node
+python python3 pip pip3 curl wget ssh scp sudo su bash sh zsh env sort head tail less more chmod chown mkdir rmdir touch
+kill ps docker kubectl terraform cargo rustc gcc cc ld tar gzip unzip zip which type command builtin exec eval source
+read set export unset alias true false pwd date diff patch tee xargs yarn pnpm pytest jq yq vim vi nano code open
+ln du df mount umount systemctl service crontab id whoami uname hostname ping dig nc git-lfs gh helm aws gcloud az`)
+
+var knownCommands = func() map[string]bool {
+	m := map[string]bool{}
+	for _, n := range knownCommandList {
+		m[n] = true
+	}
+	return m
+}()
+
+func knownCommand(n string) bool { return knownCommands[n] }

@@ -1,0 +1,264 @@
+package policy
+
+import (
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// OSResolver follows symlinks on the real file system. Paths that do not
+// exist yet are resolved through their longest existing parent.
+type OSResolver struct{}
+
+func (OSResolver) EvalSymlinks(p string) (string, error) { return filepath.EvalSymlinks(p) }
+
+// resolve follows symlinks of an absolute, clean path with the rules'
+// Resolver, through its longest existing prefix.
+func (e *evaluator) resolve(p string) string {
+	if e.rules.Resolver == nil || p == "" || !path.IsAbs(p) {
+		return p
+	}
+	rest := ""
+	cur := p
+	for i := 0; i < 64; i++ {
+		if r, err := e.rules.Resolver.EvalSymlinks(cur); err == nil {
+			if rest == "" {
+				return path.Clean(r)
+			}
+			return path.Join(r, rest)
+		}
+		if cur == "/" || cur == "." || cur == "" {
+			break
+		}
+		base := path.Base(cur)
+		if rest == "" {
+			rest = base
+		} else {
+			rest = base + "/" + rest
+		}
+		cur = path.Dir(cur)
+	}
+	return p
+}
+
+// abs makes p absolute against cwd; "" when it cannot be known.
+func (e *evaluator) abs(p, cwd string) string {
+	if p == "" {
+		return ""
+	}
+	if strings.HasPrefix(p, "~") {
+		if p == "~" || strings.HasPrefix(p, "~/") {
+			p = e.home + p[1:]
+		} else {
+			return ""
+		}
+	}
+	if path.IsAbs(p) {
+		p = path.Clean(p)
+		if strings.HasPrefix(p, "/dev/") || strings.HasPrefix(p, "/proc/") {
+			return p // pseudo file systems: their links point at fds and pids
+		}
+		return e.resolve(p)
+	}
+	if cwd == "" {
+		return ""
+	}
+	return e.resolve(path.Join(cwd, p))
+}
+
+func within(p, dir string) bool {
+	if dir == "/" {
+		return strings.HasPrefix(p, "/")
+	}
+	return p == dir || strings.HasPrefix(p, dir+"/")
+}
+
+func (e *evaluator) inRoots(p string) bool {
+	for _, r := range e.roots {
+		if within(p, r) {
+			return true
+		}
+	}
+	return false
+}
+
+var safeDevices = map[string]bool{"/dev/null": true, "/dev/zero": true, "/dev/random": true, "/dev/urandom": true,
+	"/dev/stdin": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/tty": true, "/dev/full": true, "/dev/ptmx": false}
+
+func safeDevice(p string) bool {
+	return safeDevices[p] || strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/dev/pts/") || strings.HasPrefix(p, "/proc/self/fd/")
+}
+
+var blockPrefixes = []string{"/dev/sd", "/dev/hd", "/dev/vd", "/dev/xvd", "/dev/nvme", "/dev/mmcblk", "/dev/disk/",
+	"/dev/mapper/", "/dev/md", "/dev/dm-", "/dev/loop", "/dev/sr", "/dev/mem", "/dev/kmem", "/dev/port", "/dev/rdisk", "/dev/disk"}
+
+func blockDevice(p string) bool {
+	for _, b := range blockPrefixes {
+		if strings.HasPrefix(p, b) {
+			return true
+		}
+	}
+	return false
+}
+
+var systemDirs = []string{"/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/sys",
+	"/proc", "/dev", "/var", "/opt", "/root", "/srv", "/snap", "/run", "/System", "/Library", "/Applications", "/private", "/mnt", "/media", "/home", "/Users", "/nix"}
+
+// systemPath reports paths in system locations (not under home).
+func (e *evaluator) systemPath(p string) bool {
+	if within(p, e.home) {
+		return false
+	}
+	for _, d := range systemDirs {
+		if within(p, d) {
+			return true
+		}
+	}
+	return p == "/"
+}
+
+// topLevel reports "/" and the first two levels of system directories
+// (/etc, /usr/local, /var/log …): deleting them wrecks the machine.
+func (e *evaluator) criticalDir(p string) bool {
+	if p == "/" {
+		return true
+	}
+	if within(e.ws, p) || within(p, e.home) {
+		return false // ancestors of the workspace and the home are handled elsewhere
+	}
+	for _, d := range systemDirs {
+		if p == d {
+			return true
+		}
+		if within(p, d) && strings.Count(p[len(d):], "/") <= 1 && d != "/home" && d != "/Users" && d != "/mnt" && d != "/media" {
+			return true
+		}
+	}
+	return false
+}
+
+var rcFiles = []string{".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zprofile",
+	".zshenv", ".zlogin", ".zlogout", ".cshrc", ".tcshrc", ".kshrc", ".inputrc", ".config/fish/config.fish", ".xinitrc", ".xprofile",
+	".gitconfig", ".config/git/config", ".npmrc", ".pypirc", ".curlrc", ".wgetrc", ".ssh/config", ".ssh/rc", ".vimrc", ".exrc", ".tmux.conf"}
+
+// persistenceTarget names a file or directory whose modification makes
+// code run later (shell startup files, cron, services, keys, hooks).
+func (e *evaluator) persistenceTarget(p string) string {
+	for _, rc := range rcFiles {
+		if p == path.Join(e.home, rc) {
+			return "shell or tool startup file ~/" + rc
+		}
+	}
+	switch {
+	case within(p, path.Join(e.home, ".ssh/authorized_keys")) || strings.HasSuffix(p, "/.ssh/authorized_keys") || strings.HasSuffix(p, "/.ssh/authorized_keys2"):
+		return "SSH authorized_keys"
+	case p == "/etc/profile" || within(p, "/etc/profile.d") || p == "/etc/bash.bashrc" || p == "/etc/environment" ||
+		p == "/etc/zshrc" || p == "/etc/zsh/zshrc" || p == "/etc/ld.so.preload" || within(p, "/etc/ld.so.conf.d"):
+		return "system-wide startup file"
+	case within(p, "/etc/cron.d") || within(p, "/etc/crontab") || within(p, "/var/spool/cron") || strings.HasPrefix(p, "/etc/cron."):
+		return "cron table"
+	case within(p, "/etc/systemd") || within(p, "/lib/systemd") || within(p, "/usr/lib/systemd") || within(p, path.Join(e.home, ".config/systemd")) ||
+		within(p, path.Join(e.home, ".config/autostart")) || within(p, path.Join(e.home, "Library/LaunchAgents")) || within(p, "/Library/LaunchAgents") || within(p, "/Library/LaunchDaemons") || within(p, "/etc/init.d") || within(p, "/etc/rc.local"):
+		return "service or autostart definition"
+	case strings.Contains(p, "/.git/hooks/") || strings.HasSuffix(p, "/.git/hooks"):
+		if within(p, e.ws) {
+			return ""
+		}
+		return "git hook"
+	}
+	return ""
+}
+
+// credentialPath reports paths that hold secrets.
+func (e *evaluator) credentialPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	h := e.home
+	rel := ""
+	if within(p, h) {
+		rel = strings.TrimPrefix(strings.TrimPrefix(p, h), "/")
+	} else if i := strings.Index(p, "/home/"); i == 0 {
+		// another user's home
+		parts := strings.SplitN(p[len("/home/"):], "/", 2)
+		if len(parts) == 2 {
+			rel = parts[1]
+		}
+	} else if strings.HasPrefix(p, "/root/") {
+		rel = p[len("/root/"):]
+	}
+	if rel != "" {
+		switch {
+		case rel == ".ssh":
+			return "~/.ssh"
+		case strings.HasPrefix(rel, ".ssh/"):
+			b := path.Base(rel)
+			if strings.HasSuffix(b, ".pub") || b == "known_hosts" || b == "known_hosts.old" || b == "config" || b == "authorized_keys" {
+				return ""
+			}
+			return "~/" + rel
+		}
+		for _, c := range credRel {
+			if rel == c || strings.HasPrefix(rel, c+"/") {
+				return "~/" + rel
+			}
+		}
+		for _, c := range browserRel {
+			if strings.HasPrefix(rel, c) {
+				return "browser profile ~/" + rel
+			}
+		}
+	}
+	switch {
+	case p == "/etc/shadow" || p == "/etc/gshadow" || p == "/etc/shadow-" || p == "/etc/master.passwd" || within(p, "/etc/sudoers") || within(p, "/etc/sudoers.d") || within(p, "/etc/ssh/ssh_host_rsa_key") || strings.HasPrefix(p, "/etc/ssh/ssh_host_") && !strings.HasSuffix(p, ".pub"):
+		return p
+	case strings.HasPrefix(p, "/proc/") && (strings.HasSuffix(p, "/environ") || strings.HasSuffix(p, "/mem") || strings.HasSuffix(p, "/cmdline") && false):
+		return p
+	case p == "/proc/kcore" || within(p, "/var/run/secrets") || within(p, "/run/secrets"):
+		return p
+	}
+	return ""
+}
+
+var credRel = []string{".aws", ".netrc", ".git-credentials", ".docker/config.json",
+	".kube/config", ".kube", ".config/gh/hosts.yml", ".config/gh", ".gnupg", ".npmrc", ".pypirc", ".password-store",
+	".config/gcloud", ".azure", ".vault-token", ".terraform.d/credentials.tfrc.json", ".cargo/credentials", ".cargo/credentials.toml",
+	".config/hub", ".gem/credentials", ".m2/settings-security.xml", ".pgpass", ".my.cnf", ".local/share/keyrings",
+	"Library/Keychains", ".config/op", ".op", ".bash_history", ".zsh_history", ".psql_history", ".mysql_history", ".python_history",
+	".config/rclone/rclone.conf", ".s3cfg", ".boto", ".ansible/vault_pass", ".config/doctl", ".fly", ".config/heroku", ".heroku"}
+
+var browserRel = []string{".config/google-chrome", ".config/chromium", ".config/BraveSoftware", ".mozilla/firefox", ".config/microsoft-edge",
+	"Library/Application Support/Google/Chrome", "Library/Application Support/Firefox", "Library/Cookies", "snap/firefox", "snap/chromium"}
+
+// secretFile reports files that usually hold secrets even inside the
+// workspace (.env, keys); only relevant when they leave the machine.
+func secretFile(p string) bool {
+	b := path.Base(p)
+	return b == ".env" || strings.HasPrefix(b, ".env.") && b != ".env.example" && b != ".env.sample" && b != ".env.template" ||
+		strings.HasSuffix(b, ".pem") || strings.HasSuffix(b, ".key") || strings.HasPrefix(b, "id_rsa") && !strings.HasSuffix(b, ".pub") ||
+		strings.HasPrefix(b, "id_ed25519") && !strings.HasSuffix(b, ".pub") || b == "credentials" || b == "credentials.json" || b == ".npmrc" || b == ".pypirc" || b == ".netrc" ||
+		strings.HasSuffix(b, ".p12") || strings.HasSuffix(b, ".pfx") || b == "secrets.yml" || b == "secrets.yaml" || b == "service-account.json"
+}
+
+// globBase returns the directory part of a glob pattern before the first
+// pattern character, and whether the pattern is directly in that directory
+// (a "*" right below it).
+func globBase(p string) (dir string, direct bool) {
+	i := strings.IndexAny(p, "*?[")
+	if i < 0 {
+		return p, false
+	}
+	dir = p[:i]
+	if j := strings.LastIndexByte(dir, '/'); j >= 0 {
+		dir = dir[:j]
+		if dir == "" {
+			dir = "/"
+		}
+	} else {
+		dir = "."
+	}
+	rest := p[len(strings.TrimSuffix(dir, "/")):]
+	rest = strings.TrimPrefix(rest, "/")
+	direct = !strings.Contains(rest, "/")
+	return dir, direct
+}

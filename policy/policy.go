@@ -1,0 +1,373 @@
+// Package policy turns the facts of package analyze and the user's rules
+// into a verdict: allow, ask or deny, with reasons.
+//
+// Evaluation is pure: it reads no files and runs nothing. The one place that
+// may look at the file system is the optional Resolver in Rules, used to
+// follow symlinks for path confinement; without it paths are resolved
+// lexically. Every finding has a stable ID ("SG" + number), a decision, a
+// one-line message and the span of the command text it is about. The
+// strictest decision wins and rule order never matters. Findings of the
+// floor cannot be lowered by any rule; defaults can be lowered for the
+// subcommand an allow rule matches, and only for it.
+package policy
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/shellguard/shellguard/analyze"
+)
+
+// Resolver resolves symbolic links of an absolute path (like
+// filepath.EvalSymlinks). It is only called with absolute paths.
+type Resolver interface {
+	EvalSymlinks(path string) (string, error)
+}
+
+// MaxCommands is the complexity budget: more commands than this ask.
+const MaxCommands = 50
+
+// Check analyses command text and evaluates it against rules.
+func Check(src string, rules Rules) Verdict {
+	return Evaluate(analyze.Analyze(src, AnalyzeOptions(rules)), rules)
+}
+
+// AnalyzeOptions returns the analysis options that match rules.
+func AnalyzeOptions(rules Rules) analyze.Options {
+	o := analyze.Options{Home: homeOf(rules), Workspace: workspaceOf(rules)}
+	if rules.TempDir != "" {
+		o.Env = map[string]string{"TMPDIR": rules.TempDir}
+	}
+	return o
+}
+
+func homeOf(r Rules) string {
+	if r.Home != "" {
+		return path.Clean(r.Home)
+	}
+	return "/home/user"
+}
+
+func workspaceOf(r Rules) string {
+	if r.Workspace != "" {
+		return path.Clean(r.Workspace)
+	}
+	return "/workspace"
+}
+
+// finding is one internal observation before rules are applied.
+type finding struct {
+	id    string
+	d     Decision
+	floor bool // cannot be lowered
+	user  bool // from a user deny/ask rule: allow rules do not lower it
+	msg   string
+	span  analyze.Span
+	cmd   int // command index or -1
+	rule  string
+}
+
+type evaluator struct {
+	downloadedDirs []string
+	res            *analyze.Result
+	rules          Rules
+	ws, home       string
+	roots          []string
+	fs             []finding
+	downloaded     map[string]bool
+	compiled       *compiledRules
+}
+
+// Evaluate applies rules to the facts of one command text. It never
+// panics: an internal error becomes an ask verdict (SG1099).
+func Evaluate(res *analyze.Result, rules Rules) (v Verdict) {
+	defer func() {
+		if r := recover(); r != nil {
+			v = Verdict{Decision: Ask, Reasons: []Reason{{ID: "SG1099", Decision: Ask,
+				Message: fmt.Sprintf("internal error while checking the command: %v", r),
+				Span:    Span{Start: 0, End: len(res.Src)}}}, Warnings: []string{}, Commands: [][]string{}}
+		}
+	}()
+	return evaluate(res, rules)
+}
+
+func evaluate(res *analyze.Result, rules Rules) Verdict {
+	e := &evaluator{res: res, rules: rules, home: homeOf(rules), downloaded: map[string]bool{}}
+	e.ws = e.resolve(workspaceOf(rules))
+	e.roots = []string{e.ws, "/tmp", "/var/tmp", "/dev/shm"}
+	if rules.TempDir != "" {
+		e.roots = append(e.roots, e.resolve(path.Clean(rules.TempDir)))
+	}
+	for _, r := range rules.AllowedRoots {
+		if path.IsAbs(r) {
+			e.roots = append(e.roots, e.resolve(path.Clean(r)))
+		}
+	}
+	e.compiled = compileRules(rules)
+	e.notes()
+	for i, c := range res.Commands {
+		e.command(i, c)
+	}
+	for _, r := range res.Redirects {
+		e.redirect(r)
+	}
+	e.userRules()
+	return e.verdict()
+}
+
+func (e *evaluator) add(cmd int, span analyze.Span, id string, d Decision, msg string) {
+	e.fs = append(e.fs, finding{id: id, d: d, msg: msg, span: span, cmd: cmd})
+}
+
+func (e *evaluator) floor(cmd int, span analyze.Span, id string, msg string) {
+	e.fs = append(e.fs, finding{id: id, d: Deny, floor: true, msg: msg, span: span, cmd: cmd})
+}
+
+func (e *evaluator) notes() {
+	if e.res.SimpleCommands > MaxCommands {
+		e.add(-1, analyze.Span{Start: 0, End: len(e.res.Src)}, "SG1010", Ask, "more than 50 commands: too complex to review automatically")
+	}
+	for _, nt := range e.res.Notes {
+		sp := nt.Span
+		switch nt.Kind {
+		case analyze.NoteParseError:
+			e.add(-1, sp, "SG1001", Ask, "bash cannot parse this command: "+nt.Detail)
+		case analyze.NoteUnparsedCode:
+			e.add(-1, sp, "SG1013", Ask, "code passed to a shell or eval does not parse: "+nt.Detail)
+		case analyze.NoteNUL:
+			e.add(-1, sp, "SG1002", Deny, "NUL byte in the command")
+		case analyze.NoteControl:
+			e.add(-1, sp, "SG1003", Ask, "control character "+nt.Detail+" in the command")
+		case analyze.NoteCR:
+			e.add(-1, sp, "SG1004", Ask, "carriage return can hide part of the command on a terminal")
+		case analyze.NoteBidi:
+			e.add(-1, sp, "SG1005", Deny, "bidirectional override character "+nt.Detail+" changes how the command is displayed")
+		case analyze.NoteZeroWidth:
+			e.add(-1, sp, "SG1006", Deny, "zero-width character "+nt.Detail+" hidden in the command")
+		case analyze.NoteUnicodeSpace:
+			e.add(-1, sp, "SG1007", Ask, "non-ASCII whitespace "+nt.Detail+": what runs is not what is shown")
+		case analyze.NoteInvalidUTF8:
+			e.add(-1, sp, "SG1008", Ask, "invalid UTF-8 in the command")
+		case analyze.NoteNonASCIIName:
+			e.add(nt.Cmd, sp, "SG1009", Deny, "command name "+quote(nt.Detail)+" contains non-ASCII letters (possible homoglyph)")
+		case analyze.NoteDepthLimit:
+			e.add(-1, sp, "SG1011", Ask, "commands nested too deeply to follow")
+		case analyze.NoteTooLarge:
+			e.add(-1, sp, "SG1012", Ask, "command text too large to analyse ("+nt.Detail+")")
+		case analyze.NoteTooManyCommands:
+			e.add(-1, sp, "SG1010", Ask, "too many commands to analyse")
+		case analyze.NoteHistory:
+			e.add(-1, sp, "SG2406", Ask, "history expansion "+quote(nt.Detail)+" runs text that is not shown")
+		case analyze.NoteForkBomb:
+			e.floor(-1, sp, "SG3001", "function "+quote(nt.Detail)+" calls itself in a pipeline or in the background: fork bomb")
+		case analyze.NoteRecursiveFunc:
+			e.add(-1, sp, "SG3002", Ask, "function "+quote(nt.Detail)+" calls itself")
+		case analyze.NoteFuncDef:
+			if nt.Detail == "command_not_found_handle" {
+				e.add(-1, sp, "SG3504", Deny, "redefines command_not_found_handle: any mistyped command runs this code")
+			} else if knownCommand(nt.Detail) {
+				e.add(-1, sp, "SG3501", Ask, "function redefines the command "+quote(nt.Detail))
+			}
+		}
+	}
+}
+
+func quote(s string) string {
+	if len(s) > 60 {
+		s = s[:57] + "..."
+	}
+	return "'" + s + "'"
+}
+
+func (e *evaluator) verdict() Verdict {
+	v := Verdict{Reasons: []Reason{}, Warnings: []string{}, Commands: [][]string{}}
+	seen := map[string]bool{}
+	sort.SliceStable(e.fs, func(i, j int) bool {
+		if e.fs[i].span.Start != e.fs[j].span.Start {
+			return e.fs[i].span.Start < e.fs[j].span.Start
+		}
+		return e.fs[i].id < e.fs[j].id
+	})
+	for _, f := range e.fs {
+		key := f.id + "|" + f.msg
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		v.Decision = v.Decision.Max(f.d)
+		v.Reasons = append(v.Reasons, Reason{ID: f.id, Decision: f.d, Message: f.msg,
+			Span: Span{Start: f.span.Start, End: f.span.End}, Rule: f.rule})
+	}
+	for _, c := range e.res.Commands {
+		if c.FuncDef != "" || len(c.Argv) == 0 {
+			continue
+		}
+		v.Commands = append(v.Commands, append([]string(nil), c.Argv...))
+	}
+	v.Classification = classify(e.res)
+	if ws := warnings(e.res); ws != nil {
+		v.Warnings = ws
+	}
+	return v
+}
+
+// ---- user rules ----
+
+type prefixRule struct {
+	text   string
+	tokens []string
+	rest   bool
+}
+
+type compiledRules struct {
+	allow, ask, deny []prefixRule
+	denyRe, allowRe  []*regexp.Regexp
+	allowed, blocked map[string]bool
+}
+
+func compilePrefix(list []string) []prefixRule {
+	var out []prefixRule
+	for _, s := range list {
+		t := strings.Fields(s)
+		p := prefixRule{text: s}
+		if len(t) > 0 && t[len(t)-1] == "*" {
+			p.rest = true
+			t = t[:len(t)-1]
+		} else if len(t) > 0 && strings.HasSuffix(t[len(t)-1], ":*") {
+			p.rest = true
+			t[len(t)-1] = strings.TrimSuffix(t[len(t)-1], ":*")
+			if t[len(t)-1] == "" {
+				t = t[:len(t)-1]
+			}
+		}
+		p.tokens = t
+		if len(t) > 0 || p.rest {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func compileRules(r Rules) *compiledRules {
+	c := &compiledRules{allow: compilePrefix(r.Allow), ask: compilePrefix(r.Ask), deny: compilePrefix(r.Deny),
+		allowed: map[string]bool{}, blocked: map[string]bool{}}
+	for _, p := range r.CustomDenyPatterns {
+		if re, err := regexp.Compile(p); err == nil {
+			c.denyRe = append(c.denyRe, re)
+		}
+	}
+	for _, p := range r.CustomAllowPatterns {
+		if re, err := regexp.Compile(p); err == nil {
+			c.allowRe = append(c.allowRe, re)
+		}
+	}
+	for _, n := range r.AllowedCommands {
+		c.allowed[n] = true
+	}
+	for _, n := range r.BlockedCommands {
+		c.blocked[n] = true
+	}
+	return c
+}
+
+// Validate reports rules that cannot be compiled.
+func (r Rules) Validate() error {
+	for _, p := range append(append([]string(nil), r.CustomDenyPatterns...), r.CustomAllowPatterns...) {
+		if _, err := regexp.Compile(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p prefixRule) match(argv []string) bool {
+	if len(argv) < len(p.tokens) {
+		return false
+	}
+	if !p.rest && len(argv) != len(p.tokens) {
+		return false
+	}
+	for i, t := range p.tokens {
+		a := argv[i]
+		if i == 0 && t != a && path.Base(a) == t {
+			continue
+		}
+		if t == a {
+			continue
+		}
+		if ok, _ := path.Match(t, a); ok && strings.ContainsAny(t, "*?[") {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+func (e *evaluator) userRules() {
+	cr := e.compiled
+	for _, re := range cr.denyRe {
+		if loc := re.FindStringIndex(e.res.Src); loc != nil {
+			e.fs = append(e.fs, finding{id: "SG3703", d: Deny, user: true, msg: "matches custom deny pattern " + quote(re.String()),
+				span: analyze.Span{Start: loc[0], End: loc[1]}, cmd: -1, rule: re.String()})
+		}
+	}
+	allowedCmd := map[int]string{}
+	for i, c := range e.res.Commands {
+		if len(c.Argv) == 0 {
+			continue
+		}
+		name := c.Name()
+		for _, p := range cr.deny {
+			if p.match(c.Argv) {
+				e.fs = append(e.fs, finding{id: "SG3701", d: Deny, user: true, msg: "matches deny rule " + quote(p.text), span: c.Span, cmd: i, rule: p.text})
+			}
+		}
+		for _, p := range cr.ask {
+			if p.match(c.Argv) {
+				e.fs = append(e.fs, finding{id: "SG3702", d: Ask, user: true, msg: "matches ask rule " + quote(p.text), span: c.Span, cmd: i, rule: p.text})
+			}
+		}
+		if name != "" && cr.blocked[name] {
+			e.fs = append(e.fs, finding{id: "SG3704", d: Deny, user: true, msg: quote(name) + " is a blocked command", span: c.Span, cmd: i, rule: "blocked_commands"})
+		}
+		if len(cr.allowed) > 0 && !c.Builtin && (name == "" || !cr.allowed[name]) {
+			n := name
+			if n == "" {
+				n = c.Argv[0]
+			}
+			e.fs = append(e.fs, finding{id: "SG3705", d: Deny, user: true, msg: quote(n) + " is not in allowed_commands", span: c.Span, cmd: i, rule: "allowed_commands"})
+		}
+		for _, p := range cr.allow {
+			if p.match(c.Argv) {
+				allowedCmd[i] = p.text
+			}
+		}
+		if _, ok := allowedCmd[i]; !ok {
+			text := strings.Join(c.Argv, " ")
+			for _, re := range cr.allowRe {
+				if re.MatchString(text) {
+					allowedCmd[i] = re.String()
+				}
+			}
+		}
+	}
+	// Lower the overridable findings of commands an allow rule matched.
+	// Findings about other commands, global findings, the floor and the
+	// user's own deny/ask rules stay.
+	kept := e.fs[:0]
+	for _, f := range e.fs {
+		if !f.floor && !f.user {
+			if e.rules.DisableDefaults {
+				continue
+			}
+			if _, ok := allowedCmd[f.cmd]; ok && f.cmd >= 0 {
+				continue
+			}
+		}
+		kept = append(kept, f)
+	}
+	e.fs = kept
+}
