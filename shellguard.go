@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/shellguard/shellguard/internal/capture"
+	"github.com/shellguard/shellguard/policy"
+	"github.com/shellguard/shellguard/redact"
 	"github.com/shellguard/shellguard/runner"
 	"github.com/shellguard/shellguard/sandbox"
 )
@@ -55,6 +57,27 @@ type Config struct {
 	// describes (its Workspace defaults to Workspace). Nil: no sandbox.
 	// A program using it must call sandbox.Main first thing in main().
 	Sandbox *sandbox.Spec
+	// ExcludedCommands are prefix rules ("docker *"): a command line whose
+	// every command matches one runs outside the sandbox, still under
+	// policy and audit, and its Result says so.
+	ExcludedCommands []string
+	// AllowUnsandboxed lets a request ask to run outside the sandbox
+	// (Request.DisableSandbox); such a request is always an ask.
+	AllowUnsandboxed bool
+
+	// Rules are the policy inputs (the zero value: built-in defaults,
+	// confinement to the workspace).
+	Rules policy.Rules
+	// Approver decides commands whose verdict is ask. Nil: ask is refused
+	// unless the request brings its own Approve.
+	Approver Approver
+
+	// RedactPatterns are custom patterns for output redaction, on top of
+	// the built-in rules and the values of scrubbed variables.
+	RedactPatterns []redact.Pattern
+	// AuditPath, when set, is the hash-chained JSONL audit log every call
+	// is appended to.
+	AuditPath string
 }
 
 // Guard checks and runs commands. It is safe for concurrent use.
@@ -63,6 +86,7 @@ type Guard struct {
 	env     []string
 	secrets []string // values of variables dropped from env
 	tasks   sessions // background-task sessions (tasks.go)
+	guardExtras
 }
 
 // New validates cfg and returns a Guard.
@@ -109,6 +133,9 @@ func New(cfg Config) (*Guard, error) {
 	}
 	g := &Guard{cfg: cfg}
 	g.env, g.secrets = runner.BuildEnv(environ, cfg.Env)
+	if err := g.applyPipelineConfig(); err != nil {
+		return nil, err
+	}
 	return g, nil
 }
 
@@ -127,9 +154,19 @@ type Request struct {
 	// MaxOutput overrides the per-stream capture size when > 0.
 	MaxOutput int
 
-	// Stdout and Stderr, when set, receive output live as it arrives.
+	// Stdout and Stderr, when set, receive output live as it arrives
+	// (redacted, like the Result).
 	Stdout io.Writer
 	Stderr io.Writer
+
+	// Approve, when set, decides this request if its verdict is ask
+	// (instead of Config.Approver).
+	Approve func(ctx context.Context, v Verdict) (bool, error)
+	// DisableSandbox asks to run outside the sandbox; honoured only with
+	// Config.AllowUnsandboxed, and then always as an ask.
+	DisableSandbox bool
+	// Session names the caller's session in the audit log.
+	Session string
 }
 
 // Result is the outcome of a request. A command that ran is a Result
@@ -149,20 +186,37 @@ type Result struct {
 	// SandboxWarnings says in plain words what is missing.
 	Sandbox         *sandbox.Applied `json:"sandbox,omitempty"`
 	SandboxWarnings []string         `json:"sandbox_warnings,omitempty"`
+	// Unsandboxed marks a run outside the sandbox (an excluded command or
+	// an approved request to disable it).
+	Unsandboxed bool `json:"unsandboxed,omitempty"`
+
+	// Decision is the policy's verdict ("allow", "ask" or "deny"; an ask
+	// that ran was approved), Reasons its findings.
+	Decision       string          `json:"decision"`
+	Reasons        []policy.Reason `json:"reasons"`
+	Warnings       []string        `json:"warnings,omitempty"`
+	Classification string          `json:"classification,omitempty"`
+
+	started bool
 }
+
+// Started reports whether the command was started.
+func (r Result) Started() bool { return r.started }
 
 // Run runs req and waits for it. Cancelling ctx stops the command and
 // returns its partial result together with ctx's error.
-func (g *Guard) Run(ctx context.Context, req Request) (Result, error) {
-	res := Result{Command: req.Command}
-	opts, err := g.options(req)
+//
+// A denied command, or an ask that no approver accepted, is not started:
+// the Result carries the decision and reasons and the error is a
+// *DeniedError (errors.Is(err, ErrDenied)).
+func (g *Guard) Run(ctx context.Context, req Request) (res Result, err error) {
+	opts, a, res, err := g.prepare(ctx, req)
+	defer func() { g.record(req, a, res, err, "") }()
 	if err != nil {
 		return res, err
 	}
-	res.Cwd = opts.Dir
 	rr, err := runner.Run(ctx, opts)
 	if rr.Pid == 0 { // nothing was started
-		res.ExitCode = -1
 		return res, err
 	}
 	g.fill(&res, rr)
@@ -200,6 +254,7 @@ func (g *Guard) options(req Request) (runner.Options, error) {
 		MaxTotal:  g.cfg.MaxTotalOutput,
 		Stdout:    req.Stdout,
 		Stderr:    req.Stderr,
+		Filter:    g.filter,
 	}, nil
 }
 
@@ -214,6 +269,7 @@ func (g *Guard) resolveCwd(cwd string) string {
 }
 
 func (g *Guard) fill(res *Result, rr runner.Result) {
+	res.started = true
 	res.Stdout = rr.Stdout.Text
 	res.Stderr = rr.Stderr.Text
 	res.StdoutDroppedBytes = rr.Stdout.Dropped

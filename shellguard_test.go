@@ -19,12 +19,12 @@ func TestRunResultFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := g.Run(context.Background(), Request{Command: "pwd; echo $GH_TOKEN; echo e >&2; exit 4", Cwd: "sub"})
+	res, err := g.Run(context.Background(), Request{Command: `pwd; [ -z "${GH_TOKEN-}" ] && echo 0; echo e >&2; exit 4`, Cwd: "sub"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := filepath.Join(ws, "sub")
-	if res.Cwd != want || res.Stdout != want+"\n\n" || res.Stderr != "e\n" || res.ExitCode != 4 || res.TimedOut || res.Duration <= 0 {
+	if res.Cwd != want || res.Stdout != want+"\n0\n" || res.Stderr != "e\n" || res.ExitCode != 4 || res.TimedOut || res.Duration <= 0 {
 		t.Fatalf("%+v", res)
 	}
 }

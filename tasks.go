@@ -153,8 +153,8 @@ func (g *Guard) Start(ctx context.Context, req Request, o TaskOptions) (*Task, e
 	return g.DefaultSession().Start(ctx, req, o)
 }
 
-// Close kills the tasks of every session of the Guard and waits for them
-// to end. Later sessions start closed. A program should call it on exit
+// Close kills the tasks of every session of the Guard, waits for them to
+// end and closes the audit log. Later sessions start closed. A program should call it on exit
 // (and on SIGINT/SIGTERM) so that no task outlives it.
 func (g *Guard) Close() error {
 	g.tasks.mu.Lock()
@@ -170,6 +170,13 @@ func (g *Guard) Close() error {
 		go func() { defer wg.Done(); s.Close() }()
 	}
 	wg.Wait()
+	g.auditMu.Lock()
+	defer g.auditMu.Unlock()
+	if g.audit != nil {
+		err := g.audit.Close()
+		g.audit = nil
+		return err
+	}
 	return nil
 }
 
@@ -199,15 +206,20 @@ func (s *Session) Start(ctx context.Context, req Request, o TaskOptions) (*Task,
 	if req.Timeout == 0 {
 		req.Timeout = s.g.cfg.MaxTimeout
 	}
-	opts, err := s.g.options(req)
+	opts, a, res, err := s.g.prepare(ctx, req)
 	if err != nil {
+		s.g.record(req, a, res, err, "")
 		return nil, err
 	}
 	opts.PTY, opts.PTYRows, opts.PTYCols = o.PTY, o.Rows, o.Cols
 	t, err := s.table.Start(opts)
 	if err != nil {
+		s.g.record(req, a, res, err, "")
 		return nil, err
 	}
+	res.started = true
+	res.ExitCode = -1
+	s.g.record(req, a, res, nil, t.ID())
 	return &Task{g: s.g, t: t, command: req.Command, cwd: opts.Dir}, nil
 }
 
@@ -259,13 +271,13 @@ type RunResult struct {
 // session has no room for another task, Run keeps waiting as Guard.Run
 // would. Cancelling ctx before that stops the command; closing the
 // session stops it too and Run returns ErrSessionClosed.
-func (s *Session) Run(ctx context.Context, req Request) (RunResult, error) {
-	res := RunResult{Result: Result{Command: req.Command}}
-	opts, err := s.g.options(req)
+func (s *Session) Run(ctx context.Context, req Request) (res RunResult, err error) {
+	opts, a, pres, err := s.g.prepare(ctx, req)
+	res = RunResult{Result: pres}
+	defer func() { s.g.record(req, a, res.Result, err, res.TaskID) }()
 	if err != nil {
 		return res, err
 	}
-	res.Cwd = opts.Dir
 	outW, errW := detachable(req.Stdout), detachable(req.Stderr)
 	opts.Stdout, opts.Stderr = outW.writer(), errW.writer()
 	t, err := s.table.StartUnlisted(opts)

@@ -68,6 +68,11 @@ type Options struct {
 	Stdout io.Writer
 	Stderr io.Writer
 
+	// Filter, when set, is put in front of each stream's capture and tee
+	// (e.g. secret redaction), so nothing unfiltered is kept or streamed.
+	// It is closed when the stream ends, to flush what it holds back.
+	Filter func(io.Writer) io.WriteCloser
+
 	// StdinPipe gives the command a pipe as stdin whose write end is
 	// Process.Stdin; it stays open until the command has ended.
 	StdinPipe bool
@@ -371,20 +376,39 @@ func (p *Process) requestStop(r StopReason) {
 
 func (p *Process) drain(r *os.File, buf *capture.Buffer, tee io.Writer) {
 	defer p.readers.Done()
+	var sink io.Writer = sinkWriter{buf, tee, p.budget}
+	if p.opts.Filter != nil {
+		f := p.opts.Filter(sink)
+		defer f.Close()
+		sink = f
+	}
 	b := make([]byte, 32<<10)
 	for {
 		n, err := r.Read(b)
 		if n > 0 {
 			p.read.Add(int64(n))
-			buf.Write(b[:n])
-			if tee != nil && !p.budget.Exceeded() {
-				tee.Write(b[:n])
-			}
+			sink.Write(b[:n])
 		}
 		if err != nil {
 			return
 		}
 	}
+}
+
+// sinkWriter keeps output in the capture buffer and passes it to the tee
+// until the output budget is exceeded.
+type sinkWriter struct {
+	buf    *capture.Buffer
+	tee    io.Writer
+	budget *capture.Budget
+}
+
+func (s sinkWriter) Write(b []byte) (int, error) {
+	s.buf.Write(b)
+	if s.tee != nil && !s.budget.Exceeded() {
+		s.tee.Write(b)
+	}
+	return len(b), nil
 }
 
 func (p *Process) wait() {
