@@ -75,6 +75,10 @@ type Config struct {
 	// RedactPatterns are custom patterns for output redaction, on top of
 	// the built-in rules and the values of scrubbed variables.
 	RedactPatterns []redact.Pattern
+	// Tasks are the defaults for the background-task sessions of this
+	// Guard (a zero field of NewSession's options takes these).
+	Tasks SessionOptions
+
 	// AuditPath, when set, is the hash-chained JSONL audit log every call
 	// is appended to.
 	AuditPath string

@@ -1,6 +1,7 @@
 package shellguard
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"sync"
@@ -102,6 +103,12 @@ type sessions struct {
 // NewSession returns a new session. Close it when the agent goes away;
 // Guard.Close closes every session of the Guard.
 func (g *Guard) NewSession(o SessionOptions) *Session {
+	d := g.cfg.Tasks
+	o.MaxTasks = cmp.Or(o.MaxTasks, d.MaxTasks)
+	o.OutputLines = cmp.Or(o.OutputLines, d.OutputLines)
+	o.OutputBytes = cmp.Or(o.OutputBytes, d.OutputBytes)
+	o.Retain = cmp.Or(o.Retain, d.Retain)
+	o.BlockingBudget = cmp.Or(o.BlockingBudget, d.BlockingBudget)
 	s := &Session{
 		g: g,
 		table: runner.NewTable(runner.TableOptions{

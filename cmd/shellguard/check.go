@@ -1,12 +1,12 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -23,7 +23,7 @@ func checkMain(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("shellguard check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	jsonOut := fs.Bool("json", false, "print the verdict as JSON")
-	workspace := fs.String("workspace", "", "workspace directory paths are confined to (default: current directory)")
+	gf := addGuardFlags(fs, false)
 	file := fs.String("file", "", "read the command byte for byte from `PATH` (- = stdin)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: shellguard check [--json] [--workspace DIR] (--file PATH | -- COMMAND)")
@@ -61,20 +61,12 @@ func checkMain(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 3
 	}
-	rules := policy.Rules{Resolver: policy.OSResolver{}}
-	ws := *workspace
-	if ws == "" {
-		ws, _ = os.Getwd()
+	g, _, err := gf.newGuard()
+	if err != nil {
+		fmt.Fprintln(stderr, "shellguard check:", err)
+		return 3
 	}
-	if abs, err := filepath.Abs(ws); err == nil {
-		ws = abs
-	}
-	rules.Workspace = ws
-	if h, err := os.UserHomeDir(); err == nil {
-		rules.Home = h
-	}
-	rules.TempDir = os.Getenv("TMPDIR")
-	v := policy.Check(src, rules)
+	v := g.Check(context.Background(), src)
 	if *jsonOut {
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)

@@ -28,6 +28,7 @@ const (
 	exitTimeout = 124
 	exitFailure = 125 // shellguard could not run the command
 	exitStopped = 137 // the command was stopped (output limit, cancel)
+	exitDenied  = 126 // the policy refused the command; nothing ran
 )
 
 func runMain(args []string, stdout, stderr io.Writer) int {
@@ -38,9 +39,7 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	cwd := fs.String("cwd", "", "working directory (default: the workspace)")
 	maxOutput := fs.Int("max-output", 0, "bytes of each stream to keep, head and tail (default 65536)")
 	file := fs.String("file", "", "read the command byte for byte from `PATH` (- = stdin)")
-	sbMode := fs.String("sandbox", "auto", "kernel sandbox: auto (apply what the kernel allows), required (fail closed) or off")
-	workspace := fs.String("workspace", "", "writable project directory (default: the current directory)")
-	network := fs.Bool("network", false, "allow network access (default: no network)")
+	gf := addGuardFlags(fs, true)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: shellguard run [flags] (--file PATH | -- COMMAND)")
 		fs.PrintDefaults()
@@ -61,22 +60,18 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "shellguard run: --timeout and --max-output must not be negative")
 		return exitUsage
 	}
-
-	mode, err := sandbox.ParseMode(*sbMode)
-	if err != nil {
+	if _, err := sandbox.ParseMode(gf.sandbox); err != nil {
 		fmt.Fprintln(stderr, "shellguard run:", err)
 		return exitUsage
 	}
 
 	runner.EnableSubreaper() // best effort: the process group and marker still work without it
-	g, err := shellguard.New(shellguard.Config{
-		Workspace: *workspace,
-		Sandbox:   &sandbox.Spec{Mode: mode, Network: *network},
-	})
+	g, _, err := gf.newGuard()
 	if err != nil {
-		fmt.Fprintln(stderr, err)
+		fmt.Fprintln(stderr, "shellguard:", err)
 		return exitFailure
 	}
+	defer g.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	res, err := g.Run(ctx, shellguard.Request{
@@ -84,34 +79,33 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 		Cwd:       *cwd,
 		Timeout:   time.Duration(*timeout * float64(time.Second)),
 		MaxOutput: *maxOutput,
+		Approve:   ttyApprover(command, stderr),
 	})
-	if err != nil && res.ExitCode == -1 && res.Duration == 0 {
-		// Nothing ran.
-		if *jsonOut {
-			writeJSON(stdout, struct {
-				shellguard.Result
-				Error string `json:"error"`
-			}{res, err.Error()})
-			return exitFailure
-		}
-		fmt.Fprintln(stderr, "shellguard:", err)
-		return exitFailure
-	}
-	if errors.Is(err, sandbox.ErrLayerMissing) {
-		// --sandbox required and a layer is missing: nothing ran.
-		if *jsonOut {
-			writeJSON(stdout, struct {
-				shellguard.Result
-				Error string `json:"error"`
-			}{res, err.Error()})
-			return exitFailure
-		}
-		fmt.Fprintln(stderr, "shellguard:", err)
-		return exitFailure
-	}
 	if *jsonOut {
+		if err != nil {
+			writeJSON(stdout, struct {
+				shellguard.Result
+				Error string `json:"error"`
+			}{res, err.Error()})
+			return 0
+		}
 		writeJSON(stdout, res)
 		return 0
+	}
+	var denied *shellguard.DeniedError
+	if errors.As(err, &denied) {
+		printVerdict(stderr, command, denied.Verdict)
+		if denied.Asked {
+			fmt.Fprintln(stderr, "shellguard: not run:", denied.Reason)
+		} else {
+			fmt.Fprintln(stderr, "shellguard: not run: the policy denies this command")
+		}
+		return exitDenied
+	}
+	if !res.Started() {
+		// Nothing ran: a bad cwd, or --sandbox required and a layer is missing.
+		fmt.Fprintln(stderr, "shellguard:", err)
+		return exitFailure
 	}
 	for _, w := range res.SandboxWarnings {
 		fmt.Fprintln(stderr, "shellguard: warning:", w)
@@ -130,6 +124,27 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 		return exitStopped
 	}
 	return res.ExitCode
+}
+
+// ttyApprover asks the person at the terminal about a command whose
+// verdict is ask. Without a terminal there is no one to ask: nil.
+func ttyApprover(command string, stderr io.Writer) func(context.Context, shellguard.Verdict) (bool, error) {
+	if !isTerminal(os.Stdin) {
+		return nil
+	}
+	return func(ctx context.Context, v shellguard.Verdict) (bool, error) {
+		tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+		if err != nil {
+			return false, err
+		}
+		defer tty.Close()
+		printVerdict(tty, command, v)
+		fmt.Fprint(tty, "Run this command? [y/N] ")
+		var answer string
+		fmt.Fscanln(tty, &answer)
+		answer = strings.ToLower(strings.TrimSpace(answer))
+		return answer == "y" || answer == "yes", nil
+	}
 }
 
 // commandText returns the command from the arguments after "--" (joined by
