@@ -76,12 +76,17 @@ func (p *progress) writer(prefix string) io.Writer {
 	return w
 }
 
-// line queues one line.
+// line queues one line if it matches the pattern.
 func (p *progress) line(l string) {
-	if !p.active() {
+	if p.pattern != nil && !p.pattern.MatchString(l) {
 		return
 	}
-	if p.pattern != nil && !p.pattern.MatchString(l) {
+	p.push(l)
+}
+
+// push queues one line.
+func (p *progress) push(l string) {
+	if !p.active() {
 		return
 	}
 	if len(l) > maxLineBytes {
