@@ -3,7 +3,10 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -226,4 +229,27 @@ func TestGuardSessionClose(t *testing.T) {
 	srv.Close()
 	waitGone(t, "after Server.Close", "sleep", m2)
 	cs2.Close()
+}
+
+// TestGuardExecuteNeverBackgrounds: the plain HTTP endpoint cannot hand
+// out task ids, so a command outliving the budget just runs to its end.
+func TestGuardExecuteNeverBackgrounds(t *testing.T) {
+	if !guardFeatures.Tasks {
+		t.Skip("tasks are off in guardFeatures")
+	}
+	eng, _ := guardEngine(t)
+	eng.Sessions = shellguard.SessionOptions{BlockingBudget: 200 * time.Millisecond}
+	srv := New(eng, nil)
+	defer srv.Close()
+	ts := httptest.NewServer(srv.Handler(HTTPOptions{}))
+	defer ts.Close()
+	resp, err := http.Post(ts.URL+"/tools/bash/execute", "application/json", strings.NewReader(`{"command":"echo a; sleep 0.6; echo b"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `"stdout":"a\nb\n"`) || !strings.Contains(string(b), `"exit_code":0`) || strings.Contains(string(b), "task_id") {
+		t.Errorf("%d %s", resp.StatusCode, b)
+	}
 }
