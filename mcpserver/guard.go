@@ -99,8 +99,9 @@ type guardSession struct {
 	g *shellguard.Guard
 	s *shellguard.Session // this client's tasks; foreground runs too
 
-	mu sync.Mutex
-	fg *shellguard.Session // lazily, for Request.Foreground runs
+	mu     sync.Mutex
+	fg     *shellguard.Session // lazily, for Request.Foreground runs
+	closed bool
 }
 
 func (s *guardSession) Run(ctx context.Context, req Request) (Result, error) {
@@ -159,10 +160,10 @@ func (s *guardSession) Run(ctx context.Context, req Request) (Result, error) {
 func (s *guardSession) foreground() *shellguard.Session {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
 	if s.fg == nil {
-		if s.s == nil {
-			return nil
-		}
 		s.fg = s.g.NewSession(shellguard.SessionOptions{BlockingBudget: -1})
 	}
 	return s.fg
@@ -200,6 +201,7 @@ func (s *guardSession) Task(id string) (Task, error) {
 func (s *guardSession) Close() error {
 	s.mu.Lock()
 	fg := s.fg
+	s.closed = true
 	s.mu.Unlock()
 	if fg != nil {
 		fg.Close()
@@ -231,9 +233,9 @@ type guardTask struct {
 // read is the output a status carries: everything still kept, head and
 // tail bounded like a foreground result, so the newest lines are always
 // there.
-var read = shellguard.ReadOptions{Mode: shellguard.ReadAll}
+var readAll = shellguard.ReadOptions{Mode: shellguard.ReadAll}
 
-func (t *guardTask) Status() TaskStatus { return t.status(t.t.Status(read)) }
+func (t *guardTask) Status() TaskStatus { return t.status(t.t.Status(readAll)) }
 
 func (t *guardTask) Kill(ctx context.Context) (TaskStatus, error) {
 	return t.status(t.t.Kill()), nil
@@ -261,7 +263,7 @@ func (t *guardTask) Wait(ctx context.Context, timeout time.Duration) (TaskStatus
 	if timeout <= 0 {
 		timeout = shellguard.DefaultBlockingBudget
 	}
-	return t.status(t.t.Wait(ctx, timeout, read)), nil
+	return t.status(t.t.Wait(ctx, timeout, readAll)), nil
 }
 
 // Subscribe delivers the lines still kept and then new ones as they
