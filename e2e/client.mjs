@@ -298,6 +298,34 @@ const scenarios = {
     assert.doesNotMatch(all, /tock/);
     await c.close();
   },
+
+  // The end of an MCP session kills its tasks: closing a stdio client ends
+  // the server process, terminating an HTTP session ends the session.
+  async session_end() {
+    const c = await connect();
+    const marker = `${45 + Math.random()}`.slice(0, 9);
+    const r = await call(c, { command: `sleep ${marker}`, run_in_background: true });
+    assert.ok(!r.isError, text(r));
+    for (let i = 0; i < 100 && pidsWith("sleep", marker).length === 0; i++) await sleep(20);
+    assert.ok(pidsWith("sleep", marker).length > 0, "the task started");
+    if (opts.transport === "http") await c.transport.terminateSession();
+    await c.close();
+    const t0 = Date.now();
+    while (pidsWith("sleep", marker).length > 0) {
+      assert.ok(Date.now() - t0 < 5000, "the task is gone within 5 s of the session's end");
+      await sleep(20);
+    }
+  },
+
+  // Starts a background task and leaves without ending the session: the
+  // test then stops the server and checks the task is gone.
+  async start_and_leave() {
+    const c = await connect();
+    const r = await call(c, { command: `sleep ${opts.marker}`, run_in_background: true });
+    assert.ok(!r.isError, text(r));
+    for (let i = 0; i < 100 && pidsWith("sleep", opts.marker).length === 0; i++) await sleep(20);
+    assert.ok(pidsWith("sleep", opts.marker).length > 0, "the task started");
+  },
 };
 
 const fn = scenarios[opts.scenario];

@@ -12,12 +12,14 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -106,6 +108,7 @@ var scenarios = []scenario{
 	{name: "approve_decline", needs: func(f mcpserver.Features) bool { return f.Policy && f.Approval }},
 	{name: "background", needs: func(f mcpserver.Features) bool { return f.Tasks }},
 	{name: "stream", needs: func(f mcpserver.Features) bool { return f.Tasks }},
+	{name: "session_end", needs: func(f mcpserver.Features) bool { return f.Tasks }},
 }
 
 func runNode(t *testing.T, args ...string) {
@@ -162,8 +165,18 @@ func TestStdio(t *testing.T) {
 }
 
 // startServe starts `shellguard serve` on a free loopback port and returns
-// its base URL; the server is stopped (SIGTERM, by pid) at cleanup.
+// its base URL; the server is stopped (SIGINT, by pid) at cleanup.
 func startServe(t *testing.T, ws string, extra ...string) string {
+	return startServeProc(t, ws, extra...).url
+}
+
+type serveProc struct {
+	url  string
+	once sync.Once
+	stop func(sig os.Signal) // signals the server and waits for its exit
+}
+
+func startServeProc(t *testing.T, ws string, extra ...string) *serveProc {
 	t.Helper()
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--workspace", ws}, extra...)
 	cmd := exec.Command(binPath, args...)
@@ -188,25 +201,67 @@ func startServe(t *testing.T, ws string, extra ...string) string {
 		}
 		done <- cmd.Wait()
 	}()
-	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-			t.Error("serve did not stop within 10 s of SIGINT")
-		}
-	})
+	p := &serveProc{}
+	p.stop = func(sig os.Signal) {
+		p.once.Do(func() {
+			cmd.Process.Signal(sig)
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				cmd.Process.Kill()
+				<-done
+				t.Errorf("serve did not stop within 10 s of %v", sig)
+			}
+		})
+	}
+	t.Cleanup(func() { p.stop(os.Interrupt) })
 	select {
-	case u := <-urlc:
-		return u
+	case p.url = <-urlc:
+		return p
 	case err := <-done:
 		t.Fatalf("serve exited: %v", err)
 	case <-time.After(15 * time.Second):
 		t.Fatal("serve did not report its address")
 	}
-	return ""
+	return nil
+}
+
+// TestSignalEndsTasks: SIGTERM or SIGINT to `shellguard mcp` or `serve`
+// kills the background tasks of its sessions before it exits.
+func TestSignalEndsTasks(t *testing.T) {
+	setup(t)
+	if !mcpserver.GuardAdapterFeatures().Tasks {
+		t.Skip("gated: no background tasks")
+	}
+	for _, sig := range []os.Signal{syscall.SIGTERM, os.Interrupt} {
+		t.Run("mcp/"+sig.String(), func(t *testing.T) {
+			c := startRaw(t, workspace(t))
+			marker := fmt.Sprintf("46.%06d", rand.IntN(1000000))
+			r := c.call(1, map[string]any{"command": "sleep " + marker, "run_in_background": true})
+			if r.Result == nil || r.Result.IsError {
+				t.Fatalf("start: %+v %+v", r.Result, r.Error)
+			}
+			waitFor(t, func() bool { return len(testenv.ProcessesWithArgs("sleep", marker)) > 0 }, "the task to start")
+			c.cmd.Process.Signal(sig) // stdin stays open: the signal alone ends it
+			select {
+			case <-c.exited:
+			case <-time.After(5 * time.Second):
+				t.Fatalf("shellguard mcp did not exit within 5 s of %v", sig)
+			}
+			noProcessesOf(t, "sleep", marker)
+		})
+		t.Run("serve/"+sig.String(), func(t *testing.T) {
+			ws := workspace(t)
+			p := startServeProc(t, ws)
+			marker := fmt.Sprintf("47.%06d", rand.IntN(1000000))
+			runNode(t, "start_and_leave", "--transport", "http", "--url", p.url+"/mcp", "--workspace", ws, "--marker", marker)
+			if len(testenv.ProcessesWithArgs("sleep", marker)) == 0 {
+				t.Fatal("the task is not running after its client left")
+			}
+			p.stop(sig)
+			noProcessesOf(t, "sleep", marker)
+		})
+	}
 }
 
 const testToken = "e2e-token-0123456789abcdef"

@@ -41,11 +41,11 @@ func Describe(s Settings) string {
 		fmt.Fprintf(&b, "Always denied: %s.\n", strings.Join(s.AlwaysDenied, "; "))
 	}
 	if s.Tasks {
-		b.WriteString("Long-running commands (servers, watchers): run_in_background: true returns a task_id. With task_id alone you get its status and output so far; add kill, stdin_text (a line to its stdin), wait (until it exits), or stream (new lines, optionally filtered by stream_pattern).")
+		b.WriteString("Long-running or interactive commands (servers, watchers, prompts): run_in_background: true returns a task_id. With task_id alone you get its status and output so far; add kill, stdin_text (a line to its stdin), wait (until it exits), or stream (its lines, optionally filtered by stream_pattern, until it exits).")
 		if s.BlockingBudget > 0 {
-			fmt.Fprintf(&b, " A foreground command still running after %s is moved to the background and its task_id returned.", secs(s.BlockingBudget))
+			fmt.Fprintf(&b, " wait and stream return after %s at most. A foreground command still running after %s is moved to the background and its task_id returned.", secs(s.BlockingBudget), secs(s.BlockingBudget))
 		}
-		b.WriteString("\n")
+		b.WriteString(" Tasks end when this session does.\n")
 	}
 	return strings.TrimRight(b.String(), "\n ")
 }
@@ -85,11 +85,11 @@ func inputSchema(s Settings) *jsonschema.Schema {
 	}
 	if s.Tasks {
 		props["run_in_background"] = &jsonschema.Schema{Type: "boolean", Description: "Start the command as a background task and return its task_id at once."}
-		props["task_id"] = &jsonschema.Schema{Type: "string", Description: "A background task to act on (instead of command). Alone: its status and output so far."}
+		props["task_id"] = &jsonschema.Schema{Type: "string", Description: "A background task to act on (instead of command). Alone: its status and output so far (first and last part when long)."}
 		props["kill"] = &jsonschema.Schema{Type: "boolean", Description: "With task_id: stop the task and everything it started."}
-		props["stdin_text"] = &jsonschema.Schema{Type: "string", Description: "With task_id: text to write to the task's stdin (add \\n to end a line)."}
-		props["wait"] = &jsonschema.Schema{Type: "boolean", Description: "With task_id: block until the task exits (bounded by timeout)."}
-		props["stream"] = &jsonschema.Schema{Type: "boolean", Description: "With task_id: push new output lines as progress notifications until the task exits (bounded by timeout)."}
+		props["stdin_text"] = &jsonschema.Schema{Type: "string", Description: "With task_id: a line to write to the task's stdin (the newline is added)."}
+		props["wait"] = &jsonschema.Schema{Type: "boolean", Description: "With task_id: block until the task exits (bounded by timeout" + budgetNote(s) + ")."}
+		props["stream"] = &jsonschema.Schema{Type: "boolean", Description: "With task_id: push its output lines (those already written, then new ones) as progress notifications until the task exits (bounded by timeout" + budgetNote(s) + "); the result's stdout has them too."}
 		props["stream_pattern"] = &jsonschema.Schema{Type: "string", Description: "With stream: only lines matching this regular expression (RE2)."}
 		order = append(order, "run_in_background", "task_id", "kill", "stdin_text", "wait", "stream", "stream_pattern")
 	}
@@ -106,4 +106,11 @@ func rootsNote(s Settings) string {
 		return ""
 	}
 	return " or in " + strings.Join(s.AllowedRoots, ", ")
+}
+
+func budgetNote(s Settings) string {
+	if s.BlockingBudget <= 0 {
+		return ""
+	}
+	return " and " + secs(s.BlockingBudget)
 }

@@ -84,6 +84,10 @@ type Request struct {
 	Approve func(ctx context.Context, v policy.Verdict) bool
 	// Stdout and Stderr receive output live, already redacted.
 	Stdout, Stderr io.Writer
+	// Foreground keeps Run from moving the command to the background when
+	// it outlives the blocking budget: for callers that cannot ask about
+	// a task later (the plain HTTP endpoint).
+	Foreground bool
 }
 
 // Result is the outcome of a foreground command.
@@ -107,17 +111,26 @@ type Result struct {
 
 // TaskStatus describes a background task.
 type TaskStatus struct {
-	TaskID          string
-	Pid             int
-	Command         string
-	StartedAt       time.Time
-	Running         bool
-	ExitCode        *int // nil while running
-	TimedOut        bool
-	Stdout          string
-	Stderr          string
-	WaitingForInput bool
-	Uptime          time.Duration
+	TaskID    string
+	Pid       int
+	Command   string
+	StartedAt time.Time
+	Running   bool
+	ExitCode  *int // nil while running
+	TimedOut  bool
+	Stdout    string
+	Stderr    string
+	// Bytes of output not in Stdout/Stderr (dropped by the output ring
+	// or cut from the middle to fit the output cap).
+	StdoutDroppedBytes  int64
+	StderrDroppedBytes  int64
+	OutputLimitExceeded bool
+	WaitingForInput     bool
+	Uptime              time.Duration
+	// EndedBy says how it ended: "exit", "sigterm" or "sigkill" (killed),
+	// "timeout", "output_limit", "session_closed", "error"; empty while
+	// running.
+	EndedBy string
 }
 
 // DeniedError is returned by Session.Run and Session.Start when the

@@ -175,7 +175,7 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, maxBody int64) 
 	}
 	sess := s.eng.NewSession()
 	defer sess.Close()
-	o, isErr := s.run(ctx, sess, in, set, verdict, false, &progress{})
+	o, isErr := s.run(ctx, sess, in, set, verdict, false, &progress{}, true)
 	status := http.StatusOK
 	if isErr {
 		switch {

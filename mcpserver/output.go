@@ -37,6 +37,7 @@ type Output struct {
 	UptimeSeconds       *float64 `json:"uptime_seconds,omitempty"`
 	WaitingForInput     *bool    `json:"waiting_for_input,omitempty"`
 	Backgrounded        bool     `json:"backgrounded,omitempty" jsonschema:"the command outlived the blocking budget and now runs as task_id"`
+	EndedBy             string   `json:"ended_by,omitempty" jsonschema:"how a task ended: exit, sigterm or sigkill (killed), timeout, output_limit, session_closed, error"`
 	Error               string   `json:"error,omitempty"`
 }
 
@@ -116,8 +117,11 @@ func fillTask(o *Output, t TaskStatus, withOutput bool) {
 	o.IsRunning, o.WaitingForInput, o.UptimeSeconds = &running, &waiting, &up
 	if withOutput {
 		o.Stdout, o.Stderr = t.Stdout, t.Stderr
+		o.StdoutDroppedBytes, o.StderrDroppedBytes = t.StdoutDroppedBytes, t.StderrDroppedBytes
+		o.OutputLimitExceeded = t.OutputLimitExceeded
 		o.ExitCode = t.ExitCode
 		o.TimedOut = t.TimedOut
+		o.EndedBy = t.EndedBy
 	}
 }
 
@@ -142,7 +146,7 @@ func (o *Output) text() string {
 			}
 			b.WriteString("\n")
 		} else if o.ExitCode != nil {
-			fmt.Fprintf(&b, "exited with code %d\n", *o.ExitCode)
+			fmt.Fprintf(&b, "exited with code %d%s\n", *o.ExitCode, endedBy(o.EndedBy))
 		} else {
 			b.WriteString("finished\n")
 		}
@@ -184,6 +188,25 @@ func (o *Output) text() string {
 	section("stdout", o.Stdout, o.StdoutDroppedBytes)
 	section("stderr", o.Stderr, o.StderrDroppedBytes)
 	return b.String()
+}
+
+// endedBy explains how a task ended when it did not simply exit.
+func endedBy(how string) string {
+	switch how {
+	case "sigterm":
+		return " (killed: it ended after SIGTERM)"
+	case "sigkill":
+		return " (killed: it ignored SIGTERM and got SIGKILL)"
+	case "timeout":
+		return " (its timeout expired)"
+	case "output_limit":
+		return " (stopped: too much output)"
+	case "session_closed":
+		return " (stopped: the session closed)"
+	case "error":
+		return " (the launcher failed)"
+	}
+	return ""
 }
 
 func deref(f *float64) float64 {

@@ -22,6 +22,11 @@ const (
 	maxLineBytes     = 4096
 	maxMessageBytes  = 16 << 10
 	finalFlushBudget = 2 * time.Second
+	// resultGap separates the last notification from the result. The npm
+	// client handles a notification in a microtask but a response at
+	// once, and drops progress for a request that has been answered: a
+	// notification read in the same chunk as the result is lost.
+	resultGap = 15 * time.Millisecond
 )
 
 // progress sends output lines as MCP progress notifications. Writers
@@ -40,6 +45,7 @@ type progress struct {
 	dropped int
 	n       float64
 	closed  bool
+	last    time.Time // when the last notification was sent
 
 	wake    chan struct{}
 	flushed chan chan struct{}
@@ -76,12 +82,17 @@ func (p *progress) writer(prefix string) io.Writer {
 	return w
 }
 
-// line queues one line.
+// line queues one line if it matches the pattern.
 func (p *progress) line(l string) {
-	if !p.active() {
+	if p.pattern != nil && !p.pattern.MatchString(l) {
 		return
 	}
-	if p.pattern != nil && !p.pattern.MatchString(l) {
+	p.push(l)
+}
+
+// push queues one line.
+func (p *progress) push(l string) {
+	if !p.active() {
 		return
 	}
 	if len(l) > maxLineBytes {
@@ -142,6 +153,12 @@ func (p *progress) close() {
 	p.mu.Unlock()
 	close(p.done)
 	<-p.exited
+	p.mu.Lock()
+	last := p.last
+	p.mu.Unlock()
+	if d := resultGap - time.Since(last); d > 0 && p.ctx.Err() == nil {
+		time.Sleep(d)
+	}
 }
 
 func (p *progress) loop() {
@@ -198,6 +215,9 @@ func (p *progress) send() {
 		if err != nil {
 			return
 		}
+		p.mu.Lock()
+		p.last = time.Now()
+		p.mu.Unlock()
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/shellguard/shellguard/internal/capture"
 	"github.com/shellguard/shellguard/policy"
 )
 
@@ -211,13 +212,14 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 			}, nil
 		}
 	}
-	o, isErr := s.run(ctx, sess, in, set, verdict, approved, live)
+	o, isErr := s.run(ctx, sess, in, set, verdict, approved, live, false)
 	return result(o, isErr), nil
 }
 
 // run runs a foreground or background command that the policy allows (or
 // the user approved) and returns the output and whether it is an error.
-func (s *Server) run(ctx context.Context, sess Session, in *Input, set Settings, verdict *policy.Verdict, approved bool, live *progress) (*Output, bool) {
+// foreground keeps a long command from being moved to the background.
+func (s *Server) run(ctx context.Context, sess Session, in *Input, set Settings, verdict *policy.Verdict, approved bool, live *progress, foreground bool) (*Output, bool) {
 	if in.DisableSandbox && !set.DisableSandbox {
 		return &Output{Command: in.Command, Error: "dangerously_disable_sandbox: not allowed by the configuration; run the command inside the sandbox"}, true
 	}
@@ -228,6 +230,7 @@ func (s *Server) run(ctx context.Context, sess Session, in *Input, set Settings,
 		Timeout:        in.Timeout,
 		DisableSandbox: in.DisableSandbox,
 		Approve:        func(context.Context, policy.Verdict) bool { return approved },
+		Foreground:     foreground,
 	}
 	var warnings []string
 	if in.TimeoutClamped {
@@ -299,14 +302,18 @@ func (s *Server) taskOp(ctx context.Context, sess Session, in *Input, set Settin
 	if err != nil {
 		return toolError("task_id: " + err.Error())
 	}
+	// wait and stream block the call: bounded by the blocking budget, so
+	// the answer comes before the client's request timeout.
 	budget := in.Timeout
 	if budget == 0 {
 		budget = set.DefaultTimeout
-		if set.BlockingBudget > 0 {
-			budget = min(budget, set.BlockingBudget)
-		}
+	}
+	if set.BlockingBudget > 0 {
+		budget = min(budget, set.BlockingBudget)
 	}
 	var st TaskStatus
+	var warnings []string
+	var streamed *capture.Buffer
 	switch {
 	case in.Kill:
 		st, err = t.Kill(ctx)
@@ -324,8 +331,10 @@ func (s *Server) taskOp(ctx context.Context, sess Session, in *Input, set Settin
 			var lines <-chan string
 			lines, err = t.Subscribe(sctx, in.StreamPattern)
 			if err == nil {
+				streamed = capture.New(set.MaxOutput, nil)
 				for l := range lines {
-					live.line(l)
+					live.push(l) // already filtered by the pattern
+					streamed.Write([]byte(l + "\n"))
 				}
 			}
 			cancel()
@@ -334,11 +343,28 @@ func (s *Server) taskOp(ctx context.Context, sess Session, in *Input, set Settin
 		default:
 			st = t.Status()
 		}
+		if (in.Wait || in.Stream) && st.Running && ctx.Err() == nil {
+			warnings = append(warnings, fmt.Sprintf("still running after %s (the bound of one call); call again to keep waiting", secs(budget)))
+		}
 	}
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return toolError(err.Error())
 	}
-	return result(outputOfTask(st), false)
+	o := outputOfTask(st)
+	if streamed != nil {
+		// Progress notifications rarely reach the model: the lines that
+		// were streamed are the result's stdout.
+		r := streamed.Render()
+		o.Stdout, o.Stderr = r.Text, ""
+		o.StdoutDroppedBytes, o.StderrDroppedBytes = r.Dropped, 0
+		what := "every line"
+		if in.StreamPattern != nil {
+			what = "the lines matching stream_pattern"
+		}
+		warnings = append(warnings, "stdout holds "+what+" (stderr lines prefixed [stderr]), also sent as progress notifications")
+	}
+	o.Warnings = append(o.Warnings, warnings...)
+	return result(o, false)
 }
 
 // canAsk reports whether the client can answer an approval request. The

@@ -387,9 +387,18 @@ func TestTasks(t *testing.T) {
 	}
 }
 
+// noTasks is the Guard engine without background tasks.
+type noTasks struct{ *GuardEngine }
+
+func (e noTasks) Settings() Settings {
+	s := e.GuardEngine.Settings()
+	s.Tasks, s.BlockingBudget = false, 0
+	return s
+}
+
 func TestToolsWithoutFeatures(t *testing.T) {
 	eng, _ := guardEngine(t)
-	cs := connect(t, New(eng, nil), nil)
+	cs := connect(t, New(noTasks{eng}, nil), nil)
 	r := callBash(t, cs, map[string]any{"command": "true", "run_in_background": true})
 	if !r.IsError || !strings.Contains(textOf(r), "run_in_background: background tasks are not available") {
 		t.Errorf("%s", textOf(r))

@@ -29,8 +29,9 @@ var loadConfig = func(file, workspace string) (shellguard.Config, error) {
 	return shellguard.Config{Workspace: workspace}, nil
 }
 
-// newEngine builds the engine the servers use.
-func newEngine(configFile, workspace string) (mcpserver.Engine, error) {
+// newEngine builds the engine the servers use. The caller closes its Guard
+// on exit, so that no background task outlives the server.
+func newEngine(configFile, workspace string) (*mcpserver.GuardEngine, error) {
 	cfg, err := loadConfig(configFile, workspace)
 	if err != nil {
 		return nil, err
@@ -73,6 +74,7 @@ func mcpMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "shellguard mcp:", err)
 		return exitFailure
 	}
+	defer eng.G.Close() // kills every task, whatever ended the server
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	srv := mcpserver.New(eng, &mcpserver.Options{Version: version, Logger: logger})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)

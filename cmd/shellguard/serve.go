@@ -65,6 +65,7 @@ func serveMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "shellguard serve:", err)
 		return exitFailure
 	}
+	defer eng.G.Close() // kills every task, whatever ended the server
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	srv := mcpserver.New(eng, &mcpserver.Options{Version: version, Logger: logger})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)

@@ -1,0 +1,255 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/shellguard/shellguard"
+	"github.com/shellguard/shellguard/internal/testenv"
+)
+
+// marker returns a sleep duration unique to one test, so its processes
+// can be found by their command line.
+func marker() string { return fmt.Sprintf("%d.%04d", 40+rand.IntN(20), rand.IntN(10000)) }
+
+func waitGone(t *testing.T, what string, args ...string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for len(testenv.ProcessesWithArgs(args...)) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: processes %q still alive", what, args)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestGuardTasks drives the real adapter through the tool: start, status,
+// stdin, stream, wait, kill.
+func TestGuardTasks(t *testing.T) {
+	if !guardFeatures.Tasks {
+		t.Skip("tasks are off in guardFeatures")
+	}
+	eng, _ := guardEngine(t)
+	var mu sync.Mutex
+	var msgs []string
+	cs := connect(t, New(eng, nil), &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			msgs = append(msgs, r.Params.Message)
+			mu.Unlock()
+		},
+	})
+
+	r := callBash(t, cs, map[string]any{"command": "read line; echo got:$line; read x", "run_in_background": "true"})
+	o := structured(t, r)
+	if r.IsError || o.TaskID == "" || o.Pid <= 0 || o.StartedAt == "" || !*o.IsRunning {
+		t.Fatalf("start: %s %+v", textOf(r), o)
+	}
+	id := o.TaskID
+	o = structured(t, callBash(t, cs, map[string]any{"task_id": id}))
+	if !*o.IsRunning || o.ExitCode != nil || o.UptimeSeconds == nil {
+		t.Errorf("status %+v", o)
+	}
+	// A trailing newline is not sent twice: the second read gets "x".
+	if r := callBash(t, cs, map[string]any{"task_id": id, "stdin_text": "hi\n"}); r.IsError {
+		t.Fatalf("stdin: %s", textOf(r))
+	}
+	for i := 0; i < 100 && !strings.Contains(o.Stdout, "got:hi"); i++ {
+		time.Sleep(20 * time.Millisecond)
+		o = structured(t, callBash(t, cs, map[string]any{"task_id": id}))
+	}
+	if o.Stdout != "got:hi\n" || !*o.IsRunning {
+		t.Errorf("after stdin: %+v", o)
+	}
+	var waiting bool
+	for i := 0; i < 100 && !waiting; i++ {
+		o = structured(t, callBash(t, cs, map[string]any{"task_id": id}))
+		waiting = *o.WaitingForInput
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !waiting {
+		t.Errorf("waiting_for_input never turned true: %+v", o)
+	}
+	callBash(t, cs, map[string]any{"task_id": id, "stdin_text": "x"})
+	o = structured(t, callBash(t, cs, map[string]any{"task_id": id, "wait": true, "timeout": 10}))
+	if o.ExitCode == nil || *o.ExitCode != 0 || *o.IsRunning || o.EndedBy != "exit" {
+		t.Errorf("wait: %+v", o)
+	}
+	r = callBash(t, cs, map[string]any{"task_id": id, "stdin_text": "late"})
+	if !r.IsError || !strings.Contains(textOf(r), "stdin_text: the task has ended") {
+		t.Errorf("stdin after exit: %s", textOf(r))
+	}
+
+	// Stream: the lines written before the call are replayed, then the
+	// new ones; only matching lines, stderr prefixed.
+	o = structured(t, callBash(t, cs, map[string]any{"command": "echo tick0; sleep 0.3; for i in 1 2 3; do echo tick$i; echo tock$i; sleep 0.1; done; echo tick4 >&2", "run_in_background": true}))
+	time.Sleep(100 * time.Millisecond)
+	p := &mcp.CallToolParams{Name: ToolName, Arguments: map[string]any{"task_id": o.TaskID, "stream": true, "stream_pattern": "tick", "timeout": 10}}
+	p.SetProgressToken("s")
+	r, err := cs.CallTool(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o = structured(t, r)
+	want := "tick0\ntick1\ntick2\ntick3\n[stderr] tick4\n"
+	if o.Stdout != want || *o.IsRunning {
+		t.Errorf("stream result: %q %+v", o.Stdout, o)
+	}
+	var got string
+	for i := 0; i < 100; i++ {
+		mu.Lock()
+		got = strings.Join(msgs, "\n")
+		mu.Unlock()
+		if strings.Contains(got, "tick4") {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got+"\n" != want {
+		t.Errorf("stream notifications: %q", got)
+	}
+
+	// Kill reaches the whole group and says how it ended.
+	m := marker()
+	o = structured(t, callBash(t, cs, map[string]any{"command": "sleep " + m + " & sleep " + m + "; wait", "run_in_background": true}))
+	for i := 0; i < 100 && len(testenv.ProcessesWithArgs("sleep", m)) < 2; i++ {
+		time.Sleep(20 * time.Millisecond)
+	}
+	r = callBash(t, cs, map[string]any{"task_id": o.TaskID, "kill": "true"})
+	o = structured(t, r)
+	if *o.IsRunning || o.EndedBy != "sigterm" || !strings.Contains(textOf(r), "killed") {
+		t.Errorf("kill: %s %+v", textOf(r), o)
+	}
+	waitGone(t, "after kill", "sleep", m)
+
+	r = callBash(t, cs, map[string]any{"task_id": "nope"})
+	if !r.IsError || !strings.Contains(textOf(r), `task_id: no task "nope"`) {
+		t.Errorf("unknown task: %s", textOf(r))
+	}
+}
+
+// TestGuardAutoBackground: a foreground command outliving the blocking
+// budget returns its task id and partial output, and keeps running.
+func TestGuardAutoBackground(t *testing.T) {
+	if !guardFeatures.Tasks {
+		t.Skip("tasks are off in guardFeatures")
+	}
+	eng, _ := guardEngine(t)
+	eng.Sessions = shellguard.SessionOptions{BlockingBudget: 500 * time.Millisecond}
+	if got := eng.Settings().BlockingBudget; got != 500*time.Millisecond {
+		t.Fatalf("Settings().BlockingBudget = %v", got)
+	}
+	cs := connect(t, New(eng, nil), nil)
+	t0 := time.Now()
+	r := callBash(t, cs, map[string]any{"command": "echo before; sleep 1; echo after"})
+	o := structured(t, r)
+	if el := time.Since(t0); el > 1500*time.Millisecond {
+		t.Errorf("returned after %v", el)
+	}
+	if r.IsError || !o.Backgrounded || o.TaskID == "" || o.Pid <= 0 || o.ExitCode != nil || o.Stdout != "before\n" || o.StartedAt == "" {
+		t.Fatalf("backgrounded: %s %+v", textOf(r), o)
+	}
+	if !strings.Contains(textOf(r), "moved to the background as task_id "+o.TaskID) {
+		t.Errorf("text: %s", textOf(r))
+	}
+	for i := 0; i < 10 && (i == 0 || *o.IsRunning); i++ { // each wait is bounded by the 0.5 s budget
+		o = structured(t, callBash(t, cs, map[string]any{"task_id": o.TaskID, "wait": true}))
+	}
+	if o.ExitCode == nil || *o.ExitCode != 0 || o.Stdout != "before\nafter\n" {
+		t.Errorf("after wait: %+v", o)
+	}
+	// Its stdin is /dev/null: writing says so.
+	r = callBash(t, cs, map[string]any{"task_id": o.TaskID, "stdin_text": "x"})
+	if !r.IsError || !strings.Contains(textOf(r), "no stdin") {
+		t.Errorf("stdin: %s", textOf(r))
+	}
+	// wait is bounded by the budget, however long the timeout asked.
+	o = structured(t, callBash(t, cs, map[string]any{"command": "sleep 5", "run_in_background": true}))
+	t0 = time.Now()
+	r = callBash(t, cs, map[string]any{"task_id": o.TaskID, "wait": true, "timeout": 60})
+	if el := time.Since(t0); el > 2*time.Second || !*structured(t, r).IsRunning || !strings.Contains(textOf(r), "still running after 0.5 s") {
+		t.Errorf("bounded wait: %v %s", el, textOf(r))
+	}
+}
+
+// TestGuardSessionClose: the end of an MCP session kills its tasks, and so
+// does closing the server.
+func TestGuardSessionClose(t *testing.T) {
+	if !guardFeatures.Tasks {
+		t.Skip("tasks are off in guardFeatures")
+	}
+	eng, _ := guardEngine(t)
+	srv := New(eng, nil)
+	defer srv.Close()
+	start := func(cs *mcp.ClientSession, m string) {
+		r := callBash(t, cs, map[string]any{"command": "sleep " + m, "run_in_background": true})
+		if r.IsError {
+			t.Fatal(textOf(r))
+		}
+		for i := 0; i < 100 && len(testenv.ProcessesWithArgs("sleep", m)) == 0; i++ {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if len(testenv.ProcessesWithArgs("sleep", m)) == 0 {
+			t.Fatal("the task did not start")
+		}
+	}
+	newClient := func() (*mcp.ClientSession, *mcp.ServerSession) {
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := srv.MCP().Connect(context.Background(), st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cs, ss
+	}
+	cs1, ss1 := newClient()
+	cs2, _ := newClient()
+	m1, m2 := marker(), marker()
+	start(cs1, m1)
+	start(cs2, m2)
+	cs1.Close()
+	ss1.Wait()
+	waitGone(t, "after the client went away", "sleep", m1)
+	if len(testenv.ProcessesWithArgs("sleep", m2)) == 0 {
+		t.Fatal("the other session's task was killed too")
+	}
+	srv.Close()
+	waitGone(t, "after Server.Close", "sleep", m2)
+	cs2.Close()
+}
+
+// TestGuardExecuteNeverBackgrounds: the plain HTTP endpoint cannot hand
+// out task ids, so a command outliving the budget just runs to its end.
+func TestGuardExecuteNeverBackgrounds(t *testing.T) {
+	if !guardFeatures.Tasks {
+		t.Skip("tasks are off in guardFeatures")
+	}
+	eng, _ := guardEngine(t)
+	eng.Sessions = shellguard.SessionOptions{BlockingBudget: 200 * time.Millisecond}
+	srv := New(eng, nil)
+	defer srv.Close()
+	ts := httptest.NewServer(srv.Handler(HTTPOptions{}))
+	defer ts.Close()
+	resp, err := http.Post(ts.URL+"/tools/bash/execute", "application/json", strings.NewReader(`{"command":"echo a; sleep 0.6; echo b"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `"stdout":"a\nb\n"`) || !strings.Contains(string(b), `"exit_code":0`) || strings.Contains(string(b), "task_id") {
+		t.Errorf("%d %s", resp.StatusCode, b)
+	}
+}
