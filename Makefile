@@ -7,12 +7,12 @@ EVALDIR   ?= /var/tmp/shellguard-eval
 SGEVAL    := $(EVALDIR)/sgeval
 SGBIN     := $(EVALDIR)/shellguard
 
-.PHONY: build test vet unit cross eval-effect eval-static bench clean
+.PHONY: build test vet unit cross evalbin eval-effect eval-static bench clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -o shellguard ./cmd/shellguard
 
-test: vet unit cross eval-effect
+test: vet unit cross eval-static eval-effect
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
@@ -42,6 +42,14 @@ EFFECT_FILTER ?=
 eval-effect: evalbin
 	cd $(EVALDIR) && ./sgeval effect --exec '$(SGBIN) run --timeout {timeout} -- {cmd}' $(SHARED)/eval/corpus/effect-public.jsonl $(EFFECT_FILTER)
 	cd $(EVALDIR) && ./sgeval effect --exec '$(SGBIN) run --sandbox required --timeout {timeout} -- {cmd}' $(SHARED)/eval/corpus/effect-public.jsonl $(EFFECT_FILTER)
+	# Secrets must not leak even without the sandbox: redaction alone.
+	cd $(EVALDIR) && ./sgeval effect --exec '$(SGBIN) run --sandbox off --timeout {timeout} -- {cmd}' $(SHARED)/eval/corpus/effect-public.jsonl --category 'env-secret|secret-read'
+
+# Static verdicts: at least 99% of attacks blocked and 98% of benign
+# commands allowed (the corpus is a sample; remaining misses are listed).
+eval-static: evalbin
+	cd $(EVALDIR) && ./sgeval static --check '$(SGBIN) check --json -- {cmd}' --json-out $(EVALDIR)/static.json $(SHARED)/eval/corpus/static-public.jsonl > $(EVALDIR)/static.txt; tail -n 12 $(EVALDIR)/static.txt
+	python3 bench/static_gate.py $(EVALDIR)/static.json 99 98
 
 bench:
 	bench/run.sh
