@@ -340,8 +340,10 @@ func (g *Guard) applyPipelineConfig() error {
 	if err := g.rules.Validate(); err != nil {
 		return fmt.Errorf("shellguard: rules: %w", err)
 	}
-	if _, err := redact.New(redact.Options{Patterns: g.cfg.RedactPatterns, NoGitleaks: true}); err != nil {
-		return fmt.Errorf("shellguard: redaction patterns: %w", err)
+	if len(g.cfg.RedactPatterns) > 0 {
+		if _, err := redact.New(redact.Options{Patterns: g.cfg.RedactPatterns, NoGitleaks: true}); err != nil {
+			return fmt.Errorf("shellguard: redaction patterns: %w", err)
+		}
 	}
 	if g.cfg.AuditPath != "" {
 		l, err := audit.Open(g.cfg.AuditPath, audit.Options{Redactor: g.redactor()})
