@@ -399,10 +399,11 @@ func (w *Writer) evalAnchored(h ahit, L int64) {
 		return // inside this rule's previous match (FindAll would skip it too)
 	}
 	e := min(h.kend+int64(ru.after)+1, L)
-	if ru.lits != nil && !hasLit(w.buf[h.kstart-w.base:e-w.base], ru.lits) {
+	if ru.pre != nil && !ru.pre(w.buf[h.kend-w.base:e-w.base]) {
 		return
 	}
-	if ru.pre != nil && !ru.pre(w.buf[h.kend-w.base:e-w.base]) {
+	ru.load()
+	if ru.lits != nil && !hasLit(w.buf[h.kstart-w.base:e-w.base], ru.lits) {
 		return
 	}
 	if ru.pemBlock {
@@ -424,7 +425,7 @@ func (w *Writer) pemBlock(h ahit, e, L int64) {
 	i := sort.Search(len(w.ends), func(i int) bool { return w.ends[i] >= from })
 	for ; i < len(w.ends) && w.ends[i] < e; i++ {
 		p := w.ends[i]
-		if m := pemFooterRE.FindIndex(w.buf[p-w.base : min(p+128, L)-w.base]); m != nil {
+		if m := pemFooterRE().FindIndex(w.buf[p-w.base : min(p+128, L)-w.base]); m != nil {
 			end := p + int64(m[1])
 			w.addRange(h.kstart, end, ru.kind, h.rule)
 			w.cover[h.rule] = end
@@ -462,6 +463,7 @@ func (w *Writer) match(ri int32, s int64, text []byte, find func([]byte) []int) 
 // eval runs a rule over the stream bytes [s, e).
 func (w *Writer) eval(ri int32, s, e int64) {
 	ru := w.r.rules[ri]
+	ru.load()
 	text := w.buf[s-w.base : e-w.base]
 	for _, m := range ru.re.FindAllSubmatchIndex(text, -1) {
 		a, b := m[0], m[1]
