@@ -8,14 +8,17 @@ package redact
 const acFlag = 1 << 31 // set on a DFA state that ends at least one keyword
 
 type automaton struct {
-	class  [256]uint8 // byte → class; 0 = "no keyword contains this byte"
-	shift  uint       // row width is 1<<shift
-	delta  []uint32   // (state<<shift | class) → next state, acFlag set if it has outputs
-	own    []int32    // state → first keyword id ending exactly here, or -1
-	dict   []int32    // state → nearest proper suffix state with own ≥ 0, or -1
-	kwNext []int32    // keyword id → next keyword id ending at the same state, or -1
-	kwLen  []int      // keyword id → length
-	depth  []int      // state → length of the keyword prefix it represents
+	class [256]uint8 // byte → class; 0 = "no keyword contains this byte"
+	width uint32     // number of classes: the row width
+	// delta: (state·width + class) → next state·width, acFlag set if the
+	// next state has outputs. States are kept premultiplied by the row
+	// width, so a step is one add and one load.
+	delta  []uint32
+	own    []int32 // state → first keyword id ending exactly here, or -1
+	dict   []int32 // state → nearest proper suffix state with own ≥ 0, or -1
+	kwNext []int32 // keyword id → next keyword id ending at the same state, or -1
+	kwLen  []int   // keyword id → length
+	depth  []int   // state → length of the keyword prefix it represents
 	maxKw  int
 	// nStates is the number of DFA states.
 	nStates int
@@ -56,9 +59,8 @@ func newAutomaton(keywords []string) *automaton {
 	for c := 'A'; c <= 'Z'; c++ {
 		a.class[c] = a.class[c+'a'-'A']
 	}
-	for a.shift = 1; 1<<a.shift < nc; a.shift++ {
-	}
-	width := 1 << a.shift
+	width := nc
+	a.width = uint32(nc)
 
 	// Trie. At most total+1 states; keywords share prefixes, so guess less.
 	guess := min(total+1, 1+total*3/4)
@@ -76,7 +78,7 @@ func newAutomaton(keywords []string) *automaton {
 		a.maxKw = max(a.maxKw, len(kw))
 		s := 0
 		for i := 0; i < len(kw); i++ {
-			e := s<<a.shift | int(a.class[lowerASCII(kw[i])])
+			e := s*width + int(a.class[lowerASCII(kw[i])])
 			t := int(delta[e])
 			if t == 0 {
 				t = n
@@ -118,8 +120,8 @@ func newAutomaton(keywords []string) *automaton {
 		} else {
 			dict[s] = dict[f]
 		}
-		row := delta[s<<a.shift : (s+1)<<a.shift]
-		frow := delta[f<<a.shift : (f+1)<<a.shift]
+		row := delta[s*width : (s+1)*width]
+		frow := delta[f*width : (f+1)*width]
 		for c, t := range row {
 			if t != 0 {
 				fail[t] = int32(frow[c])
@@ -130,24 +132,27 @@ func newAutomaton(keywords []string) *automaton {
 		}
 	}
 	for i, t := range delta {
+		v := t * uint32(width)
 		if own[t] >= 0 || dict[t] >= 0 {
-			delta[i] = t | acFlag
+			v |= acFlag
 		}
+		delta[i] = v
 	}
 	a.delta, a.own, a.dict, a.depth, a.nStates = delta, own, dict, depth, n
 	return a
 }
 
-// scan advances the automaton over p starting in state s; for every keyword
+// scan advances the automaton over p starting in state s (0 or a value
+// scan returned); for every keyword
 // occurrence it calls hit with the keyword id and the offset in p just past
 // the occurrence's last byte. It returns the final state.
 func (a *automaton) scan(s uint32, p []byte, hit func(id int32, end int)) uint32 {
-	delta, class, shift := a.delta, &a.class, a.shift
+	delta, class := a.delta, &a.class
 	for i, b := range p {
-		s = delta[(s&^acFlag)<<shift|uint32(class[b])]
+		s = delta[s&^acFlag+uint32(class[b])]
 		if s&acFlag != 0 {
 			// Keywords ending here, longest first.
-			for u := int32(s &^ acFlag); u >= 0; u = a.dict[u] {
+			for u := int32((s &^ acFlag) / a.width); u >= 0; u = a.dict[u] {
 				for id := a.own[u]; id >= 0; id = a.kwNext[id] {
 					hit(id, i+1)
 				}
@@ -155,4 +160,10 @@ func (a *automaton) scan(s uint32, p []byte, hit func(id int32, end int)) uint32
 		}
 	}
 	return s
+}
+
+// stateDepth is the length of the keyword prefix that state s (as scan
+// returns it) represents.
+func (a *automaton) stateDepth(s uint32) int {
+	return a.depth[(s&^acFlag)/a.width]
 }

@@ -557,7 +557,7 @@ func (w *Writer) process(final bool) {
 	const inf = int64(1) << 62
 	horizon := inf
 	if !final {
-		horizon = L - int64(w.r.ac.depth[w.state&^acFlag]) - maxBefore - 1
+		horizon = L - int64(w.r.ac.stateDepth(w.state)) - maxBefore - 1
 	}
 	// Chains that can no longer grow and whose bytes have all arrived.
 	keep := w.closed[:0]
