@@ -8,13 +8,19 @@ package redact
 const acFlag = 1 << 31 // set on a DFA state that ends at least one keyword
 
 type automaton struct {
-	class   [256]uint8 // byte → class; 0 = "no keyword contains this byte"
-	shift   uint       // row width is 1<<shift
-	delta   []uint32   // (state<<shift | class) → next state, acFlag set if it has outputs
-	outs    [][]int32  // state → ids of keywords ending here (suffix closure)
-	kwLen   []int      // keyword id → length
-	depth   []int      // state → length of the keyword prefix it represents
-	maxKw   int
+	class [256]uint8 // byte → class; 0 = "no keyword contains this byte"
+	width uint32     // number of classes: the row width
+	// delta: (state·width + class) → next state·width, acFlag set if the
+	// next state has outputs. States are kept premultiplied by the row
+	// width, so a step is one add and one load.
+	delta  []uint32
+	own    []int32 // state → first keyword id ending exactly here, or -1
+	dict   []int32 // state → nearest proper suffix state with own ≥ 0, or -1
+	kwNext []int32 // keyword id → next keyword id ending at the same state, or -1
+	kwLen  []int   // keyword id → length
+	depth  []int   // state → length of the keyword prefix it represents
+	maxKw  int
+	// nStates is the number of DFA states.
 	nStates int
 }
 
@@ -27,11 +33,18 @@ func lowerASCII(b byte) byte {
 
 // newAutomaton builds the DFA for keywords (matched case-insensitively for
 // ASCII letters). Empty keywords are ignored.
+//
+// The trie is built directly in the dense transition table (0 = no edge:
+// the root is nobody's child), then one breadth-first pass sets failure
+// links and fills every missing transition from the failure state's row,
+// which is complete by then. No maps, a few allocations.
 func newAutomaton(keywords []string) *automaton {
-	a := &automaton{kwLen: make([]int, len(keywords))}
+	a := &automaton{kwLen: make([]int, len(keywords)), kwNext: make([]int32, len(keywords))}
 	// Byte classes: every distinct lower-cased byte used by a keyword.
 	nc := 1
+	total := 0
 	for _, kw := range keywords {
+		total += len(kw)
 		for i := 0; i < len(kw); i++ {
 			c := lowerASCII(kw[i])
 			if a.class[c] == 0 {
@@ -46,91 +59,111 @@ func newAutomaton(keywords []string) *automaton {
 	for c := 'A'; c <= 'Z'; c++ {
 		a.class[c] = a.class[c+'a'-'A']
 	}
-	for a.shift = 1; 1<<a.shift < nc; a.shift++ {
-	}
-	width := 1 << a.shift
+	width := nc
+	a.width = uint32(nc)
 
-	// Trie.
-	type node struct {
-		next map[uint8]int
-		out  []int32
-		fail int
-	}
-	nodes := []node{{next: map[uint8]int{}}}
-	depth := []int{0}
+	// Trie. At most total+1 states; keywords share prefixes, so guess less.
+	guess := min(total+1, 1+total*3/4)
+	delta := make([]uint32, width, guess*width)
+	own := make([]int32, 1, guess)
+	depth := make([]int, 1, guess)
+	own[0] = -1
+	n := 1
 	for id, kw := range keywords {
 		a.kwLen[id] = len(kw)
+		a.kwNext[id] = -1
 		if kw == "" {
 			continue
 		}
-		if len(kw) > a.maxKw {
-			a.maxKw = len(kw)
-		}
+		a.maxKw = max(a.maxKw, len(kw))
 		s := 0
 		for i := 0; i < len(kw); i++ {
-			c := a.class[lowerASCII(kw[i])]
-			n, ok := nodes[s].next[c]
-			if !ok {
-				n = len(nodes)
-				nodes = append(nodes, node{next: map[uint8]int{}})
+			e := s*width + int(a.class[lowerASCII(kw[i])])
+			t := int(delta[e])
+			if t == 0 {
+				t = n
+				n++
+				delta = append(delta, make([]uint32, width)...)
+				own = append(own, -1)
 				depth = append(depth, depth[s]+1)
-				nodes[s].next[c] = n
+				delta[e] = uint32(t)
 			}
-			s = n
+			s = t
 		}
-		nodes[s].out = append(nodes[s].out, int32(id))
+		if own[s] < 0 {
+			own[s] = int32(id)
+		} else {
+			last := own[s]
+			for a.kwNext[last] >= 0 {
+				last = a.kwNext[last]
+			}
+			a.kwNext[last] = int32(id)
+		}
 	}
-	// BFS for failure links and the dense transition table.
-	a.nStates = len(nodes)
-	a.delta = make([]uint32, a.nStates*width)
-	order := make([]int, 0, len(nodes))
+	// Breadth-first: failure links, suffix-output links, full rows. Row s
+	// holds only trie edges until s is dequeued; the failure state of s is
+	// shallower, so its row is complete by then.
+	fail := make([]int32, n)
+	dict := make([]int32, n)
+	dict[0] = -1
+	order := make([]int32, 0, n)
 	for c := 0; c < width; c++ {
-		if n, ok := nodes[0].next[uint8(c)]; ok {
-			nodes[n].fail = 0
-			order = append(order, n)
-			a.delta[c] = uint32(n)
+		if t := delta[c]; t != 0 {
+			order = append(order, int32(t)) // fail = root
 		}
 	}
 	for i := 0; i < len(order); i++ {
-		s := order[i]
-		f := nodes[s].fail
-		nodes[s].out = append(nodes[s].out, nodes[f].out...)
-		for c := 0; c < width; c++ {
-			if n, ok := nodes[s].next[uint8(c)]; ok {
-				nodes[n].fail = int(a.delta[f*width+c] &^ acFlag)
-				order = append(order, n)
-				a.delta[s*width+c] = uint32(n)
+		s := int(order[i])
+		f := int(fail[s])
+		if own[f] >= 0 {
+			dict[s] = int32(f)
+		} else {
+			dict[s] = dict[f]
+		}
+		row := delta[s*width : (s+1)*width]
+		frow := delta[f*width : (f+1)*width]
+		for c, t := range row {
+			if t != 0 {
+				fail[t] = int32(frow[c])
+				order = append(order, int32(t))
 			} else {
-				a.delta[s*width+c] = a.delta[f*width+c] &^ acFlag
+				row[c] = frow[c]
 			}
 		}
 	}
-	// Class 0 (bytes in no keyword) always goes back to the root.
-	a.outs = make([][]int32, a.nStates)
-	a.depth = depth
-	for s := range nodes {
-		a.outs[s] = nodes[s].out
-	}
-	for i, t := range a.delta {
-		if len(nodes[t].out) > 0 {
-			a.delta[i] = t | acFlag
+	for i, t := range delta {
+		v := t * uint32(width)
+		if own[t] >= 0 || dict[t] >= 0 {
+			v |= acFlag
 		}
+		delta[i] = v
 	}
+	a.delta, a.own, a.dict, a.depth, a.nStates = delta, own, dict, depth, n
 	return a
 }
 
-// scan advances the automaton over p starting in state s; for every keyword
+// scan advances the automaton over p starting in state s (0 or a value
+// scan returned); for every keyword
 // occurrence it calls hit with the keyword id and the offset in p just past
 // the occurrence's last byte. It returns the final state.
 func (a *automaton) scan(s uint32, p []byte, hit func(id int32, end int)) uint32 {
-	delta, class, shift := a.delta, &a.class, a.shift
+	delta, class := a.delta, &a.class
 	for i, b := range p {
-		s = delta[(s&^acFlag)<<shift|uint32(class[b])]
+		s = delta[s&^acFlag+uint32(class[b])]
 		if s&acFlag != 0 {
-			for _, id := range a.outs[s&^acFlag] {
-				hit(id, i+1)
+			// Keywords ending here, longest first.
+			for u := int32((s &^ acFlag) / a.width); u >= 0; u = a.dict[u] {
+				for id := a.own[u]; id >= 0; id = a.kwNext[id] {
+					hit(id, i+1)
+				}
 			}
 		}
 	}
 	return s
+}
+
+// stateDepth is the length of the keyword prefix that state s (as scan
+// returns it) represents.
+func (a *automaton) stateDepth(s uint32) int {
+	return a.depth[(s&^acFlag)/a.width]
 }

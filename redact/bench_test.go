@@ -109,3 +109,20 @@ func BenchmarkRedactDense(b *testing.B) {
 		b.Run(fmt.Sprintf("%q", unit), func(b *testing.B) { benchStream(b, data) })
 	}
 }
+
+// BenchmarkNew is a warm New: the shared rule set is built already.
+func BenchmarkNew(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		o    Options
+	}{{"default", Options{}}, {"secrets", Options{Secrets: []string{"some-secret-value"}}}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := New(c.o); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -232,13 +232,64 @@ func parseTOMLStrings(s string) ([]string, error) {
 	}
 }
 
-// gitleaksRules converts the embedded rule set into this package's rules.
+// glSpec is a gitleaks rule converted for this package, everything derived
+// from its expression precomputed (see gitleaks_table.go): building the
+// rule set then parses no TOML and analyses no expression, and each rule's
+// regexps are compiled only when one of its keywords first occurs.
+type glSpec struct {
+	id            string
+	expr          string // as it runs: anchored rules are wrapped in ^(?:…)
+	keywords      []string
+	group         int
+	entropy       float64
+	before, after int
+	// anchored, wordStart: see rule; semi: the "<vendor> … = value" shape,
+	// pre-checked by preSemiGeneric.
+	anchored, wordStart, semi bool
+	lits                      []string
+	allow                     []glAllowSpec
+}
+
+type glAllowSpec struct {
+	match     bool
+	regexes   []string
+	stopwords []string
+}
+
+// gitleaksRules returns the rules of gitleaksTable (regexps not compiled
+// yet: see rule.load).
 func gitleaksRules() ([]*rule, error) {
+	out := make([]*rule, len(gitleaksTable))
+	rs := make([]rule, len(gitleaksTable))
+	for i := range gitleaksTable {
+		g := &gitleaksTable[i]
+		r := &rs[i]
+		r.kind, r.expr, r.keywords, r.group, r.entropy = g.id, g.expr, g.keywords, g.group, g.entropy
+		r.before, r.after, r.anchored, r.wordStart = g.before, g.after, g.anchored, g.wordStart
+		if g.semi {
+			r.pre = preSemiGeneric
+		}
+		if len(g.lits) > 0 {
+			r.lits = make([][]byte, len(g.lits))
+			for j, l := range g.lits {
+				r.lits[j] = []byte(l)
+			}
+		}
+		r.allowSrc = g.allow
+		out[i] = r
+	}
+	return out, nil
+}
+
+// deriveGitleaks converts the embedded rule set into glSpecs. It is what
+// gitleaks_table.go is generated from (TestGitleaksTable checks they agree;
+// go test -run TestGitleaksTable -update ./redact rewrites the table).
+func deriveGitleaks() ([]glSpec, error) {
 	gl, err := parseGitleaks(gitleaksTOML)
 	if err != nil {
 		return nil, err
 	}
-	var out []*rule
+	var out []glSpec
 	for _, g := range gl {
 		if gitleaksSkip[g.id] || g.regex == "" {
 			continue
@@ -272,14 +323,13 @@ func gitleaksRules() ([]*rule, error) {
 		if err != nil {
 			return nil, fmt.Errorf("gitleaks rule %s: %v", g.id, err)
 		}
-		r := &rule{
-			kind:     g.id,
-			re:       re,
-			keywords: kws,
-			group:    g.secretGroup,
-			entropy:  g.entropy,
-			before:   64,
-			after:    512,
+		r := glSpec{
+			id:      g.id,
+			expr:    expr,
+			group:   g.secretGroup,
+			entropy: g.entropy,
+			before:  64,
+			after:   512,
 		}
 		if n := boundedLen(expr); n >= 0 {
 			// A bounded expression needs no wider window than it can span.
@@ -300,14 +350,13 @@ func gitleaksRules() ([]*rule, error) {
 		}
 		r.keywords = kws
 		if ok {
-			for _, l := range exact {
-				r.lits = append(r.lits, []byte(l))
-			}
+			r.lits = exact
 			r.anchored, r.wordStart, r.before = true, wb, 0
-			r.re = regexp.MustCompile(`^(?:` + expr + `)`)
-			if strings.Contains(expr, semiGeneric) {
-				r.pre = preSemiGeneric
+			r.expr = `^(?:` + expr + `)`
+			if _, err := regexp.Compile(r.expr); err != nil {
+				return nil, fmt.Errorf("gitleaks rule %s: %v", g.id, err)
 			}
+			r.semi = strings.Contains(expr, semiGeneric)
 		}
 		if r.group == 0 && re.NumSubexp() > 0 {
 			r.group = 1 // gitleaks' default: the first group is the secret
@@ -316,13 +365,12 @@ func gitleaksRules() ([]*rule, error) {
 			if a.target == "line" {
 				continue // a line allowlist cannot be applied to a stream window; over-redact instead
 			}
-			al := allowlist{match: a.target == "match"}
+			al := glAllowSpec{match: a.target == "match"}
 			for _, s := range a.regexes {
-				re, err := regexp.Compile(s)
-				if err != nil {
+				if _, err := regexp.Compile(s); err != nil {
 					return nil, fmt.Errorf("gitleaks rule %s allowlist: %v", g.id, err)
 				}
-				al.regexes = append(al.regexes, re)
+				al.regexes = append(al.regexes, s)
 			}
 			for _, s := range a.stopwords {
 				al.stopwords = append(al.stopwords, strings.ToLower(s))

@@ -31,6 +31,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -77,14 +78,83 @@ type Redactor struct {
 	always  []int32   // rules without keywords
 }
 
+// ruleSet is the part of a Redactor that does not depend on Options other
+// than NoGitleaks: built once per process, shared, never modified.
+type ruleSet struct {
+	rules   []*rule
+	kws     []string // keyword id → keyword
+	kwID    map[string]int32
+	kwRules [][]int32
+	acOnce  sync.Once // the automaton is built only for a Redactor with nothing to add
+	ac      *automaton
+}
+
 var (
-	glOnce  sync.Once
-	glRules []*rule
-	glErr   error
+	staticOnce [2]sync.Once
+	staticSets [2]*ruleSet
 
 	defOnce sync.Once
 	def     *Redactor
 )
+
+// staticSet returns the built-in rules, followed by the gitleaks rules
+// unless noGitleaks.
+func staticSet(noGitleaks bool) *ruleSet {
+	k := 0
+	if noGitleaks {
+		k = 1
+	}
+	staticOnce[k].Do(func() {
+		st := &ruleSet{kwID: map[string]int32{}}
+		for _, b := range builtins {
+			st.rules = append(st.rules, b.compile())
+		}
+		if !noGitleaks {
+			gl, _ := gitleaksRules()
+			st.rules = append(st.rules, gl...)
+		}
+		for i, ru := range st.rules {
+			if ru.before > maxBefore {
+				ru.before = maxBefore
+			}
+			for _, kw := range uniq(ru.keywords) {
+				id, ok := st.kwID[kw]
+				if !ok {
+					id = int32(len(st.kws))
+					st.kwID[kw] = id
+					st.kws = append(st.kws, kw)
+					st.kwRules = append(st.kwRules, nil)
+				}
+				st.kwRules[id] = append(st.kwRules[id], int32(i))
+			}
+		}
+		staticSets[k] = st
+	})
+	return staticSets[k]
+}
+
+func (st *ruleSet) automaton() *automaton {
+	st.acOnce.Do(func() { st.ac = newAutomaton(st.kws) })
+	return st.ac
+}
+
+// uniq returns kws without repetitions (kws itself if it has none).
+func uniq(kws []string) []string {
+	for i := 1; i < len(kws); i++ {
+		for j := 0; j < i; j++ {
+			if kws[i] == kws[j] {
+				var out []string
+				for _, k := range kws {
+					if !slices.Contains(out, k) {
+						out = append(out, k)
+					}
+				}
+				return out
+			}
+		}
+	}
+	return kws
+}
 
 // Default returns a Redactor with the built-in and gitleaks rules.
 func Default() *Redactor {
@@ -100,19 +170,12 @@ func Default() *Redactor {
 // ErrPattern is returned (wrapped) for an invalid custom pattern.
 var ErrPattern = errors.New("redact: invalid pattern")
 
-// New compiles a Redactor.
+// New compiles a Redactor. The built-in and gitleaks rules are prepared
+// once per process and shared; a rule's regular expressions are compiled
+// on the first occurrence of one of its keywords.
 func New(o Options) (*Redactor, error) {
-	r := &Redactor{}
-	for _, b := range builtins {
-		r.rules = append(r.rules, b.compile())
-	}
-	if !o.NoGitleaks {
-		glOnce.Do(func() { glRules, glErr = gitleaksRules() })
-		if glErr != nil {
-			return nil, glErr
-		}
-		r.rules = append(r.rules, glRules...)
-	}
+	st := staticSet(o.NoGitleaks)
+	var extra []*rule
 	for i, p := range o.Patterns {
 		re, err := regexp.Compile(p.Regex)
 		if err != nil {
@@ -137,7 +200,7 @@ func New(o Options) (*Redactor, error) {
 				ru.before = 0
 			}
 		}
-		r.rules = append(r.rules, ru)
+		extra = append(extra, ru)
 	}
 	names := make([]string, 0, len(o.Values))
 	for n := range o.Values {
@@ -154,7 +217,7 @@ func New(o Options) (*Redactor, error) {
 		if name != "" {
 			kind = "env:" + name
 		}
-		r.rules = append(r.rules, &rule{kind: kind, exact: []byte(v), keywords: []string{strings.ToLower(v)}})
+		extra = append(extra, &rule{kind: kind, exact: []byte(v), keywords: []string{strings.ToLower(v)}})
 	}
 	for _, n := range names {
 		addValue(n, o.Values[n])
@@ -163,30 +226,35 @@ func New(o Options) (*Redactor, error) {
 		addValue("", v)
 	}
 
-	kwID := map[string]int{}
-	var kws []string
-	for i, ru := range r.rules {
+	if len(extra) == 0 {
+		return &Redactor{rules: st.rules, kwRules: st.kwRules, ac: st.automaton()}, nil
+	}
+	// The instance's rules follow the shared ones; the automaton covers
+	// the shared keywords and the instance's (one table lookup a byte).
+	n := len(st.rules)
+	r := &Redactor{rules: append(st.rules[:n:n], extra...)}
+	kws := st.kws[:len(st.kws):len(st.kws)]
+	r.kwRules = slices.Clone(st.kwRules)
+	local := map[string]int32{}
+	for i, ru := range extra {
+		ri := int32(n + i)
 		if len(ru.keywords) == 0 {
-			r.always = append(r.always, int32(i))
+			r.always = append(r.always, ri)
 			continue
 		}
-		if ru.before > maxBefore {
-			ru.before = maxBefore
-		}
-		seen := map[string]bool{}
-		for _, k := range ru.keywords {
-			if seen[k] {
-				continue
-			}
-			seen[k] = true
-			id, ok := kwID[k]
+		for _, kw := range uniq(ru.keywords) {
+			id, ok := st.kwID[kw]
 			if !ok {
-				id = len(kws)
-				kwID[k] = id
-				kws = append(kws, k)
+				id, ok = local[kw]
+			}
+			if !ok {
+				id = int32(len(kws))
+				local[kw] = id
+				kws = append(kws, kw)
 				r.kwRules = append(r.kwRules, nil)
 			}
-			r.kwRules[id] = append(r.kwRules[id], int32(i))
+			l := len(r.kwRules[id])
+			r.kwRules[id] = append(r.kwRules[id][:l:l], ri) // never into a shared slice
 		}
 	}
 	r.ac = newAutomaton(kws)
@@ -399,10 +467,11 @@ func (w *Writer) evalAnchored(h ahit, L int64) {
 		return // inside this rule's previous match (FindAll would skip it too)
 	}
 	e := min(h.kend+int64(ru.after)+1, L)
-	if ru.lits != nil && !hasLit(w.buf[h.kstart-w.base:e-w.base], ru.lits) {
+	if ru.pre != nil && !ru.pre(w.buf[h.kend-w.base:e-w.base]) {
 		return
 	}
-	if ru.pre != nil && !ru.pre(w.buf[h.kend-w.base:e-w.base]) {
+	ru.load()
+	if ru.lits != nil && !hasLit(w.buf[h.kstart-w.base:e-w.base], ru.lits) {
 		return
 	}
 	if ru.pemBlock {
@@ -424,7 +493,7 @@ func (w *Writer) pemBlock(h ahit, e, L int64) {
 	i := sort.Search(len(w.ends), func(i int) bool { return w.ends[i] >= from })
 	for ; i < len(w.ends) && w.ends[i] < e; i++ {
 		p := w.ends[i]
-		if m := pemFooterRE.FindIndex(w.buf[p-w.base : min(p+128, L)-w.base]); m != nil {
+		if m := pemFooterRE().FindIndex(w.buf[p-w.base : min(p+128, L)-w.base]); m != nil {
 			end := p + int64(m[1])
 			w.addRange(h.kstart, end, ru.kind, h.rule)
 			w.cover[h.rule] = end
@@ -462,6 +531,7 @@ func (w *Writer) match(ri int32, s int64, text []byte, find func([]byte) []int) 
 // eval runs a rule over the stream bytes [s, e).
 func (w *Writer) eval(ri int32, s, e int64) {
 	ru := w.r.rules[ri]
+	ru.load()
 	text := w.buf[s-w.base : e-w.base]
 	for _, m := range ru.re.FindAllSubmatchIndex(text, -1) {
 		a, b := m[0], m[1]
@@ -487,7 +557,7 @@ func (w *Writer) process(final bool) {
 	const inf = int64(1) << 62
 	horizon := inf
 	if !final {
-		horizon = L - int64(w.r.ac.depth[w.state&^acFlag]) - maxBefore - 1
+		horizon = L - int64(w.r.ac.stateDepth(w.state)) - maxBefore - 1
 	}
 	// Chains that can no longer grow and whose bytes have all arrived.
 	keep := w.closed[:0]

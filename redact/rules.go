@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -13,8 +14,15 @@ import (
 // bytes ahead of the keyword and end up to after bytes past it. A rule
 // without keywords is evaluated over everything (slow; custom patterns only).
 type rule struct {
-	kind     string
+	kind string
+	// re is compiled from expr by load, on the rule's first keyword hit
+	// (most rules never see one); allow from allowSrc and lits from
+	// litSrc likewise. Custom rules are compiled up front.
 	re       *regexp.Regexp
+	expr     string
+	allowSrc []glAllowSpec
+	litSrc   string
+	once     sync.Once
 	keywords []string // lower case
 	group    int      // submatch that is the secret; 0 = whole match
 	entropy  float64  // minimum Shannon entropy (bits/byte) of the secret
@@ -39,6 +47,29 @@ type rule struct {
 	// pre, if set, is a cheap necessary condition checked on the bytes
 	// after the keyword before the regex runs.
 	pre func(after []byte) bool
+}
+
+// load compiles what the rule needs to run. It is safe for concurrent use.
+func (r *rule) load() {
+	r.once.Do(func() {
+		if r.re == nil && r.expr != "" {
+			r.re = regexp.MustCompile(r.expr)
+		}
+		if r.litSrc != "" {
+			if ok, _, exact := anchorable(r.litSrc, r.keywords); ok {
+				for _, l := range exact {
+					r.lits = append(r.lits, []byte(l))
+				}
+			}
+		}
+		for _, a := range r.allowSrc {
+			al := allowlist{match: a.match, stopwords: a.stopwords}
+			for _, s := range a.regexes {
+				al.regexes = append(al.regexes, regexp.MustCompile(s))
+			}
+			r.allow = append(r.allow, al)
+		}
+	})
 }
 
 type allowlist struct {
@@ -94,7 +125,7 @@ const (
 	pemFooter = `-----END[ A-Z0-9_-]{0,64}PRIVATE KEY(?: BLOCK)?-----`
 )
 
-var pemFooterRE = regexp.MustCompile(`^(?:` + pemFooter + `)`)
+var pemFooterRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:` + pemFooter + `)`) })
 
 // builtins are this package's own rules. Where two rules match at the same
 // place, the earlier one in this list names the redaction.
@@ -171,15 +202,11 @@ func (b builtin) compile() *rule {
 	if b.anchored {
 		pat = `^(?:` + pat + `)`
 	}
-	r := &rule{kind: b.kind, re: regexp.MustCompile(pat), keywords: b.keywords,
+	r := &rule{kind: b.kind, expr: pat, keywords: b.keywords,
 		group: b.group, entropy: b.entropy, before: b.before, after: b.after,
 		anchored: b.anchored, wordStart: b.wordStart, pre: b.pre, pemBlock: b.pemBlock}
 	if b.anchored {
-		if ok, _, exact := anchorable(b.pattern, b.keywords); ok {
-			for _, l := range exact {
-				r.lits = append(r.lits, []byte(l))
-			}
-		}
+		r.litSrc = b.pattern // lits: see load
 	}
 	if r.after == 0 {
 		r.after = MaxTokenLen
@@ -209,6 +236,7 @@ func entropy(s []byte) float64 {
 
 // allowed reports whether an allowlist exempts this finding.
 func (r *rule) allowed(match, secret []byte) bool {
+	r.load()
 	for _, a := range r.allow {
 		t := secret
 		if a.match {
