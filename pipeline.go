@@ -354,4 +354,3 @@ func (g *Guard) applyPipelineConfig() error {
 	}
 	return nil
 }
-
