@@ -1,0 +1,210 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runResult is the part of `run --json` these tests read.
+type runResult struct {
+	Stdout             string `json:"stdout"`
+	Stderr             string `json:"stderr"`
+	ExitCode           int    `json:"exit_code"`
+	TimedOut           bool   `json:"timed_out"`
+	StdoutDroppedBytes int64  `json:"stdout_dropped_bytes"`
+	OutputLimit        bool   `json:"output_limit_exceeded"`
+	Decision           string `json:"decision"`
+	Unsandboxed        bool   `json:"unsandboxed"`
+	Error              string `json:"error"`
+	Sandbox            *struct {
+		Mode    string `json:"mode"`
+		Network string `json:"network"`
+	} `json:"sandbox"`
+	Reasons []struct {
+		ID   string `json:"id"`
+		Rule string `json:"rule"`
+	} `json:"reasons"`
+}
+
+// runWithConfig writes yaml to a config file in a fresh workspace and runs
+// command through `shellguard run --json --config`.
+func runWithConfig(t *testing.T, yaml, command string, extra ...string) (runResult, string) {
+	t.Helper()
+	scratch, err := os.MkdirTemp("/var/tmp", "sg-cfg-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(scratch) })
+	ws := filepath.Join(scratch, "ws")
+	os.Mkdir(ws, 0o755)
+	cfg := filepath.Join(scratch, "config.yaml")
+	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := append([]string{"run", "--json", "--config", cfg, "--workspace", ws, "--cwd", ws}, extra...)
+	args = append(args, "--", command)
+	code, out, errs := cli(t, args...)
+	if code != 0 {
+		t.Fatalf("code %d, stderr %s", code, errs)
+	}
+	var r runResult
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	return r, scratch
+}
+
+// Every configuration key that changes a run is proven here by its effect
+// on a real run through the CLI; keys that only shape the loaded Config are
+// covered in package config.
+func TestConfigKeysTakeEffect(t *testing.T) {
+	t.Setenv("SG_TEST_VISIBLE", "visible-value")
+	t.Setenv("SG_TEST_SESSIONX", "scrub-me-value")
+	tests := []struct {
+		name, yaml, command string
+		check               func(t *testing.T, r runResult, scratch string)
+	}{
+		{"timeout.default", "timeout: {default: 1, max: 600}\n", "sleep 7601", func(t *testing.T, r runResult, _ string) {
+			if !r.TimedOut {
+				t.Errorf("not timed out: %+v", r)
+			}
+		}},
+		{"timeout.max", "timeout: {default: 1, max: 1}\n", "sleep 7602", func(t *testing.T, r runResult, _ string) {
+			if !r.TimedOut {
+				t.Errorf("max not enforced: %+v", r)
+			}
+		}},
+		{"output.max_bytes", "output: {max_bytes: 2000}\n", "seq 1 50000", func(t *testing.T, r runResult, _ string) {
+			if r.StdoutDroppedBytes == 0 || len(r.Stdout) > 2200 {
+				t.Errorf("not truncated: dropped %d len %d", r.StdoutDroppedBytes, len(r.Stdout))
+			}
+		}},
+		{"output.max_total_bytes", "output: {max_total_bytes: 100000}\n", "yes", func(t *testing.T, r runResult, _ string) {
+			if !r.OutputLimit {
+				t.Errorf("flood not stopped: %+v", r.OutputLimit)
+			}
+		}},
+		{"rules.deny", "rules: {deny: [\"touch *\"]}\n", "touch x", func(t *testing.T, r runResult, _ string) {
+			if r.Decision != "deny" || r.ExitCode != -1 {
+				t.Errorf("not denied: %+v", r)
+			}
+		}},
+		{"rules.ask", "rules: {ask: [\"touch *\"]}\n", "touch x", func(t *testing.T, r runResult, _ string) {
+			if r.Decision != "ask" || r.ExitCode != -1 || !strings.Contains(r.Error, "approv") {
+				t.Errorf("ask not refused without approver: %+v", r)
+			}
+		}},
+		{"rules.blocked_commands", "rules: {blocked_commands: [date]}\n", "date", func(t *testing.T, r runResult, _ string) {
+			if r.Decision != "deny" {
+				t.Errorf("not blocked: %+v", r)
+			}
+		}},
+		{"rules.allowed_commands", "rules: {allowed_commands: [echo]}\n", "date", func(t *testing.T, r runResult, _ string) {
+			if r.Decision == "allow" {
+				t.Errorf("command outside the allow-list ran: %+v", r)
+			}
+		}},
+		{"rules.custom_deny_patterns", "rules: {custom_deny_patterns: [\"forbidden-word\"]}\n", "echo forbidden-word", func(t *testing.T, r runResult, _ string) {
+			if r.Decision != "deny" {
+				t.Errorf("pattern ignored: %+v", r)
+			}
+		}},
+		{"rules.readonly", "rules: {readonly: true}\n", "touch x", func(t *testing.T, r runResult, _ string) {
+			if r.Decision == "allow" {
+				t.Errorf("write allowed in readonly: %+v", r)
+			}
+		}},
+		{"sandbox.mode", "sandbox: {mode: \"off\"}\n", "true", func(t *testing.T, r runResult, _ string) {
+			if r.Sandbox == nil || r.Sandbox.Mode != "off" {
+				t.Errorf("mode not off: %+v", r.Sandbox)
+			}
+		}},
+		{"sandbox.excluded_commands", "sandbox: {excluded_commands: [\"uname *\"]}\n", "uname -s", func(t *testing.T, r runResult, _ string) {
+			if !r.Unsandboxed {
+				t.Errorf("excluded command ran sandboxed: %+v", r)
+			}
+		}},
+		{"env.allow", "env: {allow: [SG_TEST_VISIBLE]}\n", "printenv SG_TEST_VISIBLE", func(t *testing.T, r runResult, _ string) {
+			if !strings.Contains(r.Stdout, "visible-value") {
+				t.Errorf("allowed variable missing: %+v", r)
+			}
+		}},
+		{"env.scrub", "env: {allow: [SG_TEST_SESSIONX], scrub: [SESSIONX]}\n", "printenv SG_TEST_SESSIONX; echo end", func(t *testing.T, r runResult, _ string) {
+			// An explicit allow beats a scrub substring: the variable arrives.
+			if !strings.Contains(r.Stdout, "scrub-me-value") {
+				t.Errorf("explicit allow lost to scrub: %+v", r)
+			}
+		}},
+		{"redact.patterns", "redact: {patterns: [{name: ticket, regex: \"TICKET-[0-9]{6}\", keywords: [\"TICKET-\"]}]}\n", "echo TICKET-424242", func(t *testing.T, r runResult, _ string) {
+			if strings.Contains(r.Stdout, "424242") || !strings.Contains(r.Stdout, "[REDACTED:ticket]") {
+				t.Errorf("not redacted: %q", r.Stdout)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, scratch := runWithConfig(t, tt.yaml, tt.command)
+			tt.check(t, r, scratch)
+		})
+	}
+}
+
+func TestConfigEnvScrubDrops(t *testing.T) {
+	t.Setenv("SG_TEST_SESSIONY", "drop-me-value")
+	r, _ := runWithConfig(t, "env: {allow: [], scrub: [SESSIONY]}\n", "printenv SG_TEST_SESSIONY; echo end")
+	if strings.Contains(r.Stdout, "drop-me-value") {
+		t.Errorf("scrubbed variable reached the command: %q", r.Stdout)
+	}
+}
+
+func TestConfigAuditPath(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "audit.jsonl")
+	r, _ := runWithConfig(t, "audit: {path: "+log+"}\n", "echo audited")
+	if r.ExitCode != 0 {
+		t.Fatalf("%+v", r)
+	}
+	b, err := os.ReadFile(log)
+	if err != nil || !strings.Contains(string(b), `"command":"echo audited"`) {
+		t.Fatalf("audit line missing: %v %s", err, b)
+	}
+	code, out, errs := cli(t, "audit", "verify", log)
+	if code != 0 {
+		t.Fatalf("verify: %d %s %s", code, out, errs)
+	}
+}
+
+func TestConfigNetworkAndWritableRoots(t *testing.T) {
+	extra := t.TempDir()
+	r, _ := runWithConfig(t, "sandbox: {network: true, writable_roots: ["+extra+"]}\n", "touch "+extra+"/made && echo ok")
+	if r.Sandbox == nil {
+		t.Fatal("no sandbox report")
+	}
+	if r.Sandbox.Network == "none" {
+		t.Errorf("network: true ignored: %+v", r.Sandbox)
+	}
+	if r.Decision != "allow" || !strings.Contains(r.Stdout, "ok") {
+		t.Errorf("writable root not writable: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(extra, "made")); err != nil {
+		t.Error(err)
+	}
+}
+
+// A project file may only tighten: a loosening key is a load error naming
+// the file and line, and nothing runs.
+func TestProjectFileOnlyTightens(t *testing.T) {
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, ".shellguard.yaml"), []byte("rules:\n  unrestricted: true\n"), 0o600)
+	code, _, errs := cli(t, "run", "--workspace", ws, "--", "true")
+	if code != exitFailure || !strings.Contains(errs, ".shellguard.yaml:2") {
+		t.Fatalf("code %d stderr %q", code, errs)
+	}
+	os.WriteFile(filepath.Join(ws, ".shellguard.yaml"), []byte("rules:\n  deny: [\"touch *\"]\n"), 0o600)
+	code, _, errs = cli(t, "run", "--workspace", ws, "--cwd", ws, "--", "touch y")
+	if code != exitDenied {
+		t.Fatalf("project deny rule ignored: code %d %s", code, errs)
+	}
+}
