@@ -245,6 +245,7 @@ func (w *walker) stmt(s *syntax.Stmt, c *ctx) {
 			}
 		case *syntax.CStyleLoop:
 			w.substs(l, sc)
+			w.arithmAssigns(l)
 		}
 		w.stmts(x.Do, sc)
 	case *syntax.CaseClause:
@@ -259,10 +260,12 @@ func (w *walker) stmt(s *syntax.Stmt, c *ctx) {
 		w.funcDecl(x, sc)
 	case *syntax.ArithmCmd:
 		w.substs(x, sc)
+		w.arithmAssigns(x)
 	case *syntax.TestClause:
 		w.substs(x, sc)
 	case *syntax.LetClause:
 		w.substs(x, sc)
+		w.arithmAssigns(x)
 	case *syntax.DeclClause:
 		w.decl(x, s.Redirs, sc)
 	case *syntax.TimeClause:
@@ -276,6 +279,32 @@ func (w *walker) stmt(s *syntax.Stmt, c *ctx) {
 	case *syntax.TestDecl:
 		w.stmt(x.Body, sc)
 	}
+}
+
+// arithmAssigns forgets variables that arithmetic assigns ((n++),
+// let x=1, for ((i=0;…;i++))): their values are no longer literal.
+func (w *walker) arithmAssigns(n syntax.Node) {
+	syntax.Walk(n, func(n syntax.Node) bool {
+		var x syntax.ArithmExpr
+		switch e := n.(type) {
+		case *syntax.BinaryArithm:
+			switch e.Op {
+			case syntax.Assgn, syntax.AddAssgn, syntax.SubAssgn, syntax.MulAssgn, syntax.QuoAssgn, syntax.RemAssgn,
+				syntax.AndAssgn, syntax.OrAssgn, syntax.XorAssgn, syntax.ShlAssgn, syntax.ShrAssgn:
+				x = e.X
+			}
+		case *syntax.UnaryArithm:
+			if e.Op == syntax.Inc || e.Op == syntax.Dec {
+				x = e.X
+			}
+		}
+		if wd, ok := x.(*syntax.Word); ok {
+			if name := wd.Lit(); name != "" {
+				w.vars[name] = unknownVar
+			}
+		}
+		return true
+	})
 }
 
 func appendCopy(s []string, v ...string) []string {
