@@ -97,7 +97,7 @@ func Evaluate(res *analyze.Result, rules Rules) (v Verdict) {
 func evaluate(res *analyze.Result, rules Rules) Verdict {
 	e := &evaluator{res: res, rules: rules, home: homeOf(rules), downloaded: map[string]bool{}}
 	e.ws = e.resolve(workspaceOf(rules))
-	e.roots = []string{e.ws, "/tmp", "/var/tmp", "/dev/shm"}
+	e.roots = []string{e.ws, "/tmp"} // like the sandbox: workspace, /tmp, $TMPDIR, configured roots
 	if rules.TempDir != "" {
 		e.roots = append(e.roots, e.resolve(path.Clean(rules.TempDir)))
 	}

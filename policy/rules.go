@@ -33,7 +33,7 @@ type Rules struct {
 
 	// Home is the user's home directory, the value of ~ and $HOME
 	// (default "/home/user"). TempDir is a further writable temporary
-	// directory ($TMPDIR); /tmp and /var/tmp are always writable.
+	// directory ($TMPDIR); /tmp is always writable.
 	Home    string
 	TempDir string
 
