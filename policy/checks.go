@@ -630,7 +630,9 @@ var (
 	reRootOrHome = regexp.MustCompile(`\(\s*['"]/['"]|['"]~|homedir|Dir\.home|expanduser|HOME|['"]/(etc|usr|bin|var|boot|lib|opt|root|home|sys)\b|os\.homedir|Path\.home|getenv\(\s*['"]HOME|\$ENV\{HOME\}|ENV\[.HOME.\]`)
 	reShellAPI   = regexp.MustCompile(`os\.system|os\.popen|subprocess|\bsystem\s*\(|\bexec\s*\(|execSync|spawnSync|\bspawn\s*\(|child_process|popen|shell_exec|passthru|proc_open|%x[\(\{\[]|IO\.popen|Open3|` + "`")
 	reDecodeExec = regexp.MustCompile(`(?s)(b64decode|base64|fromCharCode|decode\(|unhexlify|codecs\.decode|pack\(|Buffer\.from).*(exec|eval|system|popen|spawn)|(exec|eval)(\s*\(|\s+).*(b64decode|base64|decode|fromCharCode|Buffer\.from|pack\()`)
-	reNetAPI     = regexp.MustCompile(`urlopen|urllib|requests\.(get|post|put)|http\.client|httpx|fetch\(|https?\.get|https?\.request|Net::HTTP|LWP|open-uri|URI\.open|HTTP::Tiny|curl_exec|file_get_contents\(\s*['"]https?:|socket\.socket|IO::Socket|TCPSocket`)
+	reEnvDumpCode = regexp.MustCompile(`dict\(\s*os\.environ\s*\)|os\.environ\.(items|keys|values)\(|print\(\s*os\.environ\s*\)|json\.dumps\(\s*(dict\()?os\.environ|console\.log\(\s*process\.env\s*\)|JSON\.stringify\(\s*process\.env\s*\)|Object\.(entries|keys)\(\s*process\.env|\bENV\.(to_h|each|inspect)|p\s+ENV\b|%ENV`)
+	reSecretInCode = regexp.MustCompile(`(?i)(environ(\.get)?\s*[\(\[]\s*['"]|process\.env\.|process\.env\[\s*['"]|ENV\[\s*['"]|\$ENV\{|getenv\(\s*['"])[A-Z0-9_]*(KEY|SECRET|TOKEN|PASSW|CREDENTIAL|PRIVATE)`)
+	reNetAPI     = regexp.MustCompile(`socket\.create_connection|\.connect\(|urlopen|urllib|requests\.(get|post|put)|http\.client|httpx|fetch\(|https?\.get|https?\.request|Net::HTTP|LWP|open-uri|URI\.open|HTTP::Tiny|curl_exec|file_get_contents\(\s*['"]https?:|socket\.socket|IO::Socket|TCPSocket`)
 	reExecAPI    = regexp.MustCompile(`\bexec\s*\(|\beval\s*[\(\s]|\bsystem\s*\(|subprocess|popen|spawn|execSync|child_process|os\.system|Function\(`)
 	reReadAPI    = regexp.MustCompile(`open\(|readFile|File\.read|os\.environ|process\.env|ENV\[|\$ENV\{|getenv|read_text`)
 )
@@ -660,6 +662,12 @@ func (k *cmdCheck) interpreter() {
 	}
 	if reDecodeExec.MatchString(code) {
 		k.addAt(cd.Span, "SG2306", Deny, "interpreter code executes decoded data")
+	}
+	if reEnvDumpCode.MatchString(code) {
+		k.addAt(cd.Span, "SG2604", Ask, "interpreter code prints the whole environment (may hold secrets)")
+	}
+	if reNetAPI.MatchString(code) && reSecretInCode.MatchString(code) {
+		k.addAt(cd.Span, "SG2704", Deny, "interpreter code sends a secret variable over the network")
 	}
 	if reNetAPI.MatchString(code) && reExecAPI.MatchString(code) {
 		k.addAt(cd.Span, "SG2302", Deny, "interpreter code downloads and executes code")
@@ -853,6 +861,12 @@ func (k *cmdCheck) printsSecrets() {
 	case "printenv":
 		if len(k.operands()) == 0 {
 			k.add("SG2604", Ask, "prints the whole environment (may hold secrets)")
+		}
+		for _, a := range k.operands() {
+			if reSecretName.MatchString(a.Value) {
+				k.addAt(a.Span, "SG2604", Ask, "prints the secret variable "+a.Value)
+				break
+			}
 		}
 	case "env":
 		if len(k.args) == 0 || allOptions(k.args) {
