@@ -623,18 +623,18 @@ func (k *cmdCheck) isCodeArg(a analyze.Arg) bool {
 }
 
 var (
-	reForkLoop   = regexp.MustCompile(`(?s)(while|for\s*\(|loop|until|\bdo\b|\.times|setInterval).*fork|fork.*\b(while|until|for)\b|fork\s*\(\s*\)\s*;\s*fork\s*\(`)
-	reRevShell   = regexp.MustCompile(`(?s)socket.*connect.*(dup2|subprocess|pty\.spawn|/bin/(ba)?sh|exec|spawn|popen|system)|(TCPSocket|fsockopen|Socket\.new|net\.connect|new\s+Socket).*(/bin/(ba)?sh|exec|spawn|popen|system|dup)`)
-	reRmAPI      = regexp.MustCompile(`rmtree|rm_rf|rm_r\b|rmSync|rmdirSync|remove_dir_all|rimraf|FileUtils\.rm|unlinkSync|os\.remove|os\.unlink|os\.rmdir|shutil\.move|File\.delete|Files\.delete|deleteRecursively|\bunlink\b|rmdir\s*\(`)
-	reCredInCode = regexp.MustCompile(`\.ssh/(id_|\*)|~/\.ssh\b|\.aws/credentials|\.netrc|\.git-credentials|\.docker/config\.json|\.kube/config|/etc/shadow|/environ\b|\.gnupg|\.config/gh/hosts|\.password-store|Cookies|Login Data|logins\.json|key4\.db`)
-	reRootOrHome = regexp.MustCompile(`\(\s*['"]/['"]|['"]~|homedir|Dir\.home|expanduser|HOME|['"]/(etc|usr|bin|var|boot|lib|opt|root|home|sys)\b|os\.homedir|Path\.home|getenv\(\s*['"]HOME|\$ENV\{HOME\}|ENV\[.HOME.\]`)
-	reShellAPI   = regexp.MustCompile(`os\.system|os\.popen|subprocess|\bsystem\s*\(|\bexec\s*\(|execSync|spawnSync|\bspawn\s*\(|child_process|popen|shell_exec|passthru|proc_open|%x[\(\{\[]|IO\.popen|Open3|` + "`")
-	reDecodeExec = regexp.MustCompile(`(?s)(b64decode|base64|fromCharCode|decode\(|unhexlify|codecs\.decode|pack\(|Buffer\.from).*(exec|eval|system|popen|spawn)|(exec|eval)(\s*\(|\s+).*(b64decode|base64|decode|fromCharCode|Buffer\.from|pack\()`)
-	reEnvDumpCode = regexp.MustCompile(`dict\(\s*os\.environ\s*\)|os\.environ\.(items|keys|values)\(|print\(\s*os\.environ\s*\)|json\.dumps\(\s*(dict\()?os\.environ|console\.log\(\s*process\.env\s*\)|JSON\.stringify\(\s*process\.env\s*\)|Object\.(entries|keys)\(\s*process\.env|\bENV\.(to_h|each|inspect)|p\s+ENV\b|%ENV`)
+	reForkLoop     = regexp.MustCompile(`(?s)(while|for\s*\(|loop|until|\bdo\b|\.times|setInterval).*fork|fork.*\b(while|until|for)\b|fork\s*\(\s*\)\s*;\s*fork\s*\(`)
+	reRevShell     = regexp.MustCompile(`(?s)socket.*connect.*(dup2|subprocess|pty\.spawn|/bin/(ba)?sh|exec|spawn|popen|system)|(TCPSocket|fsockopen|Socket\.new|net\.connect|new\s+Socket).*(/bin/(ba)?sh|exec|spawn|popen|system|dup)`)
+	reRmAPI        = regexp.MustCompile(`rmtree|rm_rf|rm_r\b|rmSync|rmdirSync|remove_dir_all|rimraf|FileUtils\.rm|unlinkSync|os\.remove|os\.unlink|os\.rmdir|shutil\.move|File\.delete|Files\.delete|deleteRecursively|\bunlink\b|rmdir\s*\(`)
+	reCredInCode   = regexp.MustCompile(`\.ssh/(id_|\*)|~/\.ssh\b|\.aws/credentials|\.netrc|\.git-credentials|\.docker/config\.json|\.kube/config|/etc/shadow|/environ\b|\.gnupg|\.config/gh/hosts|\.password-store|Cookies|Login Data|logins\.json|key4\.db`)
+	reRootOrHome   = regexp.MustCompile(`\(\s*['"]/['"]|['"]~|homedir|Dir\.home|expanduser|HOME|['"]/(etc|usr|bin|var|boot|lib|opt|root|home|sys)\b|os\.homedir|Path\.home|getenv\(\s*['"]HOME|\$ENV\{HOME\}|ENV\[.HOME.\]`)
+	reShellAPI     = regexp.MustCompile(`os\.system|os\.popen|subprocess|\bsystem\s*\(|\bexec\s*\(|execSync|spawnSync|\bspawn\s*\(|child_process|popen|shell_exec|passthru|proc_open|%x[\(\{\[]|IO\.popen|Open3|` + "`")
+	reDecodeExec   = regexp.MustCompile(`(?s)(b64decode|base64|fromCharCode|decode\(|unhexlify|codecs\.decode|pack\(|Buffer\.from).*(exec|eval|system|popen|spawn)|(exec|eval)(\s*\(|\s+).*(b64decode|base64|decode|fromCharCode|Buffer\.from|pack\()`)
+	reEnvDumpCode  = regexp.MustCompile(`dict\(\s*os\.environ\s*\)|os\.environ\.(items|keys|values)\(|print\(\s*os\.environ\s*\)|json\.dumps\(\s*(dict\()?os\.environ|console\.log\(\s*process\.env\s*\)|JSON\.stringify\(\s*process\.env\s*\)|Object\.(entries|keys)\(\s*process\.env|\bENV\.(to_h|each|inspect)|p\s+ENV\b|%ENV`)
 	reSecretInCode = regexp.MustCompile(`(?i)(environ(\.get)?\s*[\(\[]\s*['"]|process\.env\.|process\.env\[\s*['"]|ENV\[\s*['"]|\$ENV\{|getenv\(\s*['"])[A-Z0-9_]*(KEY|SECRET|TOKEN|PASSW|CREDENTIAL|PRIVATE)`)
-	reNetAPI     = regexp.MustCompile(`socket\.create_connection|\.connect\(|urlopen|urllib|requests\.(get|post|put)|http\.client|httpx|fetch\(|https?\.get|https?\.request|Net::HTTP|LWP|open-uri|URI\.open|HTTP::Tiny|curl_exec|file_get_contents\(\s*['"]https?:|socket\.socket|IO::Socket|TCPSocket`)
-	reExecAPI    = regexp.MustCompile(`\bexec\s*\(|\beval\s*[\(\s]|\bsystem\s*\(|subprocess|popen|spawn|execSync|child_process|os\.system|Function\(`)
-	reReadAPI    = regexp.MustCompile(`open\(|readFile|File\.read|os\.environ|process\.env|ENV\[|\$ENV\{|getenv|read_text`)
+	reNetAPI       = regexp.MustCompile(`socket\.create_connection|\.connect\(|urlopen|urllib|requests\.(get|post|put)|http\.client|httpx|fetch\(|https?\.get|https?\.request|Net::HTTP|LWP|open-uri|URI\.open|HTTP::Tiny|curl_exec|file_get_contents\(\s*['"]https?:|socket\.socket|IO::Socket|TCPSocket`)
+	reExecAPI      = regexp.MustCompile(`\bexec\s*\(|\beval\s*[\(\s]|\bsystem\s*\(|subprocess|popen|spawn|execSync|child_process|os\.system|Function\(`)
+	reReadAPI      = regexp.MustCompile(`open\(|readFile|File\.read|os\.environ|process\.env|ENV\[|\$ENV\{|getenv|read_text`)
 )
 
 func (k *cmdCheck) interpreter() {
