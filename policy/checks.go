@@ -847,7 +847,7 @@ func (k *cmdCheck) printsSecrets() {
 		if sub == "config" && hasArgA(k.args, "--raw") {
 			k.add("SG2603", Deny, "prints cluster credentials")
 		}
-		if sub == "get" && len(rest) > 0 && strings.HasPrefix(rest[0].Value, "secret") && (hasArgA(k.args, "-o", "-oyaml", "-ojson", "--output") || true) {
+		if sub == "get" && len(rest) > 0 && strings.HasPrefix(rest[0].Value, "secret") {
 			k.add("SG2603", Ask, "reads cluster secrets")
 		}
 	case "git":
@@ -1216,7 +1216,7 @@ func init() {
 		"alias": (*cmdCheck).alias, "shopt": (*cmdCheck).shopt, "enable": (*cmdCheck).enable, "hash": (*cmdCheck).hashCmd,
 		"tar": (*cmdCheck).tar, "ssh": (*cmdCheck).ssh, "env": (*cmdCheck).envCmd,
 		"vim": (*cmdCheck).vim, "vi": (*cmdCheck).vim, "nvim": (*cmdCheck).vim, "ex": (*cmdCheck).vim,
-		"emulate": (*cmdCheck).zshEmulate, "xargs": (*cmdCheck).xargs,
+		"emulate": (*cmdCheck).zshEmulate,
 		"bash": (*cmdCheck).shellFlags, "sh": (*cmdCheck).shellFlags, "zsh": (*cmdCheck).shellFlags, "dash": (*cmdCheck).shellFlags,
 	}
 }
@@ -1421,7 +1421,6 @@ func (k *cmdCheck) docker() {
 				k.add("SG3206", Deny, "docker "+sub+" "+op+" deletes data irreversibly")
 			}
 		}
-	case "volume-rm":
 	}
 }
 
@@ -1601,7 +1600,7 @@ func (k *cmdCheck) git() {
 			args = args[2:]
 			continue
 		}
-		if v == "-C" || v == "--git-dir" || v == "--work-tree" || v == "--namespace" || v == "--exec-path" && false {
+		if v == "-C" || v == "--git-dir" || v == "--work-tree" || v == "--namespace" {
 			if len(args) > 1 {
 				args = args[2:]
 				continue
@@ -1827,7 +1826,7 @@ func (k *cmdCheck) kill() {
 		break
 	}
 	for _, a := range args {
-		if a.Value == "1" || a.Value == "-1" || a.Value == "0" && false {
+		if a.Value == "1" || a.Value == "-1" {
 			k.floorAt(a.Span, "SG2902", "kill "+a.Value+" signals init or every process")
 		}
 	}
@@ -2094,7 +2093,7 @@ func (k *cmdCheck) curl() {
 			return analyze.Arg{}, false
 		}
 		switch {
-		case v == "-d" || v == "--data" || v == "--data-binary" || v == "--data-raw" && false || v == "--data-urlencode" || v == "--json" || v == "--data-ascii":
+		case v == "-d" || v == "--data" || v == "--data-binary" || v == "--data-urlencode" || v == "--json" || v == "--data-ascii":
 			if n, ok := next(); ok {
 				d := n.Value
 				if j := strings.Index(d, "=@"); j >= 0 && v == "--data-urlencode" {
@@ -2447,7 +2446,6 @@ func (k *cmdCheck) zshEmulate() {
 	}
 }
 
-func (k *cmdCheck) xargs() {}
 
 func (k *cmdCheck) shellFlags() {
 	if k.has("-i") || k.hasShort('i') && !k.has("-c") {

@@ -212,7 +212,7 @@ func (e *evaluator) credentialPath(p string) string {
 	switch {
 	case p == "/etc/shadow" || p == "/etc/gshadow" || p == "/etc/shadow-" || p == "/etc/master.passwd" || within(p, "/etc/sudoers") || within(p, "/etc/sudoers.d") || within(p, "/etc/ssh/ssh_host_rsa_key") || strings.HasPrefix(p, "/etc/ssh/ssh_host_") && !strings.HasSuffix(p, ".pub"):
 		return p
-	case strings.HasPrefix(p, "/proc/") && (strings.HasSuffix(p, "/environ") || strings.HasSuffix(p, "/mem") || strings.HasSuffix(p, "/cmdline") && false):
+	case strings.HasPrefix(p, "/proc/") && (strings.HasSuffix(p, "/environ") || strings.HasSuffix(p, "/mem")):
 		return p
 	case p == "/proc/kcore" || within(p, "/var/run/secrets") || within(p, "/run/secrets"):
 		return p
