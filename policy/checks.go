@@ -1217,7 +1217,7 @@ func init() {
 		"tar": (*cmdCheck).tar, "ssh": (*cmdCheck).ssh, "env": (*cmdCheck).envCmd,
 		"vim": (*cmdCheck).vim, "vi": (*cmdCheck).vim, "nvim": (*cmdCheck).vim, "ex": (*cmdCheck).vim,
 		"emulate": (*cmdCheck).zshEmulate,
-		"bash": (*cmdCheck).shellFlags, "sh": (*cmdCheck).shellFlags, "zsh": (*cmdCheck).shellFlags, "dash": (*cmdCheck).shellFlags,
+		"bash":    (*cmdCheck).shellFlags, "sh": (*cmdCheck).shellFlags, "zsh": (*cmdCheck).shellFlags, "dash": (*cmdCheck).shellFlags,
 	}
 }
 
@@ -2445,7 +2445,6 @@ func (k *cmdCheck) zshEmulate() {
 		k.add("SG3301", Deny, "zsh emulate -c evaluates code")
 	}
 }
-
 
 func (k *cmdCheck) shellFlags() {
 	if k.has("-i") || k.hasShort('i') && !k.has("-c") {
