@@ -46,14 +46,15 @@ func AnalyzeOptions(rules Rules) analyze.Options {
 
 func homeOf(r Rules) string {
 	if r.Home != "" {
-		return path.Clean(r.Home)
+		return path.Clean("/" + r.Home)
 	}
 	return "/home/user"
 }
 
 func workspaceOf(r Rules) string {
 	if r.Workspace != "" {
-		return path.Clean(r.Workspace)
+		// a relative workspace cannot confine anything: anchor it
+		return path.Clean("/" + r.Workspace)
 	}
 	return "/workspace"
 }

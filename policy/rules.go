@@ -19,8 +19,9 @@ type Rules struct {
 	AllowedCommands []string
 	BlockedCommands []string
 
-	// Workspace is the directory paths are confined to; AllowedRoots are
-	// further directories where writes are fine.
+	// Workspace is the directory paths are confined to and the starting
+	// directory of the command (absolute; default "/workspace").
+	// AllowedRoots are further absolute directories where writes are fine.
 	Workspace    string
 	AllowedRoots []string
 
