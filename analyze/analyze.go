@@ -48,9 +48,11 @@ func Analyze(src string, opts Options) *Result {
 	if err != nil {
 		r.Notes = append(r.Notes, parseNote(err, src, nil))
 		if f == nil {
+			dropQuotedSpaces(nil, r)
 			return r
 		}
 	}
+	dropQuotedSpaces(f, r)
 	c := &ctx{cwd: opts.Workspace}
 	w.pos, w.posSet, w.arg0 = []string{}, true, "bash"
 	w.stmts(f.Stmts, c)
