@@ -479,7 +479,9 @@ func (w *walker) decl(x *syntax.DeclClause, redirs []*syntax.Redirect, c *ctx) {
 		if a.Name == nil {
 			continue
 		}
-		as := w.assign(a, c, variant != "local" || true)
+		// declare/local/export/readonly all set the variable for what
+		// follows (scoping of local is not modelled)
+		as := w.assign(a, c, true)
 		cmd.Assigns = append(cmd.Assigns, as)
 	}
 	w.emitSimple(cmd, redirs, c)
@@ -1145,11 +1147,11 @@ func (w *walker) follow(idx int, c *ctx) {
 		}
 		return
 	}
-	if cmd.Args[0].Value == name || true {
-		if body, ok := w.funcs[cmd.Args[0].Value]; ok {
-			w.callFunc(cmd, body, c)
-			return
-		}
+	// a call of a function defined in the script runs its body with the
+	// call's arguments
+	if body, ok := w.funcs[cmd.Args[0].Value]; ok {
+		w.callFunc(cmd, body, c)
+		return
 	}
 	u := unwrap(cmd)
 	if u == nil {
