@@ -1118,6 +1118,11 @@ func (w *walker) follow(idx int, c *ctx) {
 	case "popd":
 		c.cwd = ""
 		return
+	case "read", "mapfile", "readarray", "getopts", "printf", "unset":
+		w.forgetAssigned(cmd)
+		if name != "set" {
+			return
+		}
 	case "set":
 		for i, a := range cmd.Args[1:] {
 			if a.Value == "--" {
@@ -1190,6 +1195,56 @@ func (w *walker) follow(idx int, c *ctx) {
 	}
 	for _, code := range u.code {
 		w.code(code, cmd, c)
+	}
+}
+
+// forgetAssigned marks the variables a builtin assigns at run time
+// (read NAME, mapfile NAME, getopts OPTS NAME, printf -v NAME, unset NAME)
+// as unknown.
+func (w *walker) forgetAssigned(cmd *Command) {
+	args := cmd.Args[1:]
+	forget := func(n string) {
+		if i := strings.IndexByte(n, '['); i > 0 {
+			n = n[:i]
+		}
+		if isName(n) {
+			w.vars[n] = unknownVar
+			delete(w.dynVars, n)
+		}
+	}
+	switch cmd.Name() {
+	case "printf":
+		for i, a := range args {
+			if a.Value == "-v" && i+1 < len(args) {
+				forget(args[i+1].Value)
+			}
+		}
+	case "getopts":
+		if len(args) >= 2 {
+			forget(args[1].Value)
+		}
+	case "mapfile", "readarray":
+		forget("MAPFILE")
+		fallthrough
+	default: // read, unset
+		valued := map[string]bool{"-a": true, "-d": true, "-p": true, "-n": true, "-N": true, "-t": false, "-u": true, "-i": true, "-C": true, "-c": true, "-O": true, "-s": false}
+		if cmd.Name() == "read" {
+			valued["-t"] = true
+			forget("REPLY")
+		}
+		for i := 0; i < len(args); i++ {
+			v := args[i].Value
+			if strings.HasPrefix(v, "-") {
+				if (v == "-a") && i+1 < len(args) {
+					forget(args[i+1].Value)
+				}
+				if valued[v] {
+					i++
+				}
+				continue
+			}
+			forget(v)
+		}
 	}
 }
 

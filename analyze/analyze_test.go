@@ -323,3 +323,20 @@ func ExampleAnalyze() {
 	// [sudo rm -rf /home/me] []
 	// [rm -rf /home/me] [sudo]
 }
+
+func TestRuntimeAssignedVariablesAreDynamic(t *testing.T) {
+	for _, src := range []string{
+		`x=ls; read x; $x`,
+		`x=ls; read -r -p "name? " x; $x`,
+		`x=ls; printf -v x '%s' "$y"; $x`,
+		`x=ls; unset x; $x -la`[:0] + `x=ls; getopts ab x; $x`,
+		`x=ls; mapfile x < f; $x`,
+		`n=0; (( n++ )); $n`,
+	} {
+		r := Analyze(src, testOpts)
+		last := r.Commands[len(r.Commands)-1]
+		if len(last.Args) == 0 || !last.Args[0].Dynamic {
+			t.Errorf("%q: last command %q should have a dynamic name", src, last.Argv)
+		}
+	}
+}
