@@ -1269,6 +1269,7 @@ func (w *walker) code(cd codeArg, parent *Command, c *ctx) {
 	sp := cd.span
 	c2.override = &sp
 	if cd.dynamic {
+		w.res.Notes = append(w.res.Notes, Note{Kind: NoteDynamicCode, Span: sp, Detail: cd.wrapper, Cmd: -1})
 		return
 	}
 	if c2.depth > w.opts.MaxDepth {

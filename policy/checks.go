@@ -1216,7 +1216,7 @@ func init() {
 		"alias": (*cmdCheck).alias, "shopt": (*cmdCheck).shopt, "enable": (*cmdCheck).enable, "hash": (*cmdCheck).hashCmd,
 		"tar": (*cmdCheck).tar, "ssh": (*cmdCheck).ssh, "env": (*cmdCheck).envCmd,
 		"vim": (*cmdCheck).vim, "vi": (*cmdCheck).vim, "nvim": (*cmdCheck).vim, "ex": (*cmdCheck).vim,
-		"emulate": (*cmdCheck).zshEmulate,
+		"emulate": (*cmdCheck).zshEmulate, "rg": (*cmdCheck).rgPre,
 		"bash":    (*cmdCheck).shellFlags, "sh": (*cmdCheck).shellFlags, "zsh": (*cmdCheck).shellFlags, "dash": (*cmdCheck).shellFlags,
 	}
 }
@@ -1636,6 +1636,13 @@ func (k *cmdCheck) git() {
 			}
 		}
 		return false
+	}
+	for _, a := range rest {
+		v := a.Value
+		if strings.HasPrefix(v, "--upload-pack") || strings.HasPrefix(v, "--receive-pack") || (sub == "clone" || sub == "fetch" || sub == "ls-remote") && v == "-u" ||
+			sub == "grep" && (strings.HasPrefix(v, "-O") || strings.HasPrefix(v, "--open-files-in-pager")) {
+			k.addAt(a.Span, "SG2507", Ask, "git "+sub+" "+v+" runs a command of its own")
+		}
 	}
 	switch sub {
 	case "push":
@@ -2768,4 +2775,13 @@ func printfLite(format string, args []string) string {
 		}
 	}
 	return sb.String()
+}
+
+func (k *cmdCheck) rgPre() {
+	for _, a := range k.args {
+		if a.Value == "--pre" || strings.HasPrefix(a.Value, "--pre=") {
+			k.addAt(a.Span, "SG2508", Ask, "rg --pre runs a program on every file searched")
+			return
+		}
+	}
 }
