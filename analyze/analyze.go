@@ -498,6 +498,9 @@ func (w *walker) assign(a *syntax.Assign, c *ctx, set bool) Assign {
 		var list []string
 		dyn := false
 		for _, e := range a.Array.Elems {
+			if e.Index != nil {
+				w.substs(e.Index, c)
+			}
 			if e.Value == nil {
 				continue
 			}

@@ -340,3 +340,27 @@ func TestRuntimeAssignedVariablesAreDynamic(t *testing.T) {
 		}
 	}
 }
+
+func TestSubstitutionsEverywhere(t *testing.T) {
+	for _, src := range []string{
+		`declare -A m=([$(rm -rf /)]=1)`,
+		`a[$(rm -rf /)]=1`,
+		`echo ${x:=$(rm -rf /)}`,
+		`echo $(( $(rm -rf /) + 1 ))`,
+		`[[ $(rm -rf /) == x ]]`,
+		`case $(rm -rf /) in *) ;; esac`,
+		`exec > >(rm -rf /)`,
+		`cat <<< "$(rm -rf /)"`,
+		`for x in $(rm -rf /); do :; done`,
+		`for ((i=$(rm -rf /); i<1; i++)); do :; done`,
+		`coproc { rm -rf /; }`,
+		`time rm -rf /`,
+		`! rm -rf /`,
+		`let x=$(rm -rf /)`,
+		`local x=$(rm -rf /)`,
+	} {
+		if !hasArgv(Analyze(src, testOpts), []string{"rm", "-rf", "/"}) {
+			t.Errorf("%q: rm -rf / not found", src)
+		}
+	}
+}
