@@ -111,6 +111,8 @@ func (e *evaluator) command(i int, c *analyze.Command) {
 	k.downloadExec()
 	k.lookalikes()
 	k.infraDelete()
+	k.recon()
+	k.secretsCLI()
 	if f, ok := checks[k.name]; ok {
 		f(k)
 	}
@@ -623,18 +625,20 @@ func (k *cmdCheck) isCodeArg(a analyze.Arg) bool {
 }
 
 var (
-	reForkLoop     = regexp.MustCompile(`(?s)(while|for\s*\(|loop|until|\bdo\b|\.times|setInterval).*fork|fork.*\b(while|until|for)\b|fork\s*\(\s*\)\s*;\s*fork\s*\(`)
-	reRevShell     = regexp.MustCompile(`(?s)socket.*connect.*(dup2|subprocess|pty\.spawn|/bin/(ba)?sh|exec|spawn|popen|system)|(TCPSocket|fsockopen|Socket\.new|net\.connect|new\s+Socket).*(/bin/(ba)?sh|exec|spawn|popen|system|dup)`)
-	reRmAPI        = regexp.MustCompile(`rmtree|rm_rf|rm_r\b|rmSync|rmdirSync|remove_dir_all|rimraf|FileUtils\.rm|unlinkSync|os\.remove|os\.unlink|os\.rmdir|shutil\.move|File\.delete|Files\.delete|deleteRecursively|\bunlink\b|rmdir\s*\(`)
-	reCredInCode   = regexp.MustCompile(`\.ssh/(id_|\*)|~/\.ssh\b|\.aws/credentials|\.netrc|\.git-credentials|\.docker/config\.json|\.kube/config|/etc/shadow|/environ\b|\.gnupg|\.config/gh/hosts|\.password-store|Cookies|Login Data|logins\.json|key4\.db`)
-	reRootOrHome   = regexp.MustCompile(`\(\s*['"]/['"]|['"]~|homedir|Dir\.home|expanduser|HOME|['"]/(etc|usr|bin|var|boot|lib|opt|root|home|sys)\b|os\.homedir|Path\.home|getenv\(\s*['"]HOME|\$ENV\{HOME\}|ENV\[.HOME.\]`)
-	reShellAPI     = regexp.MustCompile(`os\.system|os\.popen|subprocess|\bsystem\s*\(|\bexec\s*\(|execSync|spawnSync|\bspawn\s*\(|child_process|popen|shell_exec|passthru|proc_open|%x[\(\{\[]|IO\.popen|Open3|` + "`")
-	reDecodeExec   = regexp.MustCompile(`(?s)(b64decode|base64|fromCharCode|decode\(|unhexlify|codecs\.decode|pack\(|Buffer\.from).*(exec|eval|system|popen|spawn)|(exec|eval)(\s*\(|\s+).*(b64decode|base64|decode|fromCharCode|Buffer\.from|pack\()`)
-	reEnvDumpCode  = regexp.MustCompile(`dict\(\s*os\.environ\s*\)|os\.environ\.(items|keys|values)\(|print\(\s*os\.environ\s*\)|json\.dumps\(\s*(dict\()?os\.environ|console\.log\(\s*process\.env\s*\)|JSON\.stringify\(\s*process\.env\s*\)|Object\.(entries|keys)\(\s*process\.env|\bENV\.(to_h|each|inspect)|p\s+ENV\b|%ENV`)
-	reSecretInCode = regexp.MustCompile(`(?i)(environ(\.get)?\s*[\(\[]\s*['"]|process\.env\.|process\.env\[\s*['"]|ENV\[\s*['"]|\$ENV\{|getenv\(\s*['"])[A-Z0-9_]*(KEY|SECRET|TOKEN|PASSW|CREDENTIAL|PRIVATE)`)
-	reNetAPI       = regexp.MustCompile(`socket\.create_connection|\.connect\(|urlopen|urllib|requests\.(get|post|put)|http\.client|httpx|fetch\(|https?\.get|https?\.request|Net::HTTP|LWP|open-uri|URI\.open|HTTP::Tiny|curl_exec|file_get_contents\(\s*['"]https?:|socket\.socket|IO::Socket|TCPSocket`)
-	reExecAPI      = regexp.MustCompile(`\bexec\s*\(|\beval\s*[\(\s]|\bsystem\s*\(|subprocess|popen|spawn|execSync|child_process|os\.system|Function\(`)
-	reReadAPI      = regexp.MustCompile(`open\(|readFile|File\.read|os\.environ|process\.env|ENV\[|\$ENV\{|getenv|read_text`)
+	reForkLoop        = regexp.MustCompile(`(?s)(while|for\s*\(|loop|until|\bdo\b|\.times|setInterval).*fork|fork.*\b(while|until|for)\b|fork\s*\(\s*\)\s*;\s*fork\s*\(`)
+	reWriteAPI        = regexp.MustCompile(`writeFile|appendFile|open\([^)]*,\s*['"][wa+]|File\.write|File\.open\([^)]*['"][wa]|write_text|fopen\([^)]*['"][wa]|file_put_contents|>>\s*\$|print\s*\{?\s*\$fh|IO\.write`)
+	reSensitiveInCode = regexp.MustCompile(`\.bashrc|\.zshrc|\.profile|\.bash_profile|authorized_keys|crontab|/etc/|\.ssh/|systemd/|LaunchAgents|\.git/hooks`)
+	reRevShell        = regexp.MustCompile(`(?s)socket.*connect.*(dup2|subprocess|pty\.spawn|/bin/(ba)?sh|exec|spawn|popen|system)|(TCPSocket|fsockopen|Socket\.new|net\.connect|new\s+Socket|IO::Socket|/inet/tcp).*(/bin/(ba)?sh|exec|spawn|popen|system|dup)`)
+	reRmAPI           = regexp.MustCompile(`rmtree|rm_rf|rm_r\b|rmSync|rmdirSync|remove_dir_all|rimraf|FileUtils\.rm|unlinkSync|os\.remove|os\.unlink|os\.rmdir|shutil\.move|File\.delete|Files\.delete|deleteRecursively|\bunlink\b|rmdir\s*\(`)
+	reCredInCode      = regexp.MustCompile(`\.ssh/(id_|\*)|~/\.ssh\b|\.aws/credentials|\.netrc|\.git-credentials|\.docker/config\.json|\.kube/config|/etc/shadow|/environ\b|\.gnupg|\.config/gh/hosts|\.password-store|Cookies|Login Data|logins\.json|key4\.db`)
+	reRootOrHome      = regexp.MustCompile(`\(\s*['"]/['"]|['"]~|homedir|Dir\.home|expanduser|HOME|['"]/(etc|usr|bin|var|boot|lib|opt|root|home|sys)\b|os\.homedir|Path\.home|getenv\(\s*['"]HOME|\$ENV\{HOME\}|ENV\[.HOME.\]`)
+	reShellAPI        = regexp.MustCompile(`os\.system|os\.popen|subprocess|\bsystem\s*\(|\bexec\s*\(|execSync|spawnSync|\bspawn\s*\(|child_process|popen|shell_exec|passthru|proc_open|%x[\(\{\[]|IO\.popen|Open3|` + "`")
+	reDecodeExec      = regexp.MustCompile(`(?s)(b64decode|base64|fromCharCode|decode\(|unhexlify|codecs\.decode|pack\(|Buffer\.from).*(exec|eval|system|popen|spawn)|(exec|eval)(\s*\(|\s+).*(b64decode|base64|decode|fromCharCode|Buffer\.from|pack\()`)
+	reEnvDumpCode     = regexp.MustCompile(`dict\(\s*os\.environ\s*\)|os\.environ\.(items|keys|values)\(|print\(\s*os\.environ\s*\)|json\.dumps\(\s*(dict\()?os\.environ|console\.log\(\s*process\.env\s*\)|JSON\.stringify\(\s*process\.env\s*\)|Object\.(entries|keys)\(\s*process\.env|\bENV\.(to_h|each|inspect)|p\s+ENV\b|%ENV`)
+	reSecretInCode    = regexp.MustCompile(`(?i)(environ(\.get)?\s*[\(\[]\s*['"]|process\.env\.|process\.env\[\s*['"]|ENV\[\s*['"]|\$ENV\{|getenv\(\s*['"])[A-Z0-9_]*(KEY|SECRET|TOKEN|PASSW|CREDENTIAL|PRIVATE)`)
+	reNetAPI          = regexp.MustCompile(`socket\.create_connection|\.connect\(|urlopen|urllib|requests\.(get|post|put)|http\.client|httpx|fetch\(|https?\.get|https?\.request|Net::HTTP|LWP|open-uri|URI\.open|HTTP::Tiny|curl_exec|file_get_contents\(\s*['"]https?:|socket\.socket|IO::Socket|TCPSocket`)
+	reExecAPI         = regexp.MustCompile(`\bexec\s*\(|\beval\s*[\(\s]|\bsystem\s*\(|subprocess|popen|spawn|execSync|child_process|os\.system|Function\(`)
+	reReadAPI         = regexp.MustCompile(`open\(|readFile|File\.read|os\.environ|process\.env|ENV\[|\$ENV\{|getenv|read_text`)
 )
 
 func (k *cmdCheck) interpreter() {
@@ -648,6 +652,9 @@ func (k *cmdCheck) interpreter() {
 	code := cd.Value
 	if strings.Contains(code, "fork") && reForkLoop.MatchString(code) {
 		k.floorAt(cd.Span, "SG2503", "interpreter code forks in a loop: fork bomb")
+	}
+	if reWriteAPI.MatchString(code) && reSensitiveInCode.MatchString(code) {
+		k.addAt(cd.Span, "SG2801", Deny, "interpreter code writes a startup file, key file or system file")
 	}
 	if reRevShell.MatchString(code) {
 		k.addAt(cd.Span, "SG2504", Deny, "interpreter code connects a socket to a shell: reverse shell")
@@ -1064,6 +1071,8 @@ func (k *cmdCheck) upload(file string, sp analyze.Span) {
 		up := e.upstream(k.c)
 		if anyOf(up, isEnvDump) || anyOf(up, e.readsCredentials) {
 			k.addAt(sp, "SG2701", Deny, "uploads credentials or the environment")
+		} else if len(up) > 0 && k.remoteTarget() {
+			k.addAt(sp, "SG2702", Ask, "uploads piped data to a remote host")
 		}
 		return
 	}
@@ -1183,7 +1192,7 @@ func init() {
 		"dd":     (*cmdCheck).dd,
 		"wipefs": (*cmdCheck).disk, "fdisk": (*cmdCheck).disk, "sfdisk": (*cmdCheck).disk, "gdisk": (*cmdCheck).disk,
 		"sgdisk": (*cmdCheck).disk, "cfdisk": (*cmdCheck).disk, "parted": (*cmdCheck).disk, "blkdiscard": (*cmdCheck).disk,
-		"mdadm": (*cmdCheck).disk, "cryptsetup": (*cmdCheck).disk, "pvcreate": (*cmdCheck).disk, "vgremove": (*cmdCheck).disk,
+		"mdadm": (*cmdCheck).disk, "dmsetup": (*cmdCheck).disk, "losetup": (*cmdCheck).disk, "cryptsetup": (*cmdCheck).disk, "pvcreate": (*cmdCheck).disk, "vgremove": (*cmdCheck).disk,
 		"lvremove": (*cmdCheck).disk, "zpool": (*cmdCheck).disk, "badblocks": (*cmdCheck).disk, "hdparm": (*cmdCheck).disk,
 		"sudo": (*cmdCheck).priv, "su": (*cmdCheck).priv, "doas": (*cmdCheck).priv, "pkexec": (*cmdCheck).priv,
 		"run0": (*cmdCheck).priv, "runuser": (*cmdCheck).priv, "sg": (*cmdCheck).priv, "newgrp": (*cmdCheck).priv,
@@ -1482,6 +1491,8 @@ func (k *cmdCheck) terraform() {
 	switch {
 	case sub == "destroy":
 		k.add("SG3202", Deny, "terraform destroy removes infrastructure")
+	case sub == "workspace" && len(rest) > 0 && rest[0].Value == "delete":
+		k.add("SG3202", Deny, "terraform workspace delete removes a workspace's state")
 	case sub == "apply" && (hasArgA(rest, "-destroy", "--destroy")):
 		k.add("SG3202", Deny, "terraform apply -destroy removes infrastructure")
 	case sub == "apply" && hasArgA(rest, "-auto-approve", "--auto-approve"):
@@ -1537,7 +1548,7 @@ func (k *cmdCheck) cloud() {
 	}
 }
 
-var reDestructiveSQL = regexp.MustCompile(`(?i)\b(drop\s+(table|database|schema|index|view|user|role)|truncate\b|dropDatabase|\.drop\(\)|flushall|alter\s+table\s+\S+\s+drop)`)
+var reDestructiveSQL = regexp.MustCompile(`(?i)\b(drop\s+(table|database|schema|index|view|user|role)|truncate\b|dropDatabase|\.drop\(\)|flushall|alter\s+table\s+\S+\s+drop)|(deleteMany|remove|delete_many)\(\s*\{\s*\}\s*\)`)
 var reDeleteFrom = regexp.MustCompile(`(?i)\bdelete\s+from\b`)
 var reUpdateSet = regexp.MustCompile(`(?i)\bupdate\s+\S+\s+set\b`)
 var reWhere = regexp.MustCompile(`(?i)\bwhere\b`)
@@ -1646,6 +1657,7 @@ func (k *cmdCheck) git() {
 	}
 	switch sub {
 	case "push":
+		k.gitPushURL(rest)
 		switch {
 		case flags('f', "--force", "--mirror"):
 			k.add("SG3101", Deny, "git push --force rewrites remote history")
@@ -1674,8 +1686,12 @@ func (k *cmdCheck) git() {
 		if flags('D') || flags('d', "--delete") && flags('f', "--force") {
 			k.add("SG3104", Deny, "git branch -D deletes a branch with unmerged work")
 		}
+	case "switch":
+		if flags('f', "--force", "--discard-changes") {
+			k.add("SG3107", Deny, "git switch --force discards every uncommitted change")
+		}
 	case "rm":
-		if flags('r') {
+		if flags('r') && !flags(0, "--cached") {
 			for _, a := range rest {
 				if a.Value == "." || a.Value == "*" || a.Value == ":/" {
 					k.add("SG3107", Deny, "git rm -r "+a.Value+" removes every tracked file")
@@ -2643,7 +2659,7 @@ func (k *cmdCheck) infraDelete() {
 	}
 	for _, a := range k.args {
 		v := strings.ToLower(a.Value)
-		if v == "destroy" || v == "delete" || v == "remove" || v == "rm" || strings.HasSuffix(v, ":destroy") || strings.HasSuffix(v, ":delete") || strings.HasSuffix(v, ":remove") {
+		if v == "destroy" || v == "delete" || v == "remove" || v == "rm" || strings.HasSuffix(v, ":destroy") || strings.HasSuffix(v, ":delete") || strings.HasSuffix(v, ":remove") || strings.HasSuffix(v, ":reset") {
 			k.add("SG3205", Deny, k.name+" "+a.Value+" deletes cloud resources")
 			return
 		}
@@ -2782,6 +2798,75 @@ func (k *cmdCheck) rgPre() {
 		if a.Value == "--pre" || strings.HasPrefix(a.Value, "--pre=") {
 			k.addAt(a.Span, "SG2508", Ask, "rg --pre runs a program on every file searched")
 			return
+		}
+	}
+}
+
+// gitPushURL flags pushes to an explicit URL rather than a configured
+// remote: the repository can leave for any host.
+func (k *cmdCheck) gitPushURL(rest []analyze.Arg) {
+	for _, a := range rest {
+		v := a.Value
+		if strings.Contains(v, "://") && !localURL(v) || strings.Contains(v, "@") && strings.Contains(v, ":") && !strings.HasPrefix(v, "-") {
+			k.addAt(a.Span, "SG2702", Ask, "pushes the repository to an explicit URL "+quote(v))
+			return
+		}
+	}
+}
+
+// recon flags searches for privilege-escalation footholds.
+func (k *cmdCheck) recon() {
+	switch k.name {
+	case "find":
+		for i, a := range k.args {
+			if a.Value == "-perm" && i+1 < len(k.args) {
+				m := k.args[i+1].Value
+				if strings.Contains(m, "4000") || strings.Contains(m, "2000") || strings.Contains(m, "u=s") || strings.Contains(m, "g=s") || strings.Contains(m, "6000") {
+					k.add("SG2201", Ask, "searches for setuid programs (privilege escalation reconnaissance)")
+					return
+				}
+			}
+		}
+	case "getcap":
+		if k.hasShort('r') {
+			k.add("SG2201", Ask, "searches for programs with capabilities (privilege escalation reconnaissance)")
+		}
+	}
+}
+
+// secretsCLI flags cloud CLIs that print stored secrets.
+func (k *cmdCheck) secretsCLI() {
+	joined := " " + strings.Join(k.c.Argv[1:], " ") + " "
+	switch k.name {
+	case "aws":
+		if strings.Contains(joined, " secretsmanager get-secret-value ") || strings.Contains(joined, " ssm get-parameter") && strings.Contains(joined, "--with-decryption") {
+			k.add("SG2603", Deny, "prints a secret from the cloud secret store")
+		}
+	case "gcloud":
+		if strings.Contains(joined, " secrets versions access ") {
+			k.add("SG2603", Deny, "prints a secret from the cloud secret store")
+		}
+	case "az":
+		if strings.Contains(joined, " keyvault secret show ") || strings.Contains(joined, " keyvault secret download ") {
+			k.add("SG2603", Deny, "prints a secret from the key vault")
+		}
+	case "heroku":
+		if strings.Contains(joined, " config ") && !strings.Contains(joined, " config:set ") || strings.HasSuffix(strings.TrimSpace(joined), "config") {
+			k.add("SG2603", Ask, "prints the app's configuration variables (secrets)")
+		}
+	case "kafka-topics", "kafka-topics.sh":
+		if strings.Contains(joined, " --delete ") {
+			k.add("SG3205", Deny, "deletes a Kafka topic")
+		}
+	case "curl":
+		for i, a := range k.args {
+			if (a.Value == "-X" || a.Value == "--request") && i+1 < len(k.args) && strings.EqualFold(k.args[i+1].Value, "DELETE") ||
+				strings.EqualFold(a.Value, "-XDELETE") || strings.EqualFold(a.Value, "--request=DELETE") {
+				if k.remoteTarget() {
+					k.add("SG3205", Ask, "sends an HTTP DELETE to a remote service")
+				}
+				return
+			}
 		}
 	}
 }
