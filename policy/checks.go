@@ -1273,6 +1273,12 @@ func (k *cmdCheck) rmTarget(a analyze.Arg, recursive bool, verb string) {
 			return
 		}
 	}
+	// The user's own configuration and document folders stay protected
+	// even when the workspace is the home directory itself.
+	if path.Dir(p) == e.home && homeCritical[path.Base(p)] && (recursive || !strings.HasPrefix(path.Base(p), ".") || rcFile(path.Base(p))) {
+		k.addAt(a.Span, "SG2002", Deny, verb+" of "+quote(v)+", the user's own "+path.Base(p)+" in home")
+		return
+	}
 	if within(p, e.ws) && p != e.ws {
 		return // inside the workspace, even when the workspace is the home directory
 	}
@@ -2869,4 +2875,25 @@ func (k *cmdCheck) secretsCLI() {
 			}
 		}
 	}
+}
+
+// homeCritical names direct children of the home directory whose loss
+// hurts the user: configuration, keys, toolchains and document folders.
+var homeCritical = func() map[string]bool {
+	m := map[string]bool{}
+	for _, n := range strings.Fields(`.config .local .ssh .gnupg .aws .azure .kube .docker .mozilla .thunderbird
+		.password-store .cargo .rustup .npm .nvm .pyenv .rbenv .gem .m2 .vim .emacs.d .oh-my-zsh .gitconfig .bashrc .zshrc
+		.profile .bash_profile .zprofile .bash_history .zsh_history .netrc .git-credentials .vscode-server
+		Documents Desktop Downloads Pictures Music Videos Library Applications Dropbox`) {
+		m[n] = true
+	}
+	return m
+}()
+
+func rcFile(n string) bool {
+	switch n {
+	case ".bashrc", ".zshrc", ".profile", ".bash_profile", ".zprofile", ".gitconfig", ".netrc", ".git-credentials", ".bash_history", ".zsh_history":
+		return true
+	}
+	return false
 }
