@@ -2609,6 +2609,10 @@ func (e *evaluator) writeTarget(cmd int, sp analyze.Span, v string, dynamic bool
 		e.floor(cmd, sp, "SG2202", verb+" the sudoers configuration")
 		return
 	}
+	if within(p, path.Join(e.home, ".local/bin")) || within(p, path.Join(e.home, "bin")) && path.Join(e.home, "bin") != e.ws {
+		e.add(cmd, sp, "SG2801", Ask, verb+" "+quote(v)+" in a program directory on PATH: it can shadow commands")
+		return
+	}
 	if what := e.persistenceTarget(p); what != "" {
 		id := "SG2801"
 		switch {
