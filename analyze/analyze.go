@@ -821,6 +821,17 @@ func (w *walker) knownOutput(cs *syntax.CmdSubst) (string, bool) {
 			return "", false
 		}
 		return w.curCtx.cwd, true
+	case "which", "command", "type":
+		// $(which rm), $(command -v rm), $(type -P rm): the path of the
+		// program NAME (its directory is a guess; the program is not)
+		args := words[1:]
+		for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+			args = args[1:]
+		}
+		if len(args) != 1 || words[0] != "which" && len(words) < 3 || strings.Contains(args[0], "/") {
+			return "", false
+		}
+		return "/usr/bin/" + args[0], true
 	case "echo":
 		args := words[1:]
 		if len(args) > 0 && strings.HasPrefix(args[0], "-") {

@@ -11,11 +11,12 @@ import (
 
 // cmdCheck carries one command through the checks.
 type cmdCheck struct {
-	e    *evaluator
-	i    int
-	c    *analyze.Command
-	name string
-	args []analyze.Arg // without the command name
+	located bool // the name's directory comes from a locator substitution
+	e       *evaluator
+	i       int
+	c       *analyze.Command
+	name    string
+	args    []analyze.Arg // without the command name
 }
 
 func (k *cmdCheck) add(id string, d Decision, msg string) { k.e.add(k.i, k.c.Span, id, d, msg) }
@@ -95,6 +96,13 @@ func (e *evaluator) command(i int, c *analyze.Command) {
 		return
 	}
 	k := &cmdCheck{e: e, i: i, c: c, name: c.Name(), args: c.Args[1:]}
+	if a0 := c.Args[0]; a0.Dynamic && len(a0.Vars) == 0 && e.substAll(a0.Subst, isLocator) {
+		// $(npm bin)/eslint: the directory is computed, the program is not
+		if b := path.Base(a0.Value); !strings.ContainsAny(b, "$(…") {
+			k.name = b
+			k.located = true
+		}
+	}
 	if n, ok := nameAliases[k.name]; ok {
 		k.name = n
 	}
@@ -257,7 +265,7 @@ func (k *cmdCheck) obfuscation() {
 	c := k.c
 	a0 := c.Args[0]
 	switch {
-	case a0.Dynamic && !(c.FuncDef != "" && a0.Positional):
+	case a0.Dynamic && !(c.FuncDef != "" && a0.Positional) && !k.located:
 		d := Ask
 		msg := "command name is computed at run time (" + quote(a0.Value) + ")"
 		if k.e.substHas(a0.Subst, isDecoder) {
@@ -265,7 +273,7 @@ func (k *cmdCheck) obfuscation() {
 			msg = "command name is decoded at run time"
 		}
 		k.addAt(a0.Span, "SG2401", d, msg)
-	case len(a0.Subst) > 0:
+	case len(a0.Subst) > 0 && !k.e.substAll(a0.Subst, isLocator):
 		k.addAt(a0.Span, "SG2401", Ask, "command name comes from a command substitution ("+quote(a0.Value)+")")
 	case a0.Glob:
 		k.addAt(a0.Span, "SG2402", Deny, "command name is a glob pattern "+quote(a0.Value))
@@ -318,6 +326,46 @@ func isDecoder(c *analyze.Command) bool {
 		return true
 	}
 	return false
+}
+
+// isLocator reports commands that print where a program or directory
+// is ($(which node), $(go env GOPATH), $(git rev-parse --show-toplevel)).
+func isLocator(c *analyze.Command) bool {
+	n := c.Name()
+	sub := ""
+	if len(c.Argv) > 1 {
+		sub = c.Argv[1]
+	}
+	switch n {
+	case "which", "command", "type", "dirname", "realpath", "readlink", "pwd", "basename", "cygpath", "wslpath":
+		return true
+	case "go":
+		return sub == "env"
+	case "npm", "yarn", "pnpm":
+		return sub == "bin" || sub == "root" || sub == "prefix"
+	case "git":
+		return sub == "rev-parse"
+	case "brew":
+		return sub == "--prefix" || sub == "--cellar" || sub == "--repository"
+	case "xcrun":
+		return sub == "--find" || sub == "-f"
+	case "pyenv", "rbenv", "nodenv", "asdf", "mise", "rustup", "goenv", "jenv":
+		return sub == "which" || sub == "prefix" || sub == "where"
+	case "rustc":
+		return sub == "--print"
+	case "python", "python3":
+		return sub == "-m" && len(c.Argv) > 2 && (c.Argv[2] == "site" || c.Argv[2] == "sysconfig")
+	}
+	return false
+}
+
+func (e *evaluator) substAll(idx []int, pred func(*analyze.Command) bool) bool {
+	for _, j := range idx {
+		if j < 0 || j >= len(e.res.Commands) || !pred(e.res.Commands[j]) {
+			return false
+		}
+	}
+	return len(idx) > 0
 }
 
 func (e *evaluator) substHas(idx []int, pred func(*analyze.Command) bool) bool {
