@@ -368,6 +368,16 @@ func (e *evaluator) substAll(idx []int, pred func(*analyze.Command) bool) bool {
 	return len(idx) > 0
 }
 
+// containsAny is a cheap filter before the slower regular expressions.
+func containsAny(s string, subs ...string) bool {
+	for _, x := range subs {
+		if strings.Contains(s, x) {
+			return true
+		}
+	}
+	return false
+}
+
 func (e *evaluator) substHas(idx []int, pred func(*analyze.Command) bool) bool {
 	for _, j := range idx {
 		if j >= 0 && j < len(e.res.Commands) && pred(e.res.Commands[j]) {
@@ -704,7 +714,7 @@ func (k *cmdCheck) interpreter() {
 	if reWriteAPI.MatchString(code) && reSensitiveInCode.MatchString(code) {
 		k.addAt(cd.Span, "SG2801", Deny, "interpreter code writes a startup file, key file or system file")
 	}
-	if reRevShell.MatchString(code) {
+	if containsAny(code, "socket", "Socket", "fsockopen", "net.connect", "/inet/") && reRevShell.MatchString(code) {
 		k.addAt(cd.Span, "SG2504", Deny, "interpreter code connects a socket to a shell: reverse shell")
 	}
 	if reRmAPI.MatchString(code) {
@@ -715,7 +725,7 @@ func (k *cmdCheck) interpreter() {
 	if loc := reCredInCode.FindStringIndex(code); loc != nil {
 		k.addAt(cd.Span, "SG2601", Deny, "interpreter code touches credentials ("+quote(code[loc[0]:loc[1]])+")")
 	}
-	if reDecodeExec.MatchString(code) {
+	if containsAny(code, "exec", "eval", "system", "popen", "spawn") && reDecodeExec.MatchString(code) {
 		k.addAt(cd.Span, "SG2306", Deny, "interpreter code executes decoded data")
 	}
 	if reEnvDumpCode.MatchString(code) {
