@@ -368,6 +368,28 @@ func (e *evaluator) substAll(idx []int, pred func(*analyze.Command) bool) bool {
 	return len(idx) > 0
 }
 
+// plainTool reports a value that names a well-known pager or editor
+// with plain options and no shell syntax.
+func plainTool(v string) bool {
+	if strings.ContainsAny(v, ";|&$`()<>'\"\\!") {
+		return false
+	}
+	f := strings.Fields(v)
+	if len(f) == 0 {
+		return false
+	}
+	switch f[0] {
+	case "less", "more", "cat", "delta", "diff-so-fancy", "bat", "vim", "vi", "nvim", "nano", "emacs", "code", "subl", "true", "most":
+		for _, o := range f[1:] {
+			if !strings.HasPrefix(o, "-") {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
 // containsAny is a cheap filter before the slower regular expressions.
 func containsAny(s string, subs ...string) bool {
 	for _, x := range subs {
@@ -1833,6 +1855,8 @@ func (k *cmdCheck) git() {
 				if p := k.e.abs(ops[1].Value, k.c.Cwd); p == "" || !within(p, k.e.ws) {
 					k.add("SG2805", Deny, "git config core.hooksPath makes git run hooks from another directory")
 				}
+			case analyze.GitExecKey(key) && plainTool(ops[1].Value):
+				// core.pager less, core.editor vim: a known tool, no shell
 			case analyze.GitExecKey(key):
 				d := Ask
 				if global {
@@ -1849,11 +1873,12 @@ func (k *cmdCheck) git() {
 }
 
 func (k *cmdCheck) gitConfigPair(a analyze.Arg) {
-	key, _, _ := strings.Cut(a.Value, "=")
+	key, val, _ := strings.Cut(a.Value, "=")
 	key = strings.ToLower(key)
 	switch {
 	case key == "core.hookspath":
 		k.addAt(a.Span, "SG2805", Deny, "git -c core.hooksPath runs hooks from another directory")
+	case analyze.GitExecKey(key) && plainTool(val):
 	case analyze.GitExecKey(key):
 		k.addAt(a.Span, "SG2507", Ask, "git -c "+key+" sets a command git will run")
 	}
