@@ -48,9 +48,11 @@ func Analyze(src string, opts Options) *Result {
 	if err != nil {
 		r.Notes = append(r.Notes, parseNote(err, src, nil))
 		if f == nil {
+			dropQuotedSpaces(nil, r)
 			return r
 		}
 	}
+	dropQuotedSpaces(f, r)
 	c := &ctx{cwd: opts.Workspace}
 	w.pos, w.posSet, w.arg0 = []string{}, true, "bash"
 	w.stmts(f.Stmts, c)
@@ -245,6 +247,7 @@ func (w *walker) stmt(s *syntax.Stmt, c *ctx) {
 			}
 		case *syntax.CStyleLoop:
 			w.substs(l, sc)
+			w.arithmAssigns(l)
 		}
 		w.stmts(x.Do, sc)
 	case *syntax.CaseClause:
@@ -259,10 +262,12 @@ func (w *walker) stmt(s *syntax.Stmt, c *ctx) {
 		w.funcDecl(x, sc)
 	case *syntax.ArithmCmd:
 		w.substs(x, sc)
+		w.arithmAssigns(x)
 	case *syntax.TestClause:
 		w.substs(x, sc)
 	case *syntax.LetClause:
 		w.substs(x, sc)
+		w.arithmAssigns(x)
 	case *syntax.DeclClause:
 		w.decl(x, s.Redirs, sc)
 	case *syntax.TimeClause:
@@ -276,6 +281,32 @@ func (w *walker) stmt(s *syntax.Stmt, c *ctx) {
 	case *syntax.TestDecl:
 		w.stmt(x.Body, sc)
 	}
+}
+
+// arithmAssigns forgets variables that arithmetic assigns ((n++),
+// let x=1, for ((i=0;…;i++))): their values are no longer literal.
+func (w *walker) arithmAssigns(n syntax.Node) {
+	syntax.Walk(n, func(n syntax.Node) bool {
+		var x syntax.ArithmExpr
+		switch e := n.(type) {
+		case *syntax.BinaryArithm:
+			switch e.Op {
+			case syntax.Assgn, syntax.AddAssgn, syntax.SubAssgn, syntax.MulAssgn, syntax.QuoAssgn, syntax.RemAssgn,
+				syntax.AndAssgn, syntax.OrAssgn, syntax.XorAssgn, syntax.ShlAssgn, syntax.ShrAssgn:
+				x = e.X
+			}
+		case *syntax.UnaryArithm:
+			if e.Op == syntax.Inc || e.Op == syntax.Dec {
+				x = e.X
+			}
+		}
+		if wd, ok := x.(*syntax.Word); ok {
+			if name := wd.Lit(); name != "" {
+				w.vars[name] = unknownVar
+			}
+		}
+		return true
+	})
 }
 
 func appendCopy(s []string, v ...string) []string {
@@ -448,7 +479,9 @@ func (w *walker) decl(x *syntax.DeclClause, redirs []*syntax.Redirect, c *ctx) {
 		if a.Name == nil {
 			continue
 		}
-		as := w.assign(a, c, variant != "local" || true)
+		// declare/local/export/readonly all set the variable for what
+		// follows (scoping of local is not modelled)
+		as := w.assign(a, c, true)
 		cmd.Assigns = append(cmd.Assigns, as)
 	}
 	w.emitSimple(cmd, redirs, c)
@@ -465,6 +498,9 @@ func (w *walker) assign(a *syntax.Assign, c *ctx, set bool) Assign {
 		var list []string
 		dyn := false
 		for _, e := range a.Array.Elems {
+			if e.Index != nil {
+				w.substs(e.Index, c)
+			}
 			if e.Value == nil {
 				continue
 			}
@@ -785,6 +821,17 @@ func (w *walker) knownOutput(cs *syntax.CmdSubst) (string, bool) {
 			return "", false
 		}
 		return w.curCtx.cwd, true
+	case "which", "command", "type":
+		// $(which rm), $(command -v rm), $(type -P rm): the path of the
+		// program NAME (its directory is a guess; the program is not)
+		args := words[1:]
+		for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+			args = args[1:]
+		}
+		if len(args) != 1 || words[0] != "which" && len(words) < 3 || strings.Contains(args[0], "/") {
+			return "", false
+		}
+		return "/usr/bin/" + args[0], true
 	case "echo":
 		args := words[1:]
 		if len(args) > 0 && strings.HasPrefix(args[0], "-") {
@@ -1085,6 +1132,11 @@ func (w *walker) follow(idx int, c *ctx) {
 	case "popd":
 		c.cwd = ""
 		return
+	case "read", "mapfile", "readarray", "getopts", "printf", "unset":
+		w.forgetAssigned(cmd)
+		if name != "set" {
+			return
+		}
 	case "set":
 		for i, a := range cmd.Args[1:] {
 			if a.Value == "--" {
@@ -1114,11 +1166,11 @@ func (w *walker) follow(idx int, c *ctx) {
 		}
 		return
 	}
-	if cmd.Args[0].Value == name || true {
-		if body, ok := w.funcs[cmd.Args[0].Value]; ok {
-			w.callFunc(cmd, body, c)
-			return
-		}
+	// a call of a function defined in the script runs its body with the
+	// call's arguments
+	if body, ok := w.funcs[cmd.Args[0].Value]; ok {
+		w.callFunc(cmd, body, c)
+		return
 	}
 	u := unwrap(cmd)
 	if u == nil {
@@ -1160,6 +1212,56 @@ func (w *walker) follow(idx int, c *ctx) {
 	}
 }
 
+// forgetAssigned marks the variables a builtin assigns at run time
+// (read NAME, mapfile NAME, getopts OPTS NAME, printf -v NAME, unset NAME)
+// as unknown.
+func (w *walker) forgetAssigned(cmd *Command) {
+	args := cmd.Args[1:]
+	forget := func(n string) {
+		if i := strings.IndexByte(n, '['); i > 0 {
+			n = n[:i]
+		}
+		if isName(n) {
+			w.vars[n] = unknownVar
+			delete(w.dynVars, n)
+		}
+	}
+	switch cmd.Name() {
+	case "printf":
+		for i, a := range args {
+			if a.Value == "-v" && i+1 < len(args) {
+				forget(args[i+1].Value)
+			}
+		}
+	case "getopts":
+		if len(args) >= 2 {
+			forget(args[1].Value)
+		}
+	case "mapfile", "readarray":
+		forget("MAPFILE")
+		fallthrough
+	default: // read, unset
+		valued := map[string]bool{"-a": true, "-d": true, "-p": true, "-n": true, "-N": true, "-t": false, "-u": true, "-i": true, "-C": true, "-c": true, "-O": true, "-s": false}
+		if cmd.Name() == "read" {
+			valued["-t"] = true
+			forget("REPLY")
+		}
+		for i := 0; i < len(args); i++ {
+			v := args[i].Value
+			if strings.HasPrefix(v, "-") {
+				if (v == "-a") && i+1 < len(args) {
+					forget(args[i+1].Value)
+				}
+				if valued[v] {
+					i++
+				}
+				continue
+			}
+			forget(v)
+		}
+	}
+}
+
 func argsSpan(args []Arg, def Span) Span {
 	if len(args) == 0 {
 		return def
@@ -1181,6 +1283,7 @@ func (w *walker) code(cd codeArg, parent *Command, c *ctx) {
 	sp := cd.span
 	c2.override = &sp
 	if cd.dynamic {
+		w.res.Notes = append(w.res.Notes, Note{Kind: NoteDynamicCode, Span: sp, Detail: cd.wrapper, Cmd: -1})
 		return
 	}
 	if c2.depth > w.opts.MaxDepth {

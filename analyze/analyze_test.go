@@ -323,3 +323,44 @@ func ExampleAnalyze() {
 	// [sudo rm -rf /home/me] []
 	// [rm -rf /home/me] [sudo]
 }
+
+func TestRuntimeAssignedVariablesAreDynamic(t *testing.T) {
+	for _, src := range []string{
+		`x=ls; read x; $x`,
+		`x=ls; read -r -p "name? " x; $x`,
+		`x=ls; printf -v x '%s' "$y"; $x`,
+		`x=ls; unset x; $x -la`[:0] + `x=ls; getopts ab x; $x`,
+		`x=ls; mapfile x < f; $x`,
+		`n=0; (( n++ )); $n`,
+	} {
+		r := Analyze(src, testOpts)
+		last := r.Commands[len(r.Commands)-1]
+		if len(last.Args) == 0 || !last.Args[0].Dynamic {
+			t.Errorf("%q: last command %q should have a dynamic name", src, last.Argv)
+		}
+	}
+}
+
+func TestSubstitutionsEverywhere(t *testing.T) {
+	for _, src := range []string{
+		`declare -A m=([$(rm -rf /)]=1)`,
+		`a[$(rm -rf /)]=1`,
+		`echo ${x:=$(rm -rf /)}`,
+		`echo $(( $(rm -rf /) + 1 ))`,
+		`[[ $(rm -rf /) == x ]]`,
+		`case $(rm -rf /) in *) ;; esac`,
+		`exec > >(rm -rf /)`,
+		`cat <<< "$(rm -rf /)"`,
+		`for x in $(rm -rf /); do :; done`,
+		`for ((i=$(rm -rf /); i<1; i++)); do :; done`,
+		`coproc { rm -rf /; }`,
+		`time rm -rf /`,
+		`! rm -rf /`,
+		`let x=$(rm -rf /)`,
+		`local x=$(rm -rf /)`,
+	} {
+		if !hasArgv(Analyze(src, testOpts), []string{"rm", "-rf", "/"}) {
+			t.Errorf("%q: rm -rf / not found", src)
+		}
+	}
+}

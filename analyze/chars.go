@@ -3,6 +3,8 @@ package analyze
 import (
 	"fmt"
 	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // scanChars reports characters that hide what a command does: NUL,
@@ -10,12 +12,14 @@ import (
 // characters, non-ASCII whitespace and invalid UTF-8. Each kind is
 // reported once, at its first occurrence.
 func scanChars(src string, r *Result) {
-	seen := map[NoteKind]bool{}
+	seen := map[NoteKind]int{}
 	add := func(k NoteKind, i, n int, ch rune) {
-		if seen[k] {
+		// non-ASCII spaces are kept at every position (up to a bound):
+		// the ones inside quotes are data and are dropped after parsing
+		if seen[k] > 0 && (k != NoteUnicodeSpace || seen[k] >= 64) {
 			return
 		}
-		seen[k] = true
+		seen[k]++
 		r.Notes = append(r.Notes, Note{Kind: k, Span: Span{i, i + n}, Cmd: -1, Detail: fmt.Sprintf("U+%04X", ch)})
 	}
 	for i := 0; i < len(src); {
@@ -54,4 +58,43 @@ func scanChars(src string, r *Result) {
 		}
 		i += n
 	}
+}
+
+// dropQuotedSpaces removes non-ASCII space notes inside quoted strings,
+// comments and here-documents, where they are data, and keeps the first
+// remaining one.
+func dropQuotedSpaces(f *syntax.File, r *Result) {
+	var quoted []Span
+	if f == nil {
+		f = &syntax.File{}
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.SglQuoted, *syntax.DblQuoted, *syntax.Comment:
+			quoted = append(quoted, Span{int(n.Pos().Offset()), int(n.End().Offset())})
+		case *syntax.Redirect:
+			if x.Hdoc != nil {
+				quoted = append(quoted, Span{int(x.Hdoc.Pos().Offset()), int(x.Hdoc.End().Offset())})
+			}
+		}
+		return true
+	})
+	kept := r.Notes[:0]
+	found := false
+	for _, n := range r.Notes {
+		if n.Kind == NoteUnicodeSpace {
+			in := false
+			for _, q := range quoted {
+				if n.Span.Start >= q.Start && n.Span.End <= q.End {
+					in = true
+				}
+			}
+			if in || found {
+				continue
+			}
+			found = true
+		}
+		kept = append(kept, n)
+	}
+	r.Notes = kept
 }

@@ -82,6 +82,28 @@ EOF`,
 		`tar -czf release.tar.gz dist/`,
 		`x='a b'; ls $x "$x"`,
 		`set -- one two; ls "$@" "$#"`,
+		`for f in a.go b.go; do gofmt -l "$f"; done`,
+		`for i in 1 2 3; do git log -n "$i"; done`,
+		`for d in x y; do (cd "$d" 2>/dev/null; ls); done`,
+		// (case and if branches are all predicted on purpose: the
+		// analysis over-approximates, so they are not listed here)
+		`f() { local x="$1"; shift; git "$x" "$@"; }; f log --oneline -n 2`,
+		`sh -c 'for a in "$@"; do ls "$a"; done' sh p q`,
+		`bash <<< 'git status'`,
+		`x=$(echo build); make "$x"`,
+		`make "$(pwd)"`,
+		`cd sub; ls "$(pwd)"`,
+		`a=( "x y" z ); ls "${a[@]}" ${a[0]}`,
+		`v=abc; ls "${v%c}" "${v#a}" "${v:-d}" "${u:-dflt}"`,
+		`IFS=:; p="a:b"; ls $p`,
+		`ls $'a
+b' "$(printf x)"`,
+		`{ git status; ls; } > out.txt`,
+		`git status && { ls || true; }`,
+		`while read -r l; do ls "$l"; done <<< "only"`,
+		`n=0; (( n++ )); ls "$n"`,
+		`echo *.none | cat`,
+		`ls -- -x 2>/dev/null; git --version`,
 	}
 	ws := t.TempDir()
 	stubs := filepath.Join(ws, ".stubs")

@@ -145,6 +145,7 @@ const (
 	NoteTooLarge                            // input larger than the analysis budget
 	NoteUnparsedCode                        // code in a string that could not be parsed
 	NoteTooManyCommands                     // more commands than the analysis budget
+	NoteDynamicCode                         // code run by a wrapper is only known at run time (Detail: wrapper)
 )
 
 var noteNames = map[NoteKind]string{
@@ -153,7 +154,7 @@ var noteNames = map[NoteKind]string{
 	NoteInvalidUTF8: "invalid-utf8", NoteNonASCIIName: "non-ascii-name", NoteHistory: "history",
 	NoteFuncDef: "func-def", NoteRecursiveFunc: "recursive-func", NoteForkBomb: "fork-bomb",
 	NoteDepthLimit: "depth-limit", NoteTooLarge: "too-large", NoteUnparsedCode: "unparsed-code",
-	NoteTooManyCommands: "too-many-commands",
+	NoteTooManyCommands: "too-many-commands", NoteDynamicCode: "dynamic-code",
 }
 
 func (k NoteKind) String() string {

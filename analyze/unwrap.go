@@ -343,6 +343,60 @@ func unwrap(cmd *Command) *unwrapped {
 				u.addCode("script -c", args[i+1])
 			}
 		}
+	case "rg":
+		for i, a := range args {
+			if a.Value == "--pre" && i+1 < len(args) {
+				u.inner = append(u.inner, innerCmd{wrapper: "rg --pre", args: args[i+1 : i+2], extraArgs: true})
+			} else if strings.HasPrefix(a.Value, "--pre=") {
+				a2 := a
+				a2.Value = strings.TrimPrefix(a.Value, "--pre=")
+				u.inner = append(u.inner, innerCmd{wrapper: "rg --pre", args: []Arg{a2}, extraArgs: true})
+			}
+		}
+	case "fd", "fdfind":
+		for i, a := range args {
+			if a.Value == "-x" || a.Value == "--exec" || a.Value == "-X" || a.Value == "--exec-batch" {
+				rest := args[i+1:]
+				for j, b := range rest {
+					if b.Value == ";" {
+						rest = rest[:j]
+						break
+					}
+				}
+				u.inner = append(u.inner, innerCmd{wrapper: "fd " + a.Value, args: rest, extraArgs: true})
+				break
+			}
+		}
+	case "entr":
+		u.inner = append(u.inner, innerCmd{wrapper: "entr", args: skipOpts(args, optSpec{}), extraArgs: true})
+	case "tmux":
+		for i, a := range args {
+			if a.Value == "new-session" || a.Value == "new" || a.Value == "new-window" || a.Value == "neww" || a.Value == "split-window" || a.Value == "splitw" || a.Value == "respawn-pane" {
+				rest := skipOpts(args[i+1:], optSpec{withValue: "scnte", longValue: nil})
+				if len(rest) > 0 {
+					u.addCode("tmux "+a.Value, joinArgs(rest))
+				}
+				break
+			}
+			if a.Value == "send-keys" || a.Value == "send" {
+				u.code = append(u.code, codeArg{wrapper: "tmux send-keys", span: a.Span, dynamic: true})
+				break
+			}
+		}
+	case "screen":
+		rest := skipOpts(args, optSpec{withValue: "SscpTLhX"})
+		u.addInner("screen", rest)
+	case "gdb":
+		for i, a := range args {
+			if (a.Value == "-ex" || a.Value == "--eval-command") && i+1 < len(args) {
+				ex := strings.TrimSpace(args[i+1].Value)
+				if strings.HasPrefix(ex, "shell ") || strings.HasPrefix(ex, "!") {
+					c := args[i+1]
+					c.Value = strings.TrimPrefix(strings.TrimPrefix(ex, "shell "), "!")
+					u.addCode("gdb shell", c)
+				}
+			}
+		}
 	case "busybox", "toybox":
 		u.addInner(name, args)
 	case "vim", "vi", "nvim", "ex", "view", "vimdiff":
@@ -776,7 +830,11 @@ func unwrapGit(args []Arg, u *unwrapped) {
 			kv.Value = v[2:]
 		case strings.HasPrefix(v, "--config-env"):
 			continue
+		case v == "-C" || v == "--git-dir" || v == "--work-tree" || v == "--namespace":
+			i++
+			continue
 		case len(v) > 0 && v[0] != '-':
+			gitSubcommand(v, args[i+1:], u)
 			return
 		default:
 			continue
@@ -794,6 +852,64 @@ func unwrapGit(args []Arg, u *unwrapped) {
 			a.Value = val[1:]
 		}
 		u.addCode("git -c "+strings.ToLower(key), a)
+	}
+}
+
+// gitSubcommand follows the options of git subcommands that run commands.
+func gitSubcommand(sub string, args []Arg, u *unwrapped) {
+	valueOf := func(i int, a Arg, long string) (Arg, bool) {
+		if a.Value == long && i+1 < len(args) {
+			return args[i+1], true
+		}
+		if strings.HasPrefix(a.Value, long+"=") {
+			a.Value = strings.TrimPrefix(a.Value, long+"=")
+			return a, true
+		}
+		return Arg{}, false
+	}
+	for i, a := range args {
+		var code Arg
+		ok := false
+		switch sub {
+		case "rebase":
+			if code, ok = valueOf(i, a, "--exec"); !ok {
+				code, ok = valueOf(i, a, "-x")
+			}
+		case "difftool", "mergetool":
+			if code, ok = valueOf(i, a, "--extcmd"); !ok {
+				code, ok = valueOf(i, a, "-x")
+			}
+		case "grep":
+			if code, ok = valueOf(i, a, "--open-files-in-pager"); !ok && strings.HasPrefix(a.Value, "-O") && len(a.Value) > 2 {
+				code, ok = a, true
+				code.Value = a.Value[2:]
+			}
+		case "fetch", "pull", "clone", "ls-remote", "archive", "push":
+			for _, o := range []string{"--upload-pack", "--receive-pack", "--exec", "-u"} {
+				if code, ok = valueOf(i, a, o); ok {
+					break
+				}
+			}
+		case "submodule":
+			if a.Value == "foreach" {
+				rest := args[i+1:]
+				for len(rest) > 0 && strings.HasPrefix(rest[0].Value, "-") {
+					rest = rest[1:]
+				}
+				if len(rest) > 0 {
+					u.addCode("git submodule foreach", joinArgs(rest))
+				}
+				return
+			}
+		case "bisect":
+			if a.Value == "run" {
+				u.addInner("git bisect run", args[i+1:])
+				return
+			}
+		}
+		if ok {
+			u.addCode("git "+sub, code)
+		}
 	}
 }
 

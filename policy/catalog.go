@@ -69,7 +69,7 @@ var Catalog = []Finding{
 	{"SG2505", "exec-capable", false, "awk program runs commands built at run time"},
 	{"SG2506", "exec-capable", false, "sed e command or s///e flag"},
 	{"SG2507", "exec-capable", false, "git option that runs a command (-c core.pager, alias !, …)"},
-	{"SG2508", "exec-capable", false, "tar option that runs a command"},
+	{"SG2508", "exec-capable", false, "tar or rg option that runs a command"},
 	{"SG2510", "exec-capable", false, "ssh option that runs a local command"},
 	{"SG2511", "exec-capable", false, "editor command with a shell escape"},
 	{"SG2512", "exec-capable", false, "env -S splits a string into a command line"},

@@ -11,11 +11,12 @@ import (
 
 // cmdCheck carries one command through the checks.
 type cmdCheck struct {
-	e    *evaluator
-	i    int
-	c    *analyze.Command
-	name string
-	args []analyze.Arg // without the command name
+	located bool // the name's directory comes from a locator substitution
+	e       *evaluator
+	i       int
+	c       *analyze.Command
+	name    string
+	args    []analyze.Arg // without the command name
 }
 
 func (k *cmdCheck) add(id string, d Decision, msg string) { k.e.add(k.i, k.c.Span, id, d, msg) }
@@ -95,6 +96,13 @@ func (e *evaluator) command(i int, c *analyze.Command) {
 		return
 	}
 	k := &cmdCheck{e: e, i: i, c: c, name: c.Name(), args: c.Args[1:]}
+	if a0 := c.Args[0]; a0.Dynamic && len(a0.Vars) == 0 && e.substAll(a0.Subst, isLocator) {
+		// $(npm bin)/eslint: the directory is computed, the program is not
+		if b := path.Base(a0.Value); !strings.ContainsAny(b, "$(…") {
+			k.name = b
+			k.located = true
+		}
+	}
 	if n, ok := nameAliases[k.name]; ok {
 		k.name = n
 	}
@@ -111,6 +119,8 @@ func (e *evaluator) command(i int, c *analyze.Command) {
 	k.downloadExec()
 	k.lookalikes()
 	k.infraDelete()
+	k.recon()
+	k.secretsCLI()
 	if f, ok := checks[k.name]; ok {
 		f(k)
 	}
@@ -255,7 +265,7 @@ func (k *cmdCheck) obfuscation() {
 	c := k.c
 	a0 := c.Args[0]
 	switch {
-	case a0.Dynamic && !(c.FuncDef != "" && a0.Positional):
+	case a0.Dynamic && !(c.FuncDef != "" && a0.Positional) && !k.located:
 		d := Ask
 		msg := "command name is computed at run time (" + quote(a0.Value) + ")"
 		if k.e.substHas(a0.Subst, isDecoder) {
@@ -263,7 +273,7 @@ func (k *cmdCheck) obfuscation() {
 			msg = "command name is decoded at run time"
 		}
 		k.addAt(a0.Span, "SG2401", d, msg)
-	case len(a0.Subst) > 0:
+	case len(a0.Subst) > 0 && !k.e.substAll(a0.Subst, isLocator):
 		k.addAt(a0.Span, "SG2401", Ask, "command name comes from a command substitution ("+quote(a0.Value)+")")
 	case a0.Glob:
 		k.addAt(a0.Span, "SG2402", Deny, "command name is a glob pattern "+quote(a0.Value))
@@ -314,6 +324,78 @@ func isDecoder(c *analyze.Command) bool {
 		}
 	case "tr":
 		return true
+	}
+	return false
+}
+
+// isLocator reports commands that print where a program or directory
+// is ($(which node), $(go env GOPATH), $(git rev-parse --show-toplevel)).
+func isLocator(c *analyze.Command) bool {
+	n := c.Name()
+	sub := ""
+	if len(c.Argv) > 1 {
+		sub = c.Argv[1]
+	}
+	switch n {
+	case "which", "command", "type", "dirname", "realpath", "readlink", "pwd", "basename", "cygpath", "wslpath":
+		return true
+	case "go":
+		return sub == "env"
+	case "npm", "yarn", "pnpm":
+		return sub == "bin" || sub == "root" || sub == "prefix"
+	case "git":
+		return sub == "rev-parse"
+	case "brew":
+		return sub == "--prefix" || sub == "--cellar" || sub == "--repository"
+	case "xcrun":
+		return sub == "--find" || sub == "-f"
+	case "pyenv", "rbenv", "nodenv", "asdf", "mise", "rustup", "goenv", "jenv":
+		return sub == "which" || sub == "prefix" || sub == "where"
+	case "rustc":
+		return sub == "--print"
+	case "python", "python3":
+		return sub == "-m" && len(c.Argv) > 2 && (c.Argv[2] == "site" || c.Argv[2] == "sysconfig")
+	}
+	return false
+}
+
+func (e *evaluator) substAll(idx []int, pred func(*analyze.Command) bool) bool {
+	for _, j := range idx {
+		if j < 0 || j >= len(e.res.Commands) || !pred(e.res.Commands[j]) {
+			return false
+		}
+	}
+	return len(idx) > 0
+}
+
+// plainTool reports a value that names a well-known pager or editor
+// with plain options and no shell syntax.
+func plainTool(v string) bool {
+	if strings.ContainsAny(v, ";|&$`()<>'\"\\!") {
+		return false
+	}
+	f := strings.Fields(v)
+	if len(f) == 0 {
+		return false
+	}
+	switch f[0] {
+	case "less", "more", "cat", "delta", "diff-so-fancy", "bat", "vim", "vi", "nvim", "nano", "emacs", "code", "subl", "true", "most":
+		for _, o := range f[1:] {
+			if !strings.HasPrefix(o, "-") {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// containsAny is a cheap filter before the slower regular expressions.
+func containsAny(s string, subs ...string) bool {
+	for _, x := range subs {
+		if strings.Contains(s, x) {
+			return true
+		}
 	}
 	return false
 }
@@ -623,16 +705,20 @@ func (k *cmdCheck) isCodeArg(a analyze.Arg) bool {
 }
 
 var (
-	reForkLoop   = regexp.MustCompile(`(?s)(while|for\s*\(|loop|until|\bdo\b|\.times|setInterval).*fork|fork.*\b(while|until|for)\b|fork\s*\(\s*\)\s*;\s*fork\s*\(`)
-	reRevShell   = regexp.MustCompile(`(?s)socket.*connect.*(dup2|subprocess|pty\.spawn|/bin/(ba)?sh|exec|spawn|popen|system)|(TCPSocket|fsockopen|Socket\.new|net\.connect|new\s+Socket).*(/bin/(ba)?sh|exec|spawn|popen|system|dup)`)
-	reRmAPI      = regexp.MustCompile(`rmtree|rm_rf|rm_r\b|rmSync|rmdirSync|remove_dir_all|rimraf|FileUtils\.rm|unlinkSync|os\.remove|os\.unlink|os\.rmdir|shutil\.move|File\.delete|Files\.delete|deleteRecursively|\bunlink\b|rmdir\s*\(`)
-	reCredInCode = regexp.MustCompile(`\.ssh/(id_|\*)|~/\.ssh\b|\.aws/credentials|\.netrc|\.git-credentials|\.docker/config\.json|\.kube/config|/etc/shadow|/environ\b|\.gnupg|\.config/gh/hosts|\.password-store|Cookies|Login Data|logins\.json|key4\.db`)
-	reRootOrHome = regexp.MustCompile(`\(\s*['"]/['"]|['"]~|homedir|Dir\.home|expanduser|HOME|['"]/(etc|usr|bin|var|boot|lib|opt|root|home|sys)\b|os\.homedir|Path\.home|getenv\(\s*['"]HOME|\$ENV\{HOME\}|ENV\[.HOME.\]`)
-	reShellAPI   = regexp.MustCompile(`os\.system|os\.popen|subprocess|\bsystem\s*\(|\bexec\s*\(|execSync|spawnSync|\bspawn\s*\(|child_process|popen|shell_exec|passthru|proc_open|%x[\(\{\[]|IO\.popen|Open3|` + "`")
-	reDecodeExec = regexp.MustCompile(`(?s)(b64decode|base64|fromCharCode|decode\(|unhexlify|codecs\.decode|pack\(|Buffer\.from).*(exec|eval|system|popen|spawn)|(exec|eval)(\s*\(|\s+).*(b64decode|base64|decode|fromCharCode|Buffer\.from|pack\()`)
-	reNetAPI     = regexp.MustCompile(`urlopen|urllib|requests\.(get|post|put)|http\.client|httpx|fetch\(|https?\.get|https?\.request|Net::HTTP|LWP|open-uri|URI\.open|HTTP::Tiny|curl_exec|file_get_contents\(\s*['"]https?:|socket\.socket|IO::Socket|TCPSocket`)
-	reExecAPI    = regexp.MustCompile(`\bexec\s*\(|\beval\s*[\(\s]|\bsystem\s*\(|subprocess|popen|spawn|execSync|child_process|os\.system|Function\(`)
-	reReadAPI    = regexp.MustCompile(`open\(|readFile|File\.read|os\.environ|process\.env|ENV\[|\$ENV\{|getenv|read_text`)
+	reForkLoop        = regexp.MustCompile(`(?s)(while|for\s*\(|loop|until|\bdo\b|\.times|setInterval).*fork|fork.*\b(while|until|for)\b|fork\s*\(\s*\)\s*;\s*fork\s*\(`)
+	reWriteAPI        = regexp.MustCompile(`writeFile|appendFile|open\([^)]*,\s*['"][wa+]|File\.write|File\.open\([^)]*['"][wa]|write_text|fopen\([^)]*['"][wa]|file_put_contents|>>\s*\$|print\s*\{?\s*\$fh|IO\.write`)
+	reSensitiveInCode = regexp.MustCompile(`\.bashrc|\.zshrc|\.profile|\.bash_profile|authorized_keys|crontab|/etc/|\.ssh/|systemd/|LaunchAgents|\.git/hooks`)
+	reRevShell        = regexp.MustCompile(`(?s)socket.*connect.*(dup2|subprocess|pty\.spawn|/bin/(ba)?sh|exec|spawn|popen|system)|(TCPSocket|fsockopen|Socket\.new|net\.connect|new\s+Socket|IO::Socket|/inet/tcp).*(/bin/(ba)?sh|exec|spawn|popen|system|dup)`)
+	reRmAPI           = regexp.MustCompile(`rmtree|rm_rf|rm_r\b|rmSync|rmdirSync|remove_dir_all|rimraf|FileUtils\.rm|unlinkSync|os\.remove|os\.unlink|os\.rmdir|shutil\.move|File\.delete|Files\.delete|deleteRecursively|\bunlink\b|rmdir\s*\(`)
+	reCredInCode      = regexp.MustCompile(`\.ssh/(id_|\*)|~/\.ssh\b|\.aws/credentials|\.netrc|\.git-credentials|\.docker/config\.json|\.kube/config|/etc/shadow|/environ\b|\.gnupg|\.config/gh/hosts|\.password-store|Cookies|Login Data|logins\.json|key4\.db`)
+	reRootOrHome      = regexp.MustCompile(`\(\s*['"]/['"]|['"]~|homedir|Dir\.home|expanduser|HOME|['"]/(etc|usr|bin|var|boot|lib|opt|root|home|sys)\b|os\.homedir|Path\.home|getenv\(\s*['"]HOME|\$ENV\{HOME\}|ENV\[.HOME.\]`)
+	reShellAPI        = regexp.MustCompile(`os\.system|os\.popen|subprocess|\bsystem\s*\(|\bexec\s*\(|execSync|spawnSync|\bspawn\s*\(|child_process|popen|shell_exec|passthru|proc_open|%x[\(\{\[]|IO\.popen|Open3|` + "`")
+	reDecodeExec      = regexp.MustCompile(`(?s)(b64decode|base64|fromCharCode|decode\(|unhexlify|codecs\.decode|pack\(|Buffer\.from).*(exec|eval|system|popen|spawn)|(exec|eval)(\s*\(|\s+).*(b64decode|base64|decode|fromCharCode|Buffer\.from|pack\()`)
+	reEnvDumpCode     = regexp.MustCompile(`dict\(\s*os\.environ\s*\)|os\.environ\.(items|keys|values)\(|print\(\s*os\.environ\s*\)|json\.dumps\(\s*(dict\()?os\.environ|console\.log\(\s*process\.env\s*\)|JSON\.stringify\(\s*process\.env\s*\)|Object\.(entries|keys)\(\s*process\.env|\bENV\.(to_h|each|inspect)|p\s+ENV\b|%ENV`)
+	reSecretInCode    = regexp.MustCompile(`(?i)(environ(\.get)?\s*[\(\[]\s*['"]|process\.env\.|process\.env\[\s*['"]|ENV\[\s*['"]|\$ENV\{|getenv\(\s*['"])[A-Z0-9_]*(KEY|SECRET|TOKEN|PASSW|CREDENTIAL|PRIVATE)`)
+	reNetAPI          = regexp.MustCompile(`socket\.create_connection|\.connect\(|urlopen|urllib|requests\.(get|post|put)|http\.client|httpx|fetch\(|https?\.get|https?\.request|Net::HTTP|LWP|open-uri|URI\.open|HTTP::Tiny|curl_exec|file_get_contents\(\s*['"]https?:|socket\.socket|IO::Socket|TCPSocket`)
+	reExecAPI         = regexp.MustCompile(`\bexec\s*\(|\beval\s*[\(\s]|\bsystem\s*\(|subprocess|popen|spawn|execSync|child_process|os\.system|Function\(`)
+	reReadAPI         = regexp.MustCompile(`open\(|readFile|File\.read|os\.environ|process\.env|ENV\[|\$ENV\{|getenv|read_text`)
 )
 
 func (k *cmdCheck) interpreter() {
@@ -647,7 +733,10 @@ func (k *cmdCheck) interpreter() {
 	if strings.Contains(code, "fork") && reForkLoop.MatchString(code) {
 		k.floorAt(cd.Span, "SG2503", "interpreter code forks in a loop: fork bomb")
 	}
-	if reRevShell.MatchString(code) {
+	if reWriteAPI.MatchString(code) && reSensitiveInCode.MatchString(code) {
+		k.addAt(cd.Span, "SG2801", Deny, "interpreter code writes a startup file, key file or system file")
+	}
+	if containsAny(code, "socket", "Socket", "fsockopen", "net.connect", "/inet/") && reRevShell.MatchString(code) {
 		k.addAt(cd.Span, "SG2504", Deny, "interpreter code connects a socket to a shell: reverse shell")
 	}
 	if reRmAPI.MatchString(code) {
@@ -658,8 +747,14 @@ func (k *cmdCheck) interpreter() {
 	if loc := reCredInCode.FindStringIndex(code); loc != nil {
 		k.addAt(cd.Span, "SG2601", Deny, "interpreter code touches credentials ("+quote(code[loc[0]:loc[1]])+")")
 	}
-	if reDecodeExec.MatchString(code) {
+	if containsAny(code, "exec", "eval", "system", "popen", "spawn") && reDecodeExec.MatchString(code) {
 		k.addAt(cd.Span, "SG2306", Deny, "interpreter code executes decoded data")
+	}
+	if reEnvDumpCode.MatchString(code) {
+		k.addAt(cd.Span, "SG2604", Ask, "interpreter code prints the whole environment (may hold secrets)")
+	}
+	if reNetAPI.MatchString(code) && reSecretInCode.MatchString(code) {
+		k.addAt(cd.Span, "SG2704", Deny, "interpreter code sends a secret variable over the network")
 	}
 	if reNetAPI.MatchString(code) && reExecAPI.MatchString(code) {
 		k.addAt(cd.Span, "SG2302", Deny, "interpreter code downloads and executes code")
@@ -839,7 +934,7 @@ func (k *cmdCheck) printsSecrets() {
 		if sub == "config" && hasArgA(k.args, "--raw") {
 			k.add("SG2603", Deny, "prints cluster credentials")
 		}
-		if sub == "get" && len(rest) > 0 && strings.HasPrefix(rest[0].Value, "secret") && (hasArgA(k.args, "-o", "-oyaml", "-ojson", "--output") || true) {
+		if sub == "get" && len(rest) > 0 && strings.HasPrefix(rest[0].Value, "secret") {
 			k.add("SG2603", Ask, "reads cluster secrets")
 		}
 	case "git":
@@ -853,6 +948,12 @@ func (k *cmdCheck) printsSecrets() {
 	case "printenv":
 		if len(k.operands()) == 0 {
 			k.add("SG2604", Ask, "prints the whole environment (may hold secrets)")
+		}
+		for _, a := range k.operands() {
+			if reSecretName.MatchString(a.Value) {
+				k.addAt(a.Span, "SG2604", Ask, "prints the secret variable "+a.Value)
+				break
+			}
 		}
 	case "env":
 		if len(k.args) == 0 || allOptions(k.args) {
@@ -1050,6 +1151,8 @@ func (k *cmdCheck) upload(file string, sp analyze.Span) {
 		up := e.upstream(k.c)
 		if anyOf(up, isEnvDump) || anyOf(up, e.readsCredentials) {
 			k.addAt(sp, "SG2701", Deny, "uploads credentials or the environment")
+		} else if len(up) > 0 && k.remoteTarget() {
+			k.addAt(sp, "SG2702", Ask, "uploads piped data to a remote host")
 		}
 		return
 	}
@@ -1169,7 +1272,7 @@ func init() {
 		"dd":     (*cmdCheck).dd,
 		"wipefs": (*cmdCheck).disk, "fdisk": (*cmdCheck).disk, "sfdisk": (*cmdCheck).disk, "gdisk": (*cmdCheck).disk,
 		"sgdisk": (*cmdCheck).disk, "cfdisk": (*cmdCheck).disk, "parted": (*cmdCheck).disk, "blkdiscard": (*cmdCheck).disk,
-		"mdadm": (*cmdCheck).disk, "cryptsetup": (*cmdCheck).disk, "pvcreate": (*cmdCheck).disk, "vgremove": (*cmdCheck).disk,
+		"mdadm": (*cmdCheck).disk, "dmsetup": (*cmdCheck).disk, "losetup": (*cmdCheck).disk, "cryptsetup": (*cmdCheck).disk, "pvcreate": (*cmdCheck).disk, "vgremove": (*cmdCheck).disk,
 		"lvremove": (*cmdCheck).disk, "zpool": (*cmdCheck).disk, "badblocks": (*cmdCheck).disk, "hdparm": (*cmdCheck).disk,
 		"sudo": (*cmdCheck).priv, "su": (*cmdCheck).priv, "doas": (*cmdCheck).priv, "pkexec": (*cmdCheck).priv,
 		"run0": (*cmdCheck).priv, "runuser": (*cmdCheck).priv, "sg": (*cmdCheck).priv, "newgrp": (*cmdCheck).priv,
@@ -1202,7 +1305,7 @@ func init() {
 		"alias": (*cmdCheck).alias, "shopt": (*cmdCheck).shopt, "enable": (*cmdCheck).enable, "hash": (*cmdCheck).hashCmd,
 		"tar": (*cmdCheck).tar, "ssh": (*cmdCheck).ssh, "env": (*cmdCheck).envCmd,
 		"vim": (*cmdCheck).vim, "vi": (*cmdCheck).vim, "nvim": (*cmdCheck).vim, "ex": (*cmdCheck).vim,
-		"emulate": (*cmdCheck).zshEmulate, "xargs": (*cmdCheck).xargs,
+		"emulate": (*cmdCheck).zshEmulate, "rg": (*cmdCheck).rgPre,
 		"bash": (*cmdCheck).shellFlags, "sh": (*cmdCheck).shellFlags, "zsh": (*cmdCheck).shellFlags, "dash": (*cmdCheck).shellFlags,
 	}
 }
@@ -1249,6 +1352,12 @@ func (k *cmdCheck) rmTarget(a analyze.Arg, recursive bool, verb string) {
 		if within(p, e.ws) {
 			return
 		}
+	}
+	// The user's own configuration and document folders stay protected
+	// even when the workspace is the home directory itself.
+	if path.Dir(p) == e.home && homeCritical[path.Base(p)] && (recursive || !strings.HasPrefix(path.Base(p), ".") || rcFile(path.Base(p))) {
+		k.addAt(a.Span, "SG2002", Deny, verb+" of "+quote(v)+", the user's own "+path.Base(p)+" in home")
+		return
 	}
 	if within(p, e.ws) && p != e.ws {
 		return // inside the workspace, even when the workspace is the home directory
@@ -1407,7 +1516,6 @@ func (k *cmdCheck) docker() {
 				k.add("SG3206", Deny, "docker "+sub+" "+op+" deletes data irreversibly")
 			}
 		}
-	case "volume-rm":
 	}
 }
 
@@ -1469,6 +1577,8 @@ func (k *cmdCheck) terraform() {
 	switch {
 	case sub == "destroy":
 		k.add("SG3202", Deny, "terraform destroy removes infrastructure")
+	case sub == "workspace" && len(rest) > 0 && rest[0].Value == "delete":
+		k.add("SG3202", Deny, "terraform workspace delete removes a workspace's state")
 	case sub == "apply" && (hasArgA(rest, "-destroy", "--destroy")):
 		k.add("SG3202", Deny, "terraform apply -destroy removes infrastructure")
 	case sub == "apply" && hasArgA(rest, "-auto-approve", "--auto-approve"):
@@ -1524,7 +1634,7 @@ func (k *cmdCheck) cloud() {
 	}
 }
 
-var reDestructiveSQL = regexp.MustCompile(`(?i)\b(drop\s+(table|database|schema|index|view|user|role)|truncate\b|dropDatabase|\.drop\(\)|flushall|alter\s+table\s+\S+\s+drop)`)
+var reDestructiveSQL = regexp.MustCompile(`(?i)\b(drop\s+(table|database|schema|index|view|user|role)|truncate\b|dropDatabase|\.drop\(\)|flushall|alter\s+table\s+\S+\s+drop)|(deleteMany|remove|delete_many)\(\s*\{\s*\}\s*\)`)
 var reDeleteFrom = regexp.MustCompile(`(?i)\bdelete\s+from\b`)
 var reUpdateSet = regexp.MustCompile(`(?i)\bupdate\s+\S+\s+set\b`)
 var reWhere = regexp.MustCompile(`(?i)\bwhere\b`)
@@ -1587,7 +1697,7 @@ func (k *cmdCheck) git() {
 			args = args[2:]
 			continue
 		}
-		if v == "-C" || v == "--git-dir" || v == "--work-tree" || v == "--namespace" || v == "--exec-path" && false {
+		if v == "-C" || v == "--git-dir" || v == "--work-tree" || v == "--namespace" {
 			if len(args) > 1 {
 				args = args[2:]
 				continue
@@ -1624,8 +1734,16 @@ func (k *cmdCheck) git() {
 		}
 		return false
 	}
+	for _, a := range rest {
+		v := a.Value
+		if strings.HasPrefix(v, "--upload-pack") || strings.HasPrefix(v, "--receive-pack") || (sub == "clone" || sub == "fetch" || sub == "ls-remote") && v == "-u" ||
+			sub == "grep" && (strings.HasPrefix(v, "-O") || strings.HasPrefix(v, "--open-files-in-pager")) {
+			k.addAt(a.Span, "SG2507", Ask, "git "+sub+" "+v+" runs a command of its own")
+		}
+	}
 	switch sub {
 	case "push":
+		k.gitPushURL(rest)
 		switch {
 		case flags('f', "--force", "--mirror"):
 			k.add("SG3101", Deny, "git push --force rewrites remote history")
@@ -1654,8 +1772,12 @@ func (k *cmdCheck) git() {
 		if flags('D') || flags('d', "--delete") && flags('f', "--force") {
 			k.add("SG3104", Deny, "git branch -D deletes a branch with unmerged work")
 		}
+	case "switch":
+		if flags('f', "--force", "--discard-changes") {
+			k.add("SG3107", Deny, "git switch --force discards every uncommitted change")
+		}
 	case "rm":
-		if flags('r') {
+		if flags('r') && !flags(0, "--cached") {
 			for _, a := range rest {
 				if a.Value == "." || a.Value == "*" || a.Value == ":/" {
 					k.add("SG3107", Deny, "git rm -r "+a.Value+" removes every tracked file")
@@ -1733,6 +1855,8 @@ func (k *cmdCheck) git() {
 				if p := k.e.abs(ops[1].Value, k.c.Cwd); p == "" || !within(p, k.e.ws) {
 					k.add("SG2805", Deny, "git config core.hooksPath makes git run hooks from another directory")
 				}
+			case analyze.GitExecKey(key) && plainTool(ops[1].Value):
+				// core.pager less, core.editor vim: a known tool, no shell
 			case analyze.GitExecKey(key):
 				d := Ask
 				if global {
@@ -1749,11 +1873,12 @@ func (k *cmdCheck) git() {
 }
 
 func (k *cmdCheck) gitConfigPair(a analyze.Arg) {
-	key, _, _ := strings.Cut(a.Value, "=")
+	key, val, _ := strings.Cut(a.Value, "=")
 	key = strings.ToLower(key)
 	switch {
 	case key == "core.hookspath":
 		k.addAt(a.Span, "SG2805", Deny, "git -c core.hooksPath runs hooks from another directory")
+	case analyze.GitExecKey(key) && plainTool(val):
 	case analyze.GitExecKey(key):
 		k.addAt(a.Span, "SG2507", Ask, "git -c "+key+" sets a command git will run")
 	}
@@ -1813,7 +1938,7 @@ func (k *cmdCheck) kill() {
 		break
 	}
 	for _, a := range args {
-		if a.Value == "1" || a.Value == "-1" || a.Value == "0" && false {
+		if a.Value == "1" || a.Value == "-1" {
 			k.floorAt(a.Span, "SG2902", "kill "+a.Value+" signals init or every process")
 		}
 	}
@@ -2080,7 +2205,7 @@ func (k *cmdCheck) curl() {
 			return analyze.Arg{}, false
 		}
 		switch {
-		case v == "-d" || v == "--data" || v == "--data-binary" || v == "--data-raw" && false || v == "--data-urlencode" || v == "--json" || v == "--data-ascii":
+		case v == "-d" || v == "--data" || v == "--data-binary" || v == "--data-urlencode" || v == "--json" || v == "--data-ascii":
 			if n, ok := next(); ok {
 				d := n.Value
 				if j := strings.Index(d, "=@"); j >= 0 && v == "--data-urlencode" {
@@ -2433,8 +2558,6 @@ func (k *cmdCheck) zshEmulate() {
 	}
 }
 
-func (k *cmdCheck) xargs() {}
-
 func (k *cmdCheck) shellFlags() {
 	if k.has("-i") || k.hasShort('i') && !k.has("-c") {
 		for _, r := range k.c.Redirects {
@@ -2569,6 +2692,10 @@ func (e *evaluator) writeTarget(cmd int, sp analyze.Span, v string, dynamic bool
 		e.floor(cmd, sp, "SG2202", verb+" the sudoers configuration")
 		return
 	}
+	if within(p, path.Join(e.home, ".local/bin")) || within(p, path.Join(e.home, "bin")) && path.Join(e.home, "bin") != e.ws {
+		e.add(cmd, sp, "SG2801", Ask, verb+" "+quote(v)+" in a program directory on PATH: it can shadow commands")
+		return
+	}
 	if what := e.persistenceTarget(p); what != "" {
 		id := "SG2801"
 		switch {
@@ -2625,7 +2752,7 @@ func (k *cmdCheck) infraDelete() {
 	}
 	for _, a := range k.args {
 		v := strings.ToLower(a.Value)
-		if v == "destroy" || v == "delete" || v == "remove" || v == "rm" || strings.HasSuffix(v, ":destroy") || strings.HasSuffix(v, ":delete") || strings.HasSuffix(v, ":remove") {
+		if v == "destroy" || v == "delete" || v == "remove" || v == "rm" || strings.HasSuffix(v, ":destroy") || strings.HasSuffix(v, ":delete") || strings.HasSuffix(v, ":remove") || strings.HasSuffix(v, ":reset") {
 			k.add("SG3205", Deny, k.name+" "+a.Value+" deletes cloud resources")
 			return
 		}
@@ -2757,4 +2884,103 @@ func printfLite(format string, args []string) string {
 		}
 	}
 	return sb.String()
+}
+
+func (k *cmdCheck) rgPre() {
+	for _, a := range k.args {
+		if a.Value == "--pre" || strings.HasPrefix(a.Value, "--pre=") {
+			k.addAt(a.Span, "SG2508", Ask, "rg --pre runs a program on every file searched")
+			return
+		}
+	}
+}
+
+// gitPushURL flags pushes to an explicit URL rather than a configured
+// remote: the repository can leave for any host.
+func (k *cmdCheck) gitPushURL(rest []analyze.Arg) {
+	for _, a := range rest {
+		v := a.Value
+		if strings.Contains(v, "://") && !localURL(v) || strings.Contains(v, "@") && strings.Contains(v, ":") && !strings.HasPrefix(v, "-") {
+			k.addAt(a.Span, "SG2702", Ask, "pushes the repository to an explicit URL "+quote(v))
+			return
+		}
+	}
+}
+
+// recon flags searches for privilege-escalation footholds.
+func (k *cmdCheck) recon() {
+	switch k.name {
+	case "find":
+		for i, a := range k.args {
+			if a.Value == "-perm" && i+1 < len(k.args) {
+				m := k.args[i+1].Value
+				if strings.Contains(m, "4000") || strings.Contains(m, "2000") || strings.Contains(m, "u=s") || strings.Contains(m, "g=s") || strings.Contains(m, "6000") {
+					k.add("SG2201", Ask, "searches for setuid programs (privilege escalation reconnaissance)")
+					return
+				}
+			}
+		}
+	case "getcap":
+		if k.hasShort('r') {
+			k.add("SG2201", Ask, "searches for programs with capabilities (privilege escalation reconnaissance)")
+		}
+	}
+}
+
+// secretsCLI flags cloud CLIs that print stored secrets.
+func (k *cmdCheck) secretsCLI() {
+	joined := " " + strings.Join(k.c.Argv[1:], " ") + " "
+	switch k.name {
+	case "aws":
+		if strings.Contains(joined, " secretsmanager get-secret-value ") || strings.Contains(joined, " ssm get-parameter") && strings.Contains(joined, "--with-decryption") {
+			k.add("SG2603", Deny, "prints a secret from the cloud secret store")
+		}
+	case "gcloud":
+		if strings.Contains(joined, " secrets versions access ") {
+			k.add("SG2603", Deny, "prints a secret from the cloud secret store")
+		}
+	case "az":
+		if strings.Contains(joined, " keyvault secret show ") || strings.Contains(joined, " keyvault secret download ") {
+			k.add("SG2603", Deny, "prints a secret from the key vault")
+		}
+	case "heroku":
+		if strings.Contains(joined, " config ") && !strings.Contains(joined, " config:set ") || strings.HasSuffix(strings.TrimSpace(joined), "config") {
+			k.add("SG2603", Ask, "prints the app's configuration variables (secrets)")
+		}
+	case "kafka-topics", "kafka-topics.sh":
+		if strings.Contains(joined, " --delete ") {
+			k.add("SG3205", Deny, "deletes a Kafka topic")
+		}
+	case "curl":
+		for i, a := range k.args {
+			if (a.Value == "-X" || a.Value == "--request") && i+1 < len(k.args) && strings.EqualFold(k.args[i+1].Value, "DELETE") ||
+				strings.EqualFold(a.Value, "-XDELETE") || strings.EqualFold(a.Value, "--request=DELETE") {
+				if k.remoteTarget() {
+					k.add("SG3205", Ask, "sends an HTTP DELETE to a remote service")
+				}
+				return
+			}
+		}
+	}
+}
+
+// homeCritical names direct children of the home directory whose loss
+// hurts the user: configuration, keys, toolchains and document folders.
+var homeCritical = func() map[string]bool {
+	m := map[string]bool{}
+	for _, n := range strings.Fields(`.config .local .ssh .gnupg .aws .azure .kube .docker .mozilla .thunderbird
+		.password-store .cargo .rustup .npm .nvm .pyenv .rbenv .gem .m2 .vim .emacs.d .oh-my-zsh .gitconfig .bashrc .zshrc
+		.profile .bash_profile .zprofile .bash_history .zsh_history .netrc .git-credentials .vscode-server
+		Documents Desktop Downloads Pictures Music Videos Library Applications Dropbox`) {
+		m[n] = true
+	}
+	return m
+}()
+
+func rcFile(n string) bool {
+	switch n {
+	case ".bashrc", ".zshrc", ".profile", ".bash_profile", ".zprofile", ".gitconfig", ".netrc", ".git-credentials", ".bash_history", ".zsh_history":
+		return true
+	}
+	return false
 }

@@ -212,7 +212,7 @@ func (e *evaluator) credentialPath(p string) string {
 	switch {
 	case p == "/etc/shadow" || p == "/etc/gshadow" || p == "/etc/shadow-" || p == "/etc/master.passwd" || within(p, "/etc/sudoers") || within(p, "/etc/sudoers.d") || within(p, "/etc/ssh/ssh_host_rsa_key") || strings.HasPrefix(p, "/etc/ssh/ssh_host_") && !strings.HasSuffix(p, ".pub"):
 		return p
-	case strings.HasPrefix(p, "/proc/") && (strings.HasSuffix(p, "/environ") || strings.HasSuffix(p, "/mem") || strings.HasSuffix(p, "/cmdline") && false):
+	case strings.HasPrefix(p, "/proc/") && (strings.HasSuffix(p, "/environ") || strings.HasSuffix(p, "/mem")):
 		return p
 	case p == "/proc/kcore" || within(p, "/var/run/secrets") || within(p, "/run/secrets"):
 		return p
@@ -225,7 +225,8 @@ var credRel = []string{".aws", ".netrc", ".git-credentials", ".docker/config.jso
 	".config/gcloud", ".azure", ".vault-token", ".terraform.d/credentials.tfrc.json", ".cargo/credentials", ".cargo/credentials.toml",
 	".config/hub", ".gem/credentials", ".m2/settings-security.xml", ".pgpass", ".my.cnf", ".local/share/keyrings",
 	"Library/Keychains", ".config/op", ".op", ".bash_history", ".zsh_history", ".psql_history", ".mysql_history", ".python_history",
-	".config/rclone/rclone.conf", ".s3cfg", ".boto", ".ansible/vault_pass", ".config/doctl", ".fly", ".config/heroku", ".heroku"}
+	".config/rclone/rclone.conf", ".s3cfg", ".boto", ".ansible/vault_pass", ".config/doctl", ".fly", ".config/heroku", ".heroku",
+	".electrum", ".bitcoin/wallet.dat", ".ethereum/keystore", ".config/solana/id.json", "Library/Application Support/Exodus", ".config/Exodus"}
 
 var browserRel = []string{".config/google-chrome", ".config/chromium", ".config/BraveSoftware", ".mozilla/firefox", ".config/microsoft-edge",
 	"Library/Application Support/Google/Chrome", "Library/Application Support/Firefox", "Library/Cookies", "snap/firefox", "snap/chromium"}

@@ -46,14 +46,15 @@ func AnalyzeOptions(rules Rules) analyze.Options {
 
 func homeOf(r Rules) string {
 	if r.Home != "" {
-		return path.Clean(r.Home)
+		return path.Clean("/" + r.Home)
 	}
 	return "/home/user"
 }
 
 func workspaceOf(r Rules) string {
 	if r.Workspace != "" {
-		return path.Clean(r.Workspace)
+		// a relative workspace cannot confine anything: anchor it
+		return path.Clean("/" + r.Workspace)
 	}
 	return "/workspace"
 }
@@ -97,7 +98,7 @@ func Evaluate(res *analyze.Result, rules Rules) (v Verdict) {
 func evaluate(res *analyze.Result, rules Rules) Verdict {
 	e := &evaluator{res: res, rules: rules, home: homeOf(rules), downloaded: map[string]bool{}}
 	e.ws = e.resolve(workspaceOf(rules))
-	e.roots = []string{e.ws, "/tmp", "/var/tmp", "/dev/shm"}
+	e.roots = []string{e.ws, "/tmp"} // like the sandbox: workspace, /tmp, $TMPDIR, configured roots
 	if rules.TempDir != "" {
 		e.roots = append(e.roots, e.resolve(path.Clean(rules.TempDir)))
 	}
@@ -159,6 +160,15 @@ func (e *evaluator) notes() {
 			e.add(-1, sp, "SG1012", Ask, "command text too large to analyse ("+nt.Detail+")")
 		case analyze.NoteTooManyCommands:
 			e.add(-1, sp, "SG1010", Ask, "too many commands to analyse")
+		case analyze.NoteDynamicCode:
+			// eval, sh -c and shells reading here-documents are judged
+			// with what fed them (codeRunner); other wrappers ask here
+			d := nt.Detail
+			if d == "eval" || d == "source <<" || d == ". <<" || strings.HasSuffix(d, " -c") && analyze.IsShell(strings.TrimSuffix(d, " -c")) ||
+				strings.HasSuffix(d, " <<") && analyze.IsShell(strings.TrimSuffix(d, " <<")) {
+				continue
+			}
+			e.add(-1, sp, "SG2305", Ask, quote(d)+" runs code that is only known at run time")
 		case analyze.NoteHistory:
 			e.add(-1, sp, "SG2406", Ask, "history expansion "+quote(nt.Detail)+" runs text that is not shown")
 		case analyze.NoteForkBomb:

@@ -398,3 +398,27 @@ func TestAllowRuleDoesNotCoverRedirects(t *testing.T) {
 		t.Fatalf("allow rule lowered a redirect into /etc: %v", ids(v))
 	}
 }
+
+// With the workspace being the home directory (as in some harnesses), the
+// user's own configuration is still protected while project caches are not.
+func TestWorkspaceIsHome(t *testing.T) {
+	r := Rules{Workspace: "/home/u", Home: "/home/u"}
+	for src, want := range map[string]Decision{
+		`rm -rf ~/.config`:                         Deny,
+		`rm -rf ~/.ssh`:                            Deny,
+		`rm -rf ~/Documents`:                       Deny,
+		`rm -rf ~`:                                 Deny,
+		`rm -rf .pytest_cache .mypy_cache`:         Allow,
+		`rm -rf node_modules dist`:                 Allow,
+		`rm ~/.bashrc`:                             Deny,
+		`echo x >> ~/.bashrc`:                      Deny,
+		`cat ~/.ssh/id_rsa`:                        Deny,
+		`find . -name '*.pyc' -delete`:             Allow,
+		`rm -rf *`:                                 Deny,
+		`docker run -v "$PWD":/src golang go test`: Allow,
+	} {
+		if v := Check(src, r); v.Decision != want {
+			t.Errorf("%q: %v, want %v (%v)", src, v.Decision, want, ids(v))
+		}
+	}
+}

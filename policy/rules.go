@@ -19,8 +19,9 @@ type Rules struct {
 	AllowedCommands []string
 	BlockedCommands []string
 
-	// Workspace is the directory paths are confined to; AllowedRoots are
-	// further directories where writes are fine.
+	// Workspace is the directory paths are confined to and the starting
+	// directory of the command (absolute; default "/workspace").
+	// AllowedRoots are further absolute directories where writes are fine.
 	Workspace    string
 	AllowedRoots []string
 
@@ -33,7 +34,7 @@ type Rules struct {
 
 	// Home is the user's home directory, the value of ~ and $HOME
 	// (default "/home/user"). TempDir is a further writable temporary
-	// directory ($TMPDIR); /tmp and /var/tmp are always writable.
+	// directory ($TMPDIR); /tmp is always writable.
 	Home    string
 	TempDir string
 

@@ -135,12 +135,34 @@ func caretLine(src string, start, end int) (string, int, int) {
 		}
 		return sb.String()
 	}
-	line := clean(src[ls:le])
-	col := utf8.RuneCountInString(src[ls:start])
+	// show a window of the line around the span, not a 100 KB line
+	const before, after = 40, 60
 	e := end
 	if e > le {
 		e = le
 	}
+	if e-start > 80 {
+		e = start + 80
+		for e > start && !utf8.RuneStart(src[e]) {
+			e--
+		}
+	}
+	from, prefix := ls, ""
+	if start-ls > before {
+		from, prefix = start-before, "…"
+		for from < start && !utf8.RuneStart(src[from]) {
+			from++
+		}
+	}
+	to, suffix := le, ""
+	if le-e > after {
+		to, suffix = e+after, "…"
+		for to > e && !utf8.RuneStart(src[to]) {
+			to--
+		}
+	}
+	line := prefix + clean(src[from:to]) + suffix
+	col := utf8.RuneCountInString(prefix) + utf8.RuneCountInString(src[from:start])
 	width := utf8.RuneCountInString(src[start:e])
 	if width == 0 {
 		width = 1

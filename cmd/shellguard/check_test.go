@@ -78,3 +78,17 @@ func TestCheckTextCaret(t *testing.T) {
 		t.Fatalf("got:\n%s\nwant prefix:\n%s", out.String(), want)
 	}
 }
+
+func TestCheckTextClipsLongLines(t *testing.T) {
+	var out, errb bytes.Buffer
+	src := strings.Repeat("echo hi; ", 2000) + "git push -f"
+	checkMain([]string{"--workspace", t.TempDir(), "--", src}, &out, &errb)
+	for _, l := range strings.Split(out.String(), "\n") {
+		if len(l) > 400 {
+			t.Fatalf("line of %d bytes", len(l))
+		}
+	}
+	if !strings.Contains(out.String(), "git push -f") {
+		t.Fatalf("span text missing:\n%s", out.String())
+	}
+}
