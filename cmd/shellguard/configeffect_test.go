@@ -132,9 +132,9 @@ func TestConfigKeysTakeEffect(t *testing.T) {
 				t.Errorf("allowed variable missing: %+v", r)
 			}
 		}},
-		{"env.scrub", "env: {allow: [SG_TEST_SESSIONX], scrub: [SESSIONX]}\n", "printenv SG_TEST_SESSIONX; echo end", func(t *testing.T, r runResult, _ string) {
+		{"env.scrub", "env: {allow: [SG_TEST_SESSIONX], scrub: [SESSIONX]}\n", `[ -n "${SG_TEST_SESSIONX-}" ] && echo present || echo absent`, func(t *testing.T, r runResult, _ string) {
 			// An explicit allow beats a scrub substring: the variable arrives.
-			if !strings.Contains(r.Stdout, "scrub-me-value") {
+			if r.Stdout != "present\n" {
 				t.Errorf("explicit allow lost to scrub: %+v", r)
 			}
 		}},
@@ -152,11 +152,17 @@ func TestConfigKeysTakeEffect(t *testing.T) {
 	}
 }
 
-func TestConfigEnvScrubDrops(t *testing.T) {
+// env.scrub marks more variables as secrets: they are dropped, and their
+// values are redacted wherever they turn up in output.
+func TestConfigEnvScrubRedactsValues(t *testing.T) {
 	t.Setenv("SG_TEST_SESSIONY", "drop-me-value")
-	r, _ := runWithConfig(t, "env: {allow: [], scrub: [SESSIONY]}\n", "printenv SG_TEST_SESSIONY; echo end")
-	if strings.Contains(r.Stdout, "drop-me-value") {
-		t.Errorf("scrubbed variable reached the command: %q", r.Stdout)
+	r, _ := runWithConfig(t, "env: {scrub: [SESSIONY]}\n", "echo drop-me-value")
+	if strings.Contains(r.Stdout, "drop-me-value") || !strings.Contains(r.Stdout, "[REDACTED") {
+		t.Errorf("scrubbed value not redacted: %q", r.Stdout)
+	}
+	r, _ = runWithConfig(t, "env: {scrub: []}\n", "echo drop-me-value")
+	if r.Stdout != "drop-me-value\n" {
+		t.Errorf("control: %q", r.Stdout)
 	}
 }
 
