@@ -171,6 +171,16 @@ func TestSandboxExclusionsAndDisable(t *testing.T) {
 	if err != nil || !res.Unsandboxed {
 		t.Fatalf("approved disable: %v %+v", err, res)
 	}
+	// CheckRequest gives the same verdict without running anything.
+	if v := g.CheckRequest(context.Background(), Request{Command: "true", DisableSandbox: true}); v.Decision != policy.Deny {
+		t.Fatalf("CheckRequest, not allowed: %+v", v)
+	}
+	if v := g2.CheckRequest(context.Background(), Request{Command: "true", DisableSandbox: true}); v.Decision != policy.Ask || v.Reasons[len(v.Reasons)-1].ID != "SG9002" {
+		t.Fatalf("CheckRequest, allowed: %+v", v)
+	}
+	if v := g2.CheckRequest(context.Background(), Request{Command: "true"}); v.Decision != policy.Allow {
+		t.Fatalf("CheckRequest, sandboxed: %+v", v)
+	}
 }
 
 func TestCheck(t *testing.T) {
