@@ -30,6 +30,9 @@ func Describe(s Settings) string {
 	} else {
 		b.WriteString("Network: off.\n")
 	}
+	if s.DisableSandbox && len(s.SandboxLayers) > 0 {
+		b.WriteString("dangerously_disable_sandbox: true runs a command outside the sandbox, only with the user's approval; use it only when the sandbox itself breaks the command.\n")
+	}
 	if s.Policy {
 		b.WriteString("A policy checks each command first: a denied command is not run and comes back as an error with reasons; do not retry it or work around it.")
 		if s.Approval {
