@@ -91,10 +91,10 @@ func layerSummary(ok map[string]bool, network bool) []string {
 		out = append(out, "namespaces ("+strings.Join(ns, ", ")+")")
 	}
 	if ok[sandbox.LayerReadOnlyRoot] {
-		out = append(out, "read-only filesystem outside the writable roots")
+		out = append(out, "read-only outside the writable roots")
 	}
 	if ok[sandbox.LayerMasks] {
-		out = append(out, "secret files in home hidden")
+		out = append(out, "home secrets hidden")
 	}
 	if ok[sandbox.LayerLandlockFS] {
 		out = append(out, "landlock")
@@ -103,10 +103,10 @@ func layerSummary(ok map[string]bool, network bool) []string {
 		out = append(out, "seccomp")
 	}
 	if ok[sandbox.LayerCaps] && ok[sandbox.LayerNoNewPrivs] {
-		out = append(out, "no privileges (capabilities dropped, no setuid)")
+		out = append(out, "no privileges")
 	}
 	if ok[sandbox.LayerRlimits] {
-		out = append(out, "process and memory limits")
+		out = append(out, "rlimits")
 	}
 	return out
 }
@@ -114,11 +114,11 @@ func layerSummary(ok map[string]bool, network bool) []string {
 // alwaysDenied is what the policy floor denies whatever the
 // configuration says, in a few words (see policy.Catalog, Floor).
 var alwaysDenied = []string{
-	"recursive delete of /, system directories or home",
-	"formatting disks or writing block devices",
-	"editing sudoers",
-	"running a download (curl | sh)",
-	"shutdown, reboot, killing init or every process",
+	"rm -r of /, system dirs or home",
+	"disk formatting or block-device writes",
+	"sudoers edits",
+	"curl | sh",
+	"shutdown, reboot, kill -1",
 	"fork bombs",
 }
 
