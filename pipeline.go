@@ -209,6 +209,11 @@ func (g *Guard) redactor() *redact.Redactor {
 	return g.redact
 }
 
+// Prepare does now the set-up the Guard otherwise does on first use
+// (compiling the redaction rules, ~100 ms), so that a long-running server's
+// first command does not pay for it. Safe to call concurrently with Run.
+func (g *Guard) Prepare() { g.redactor() }
+
 // filter puts the redactor in front of a stream. The redactor is only
 // built when the stream carries a first byte.
 func (g *Guard) filter(w io.Writer) io.WriteCloser { return &lazyRedact{g: g, dst: w} }

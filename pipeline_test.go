@@ -192,3 +192,15 @@ func TestCheck(t *testing.T) {
 		t.Fatalf("sudo rm: %+v", v)
 	}
 }
+
+// Prepare may run while commands do.
+func TestPrepare(t *testing.T) {
+	g := newGuard(t, Config{})
+	done := make(chan struct{})
+	go func() { g.Prepare(); close(done) }()
+	res, err := g.Run(context.Background(), Request{Command: "echo x"})
+	<-done
+	if err != nil || res.Stdout != "x\n" {
+		t.Fatalf("%v %+v", err, res)
+	}
+}

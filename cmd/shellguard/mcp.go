@@ -28,6 +28,9 @@ func newEngine(gf *guardFlags) (*mcpserver.GuardEngine, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The first command's output should not wait for the redaction rules
+	// to compile: do it while the client connects.
+	go g.Prepare()
 	return mcpserver.NewGuardEngine(g), nil
 }
 
