@@ -101,10 +101,19 @@ type admission struct {
 	unsandboxed bool
 }
 
-// admit runs the policy stage: deny refuses, ask needs an approver, and a
-// request to run outside the sandbox is honoured only when configured,
-// and then always as ask.
-func (g *Guard) admit(ctx context.Context, req Request) (admission, error) {
+// CheckRequest returns the verdict Run would act on for req, before any
+// approval: the policy's verdict for the command, plus a request to run
+// outside the sandbox (a deny without Config.AllowUnsandboxed, otherwise
+// at least an ask). It runs nothing.
+func (g *Guard) CheckRequest(ctx context.Context, req Request) Verdict {
+	return g.requestVerdict(ctx, req).verdict
+}
+
+// Rules returns the effective policy rules (workspace, home and resolver
+// filled in), for callers that explain a verdict.
+func (g *Guard) Rules() policy.Rules { return g.rules }
+
+func (g *Guard) requestVerdict(ctx context.Context, req Request) admission {
 	a := admission{verdict: g.Check(ctx, req.Command)}
 	if req.DisableSandbox {
 		if !g.cfg.AllowUnsandboxed {
@@ -126,6 +135,14 @@ func (g *Guard) admit(ctx context.Context, req Request) (admission, error) {
 			})
 		}
 	}
+	return a
+}
+
+// admit runs the policy stage: deny refuses, ask needs an approver, and a
+// request to run outside the sandbox is honoured only when configured,
+// and then always as ask.
+func (g *Guard) admit(ctx context.Context, req Request) (admission, error) {
+	a := g.requestVerdict(ctx, req)
 	switch a.verdict.Decision {
 	case policy.Deny:
 		return a, &DeniedError{Verdict: a.verdict}
@@ -191,6 +208,11 @@ func (g *Guard) redactor() *redact.Redactor {
 	})
 	return g.redact
 }
+
+// Prepare does now the set-up the Guard otherwise does on first use
+// (compiling the redaction rules, ~100 ms), so that a long-running server's
+// first command does not pay for it. Safe to call concurrently with Run.
+func (g *Guard) Prepare() { g.redactor() }
 
 // filter puts the redactor in front of a stream. The redactor is only
 // built when the stream carries a first byte.

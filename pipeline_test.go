@@ -171,6 +171,16 @@ func TestSandboxExclusionsAndDisable(t *testing.T) {
 	if err != nil || !res.Unsandboxed {
 		t.Fatalf("approved disable: %v %+v", err, res)
 	}
+	// CheckRequest gives the same verdict without running anything.
+	if v := g.CheckRequest(context.Background(), Request{Command: "true", DisableSandbox: true}); v.Decision != policy.Deny {
+		t.Fatalf("CheckRequest, not allowed: %+v", v)
+	}
+	if v := g2.CheckRequest(context.Background(), Request{Command: "true", DisableSandbox: true}); v.Decision != policy.Ask || v.Reasons[len(v.Reasons)-1].ID != "SG9002" {
+		t.Fatalf("CheckRequest, allowed: %+v", v)
+	}
+	if v := g2.CheckRequest(context.Background(), Request{Command: "true"}); v.Decision != policy.Allow {
+		t.Fatalf("CheckRequest, sandboxed: %+v", v)
+	}
 }
 
 func TestCheck(t *testing.T) {
@@ -180,5 +190,17 @@ func TestCheck(t *testing.T) {
 	}
 	if v := g.Check(context.Background(), "sudo rm -rf /"); v.Decision != policy.Deny || len(v.Reasons) == 0 {
 		t.Fatalf("sudo rm: %+v", v)
+	}
+}
+
+// Prepare may run while commands do.
+func TestPrepare(t *testing.T) {
+	g := newGuard(t, Config{})
+	done := make(chan struct{})
+	go func() { g.Prepare(); close(done) }()
+	res, err := g.Run(context.Background(), Request{Command: "echo x"})
+	<-done
+	if err != nil || res.Stdout != "x\n" {
+		t.Fatalf("%v %+v", err, res)
 	}
 }

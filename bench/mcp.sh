@@ -3,6 +3,7 @@
 # `true`, measured through the real npm client (@modelcontextprotocol/sdk)
 # over stdio: one `shellguard mcp` process, CALLS sequential calls after
 # WARMUP unmeasured ones. Target: p50 <= 8 ms with the sandbox on.
+# Arguments are passed to `shellguard mcp` (e.g. --sandbox off, to compare).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v node >/dev/null || { echo "bench/mcp.sh needs node and npm" >&2; exit 1; }
@@ -11,4 +12,4 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 CGO_ENABLED=0 go build -o "$dir/shellguard" ./cmd/shellguard
 mkdir "$dir/ws"
-node e2e/bench.mjs "$dir/shellguard" "$dir/ws" "${CALLS:-1000}" "${WARMUP:-100}"
+node e2e/bench.mjs "$dir/shellguard" "$dir/ws" "${CALLS:-1000}" "${WARMUP:-100}" "$@"

@@ -1,16 +1,18 @@
 // Per-call latency of the bash tool running `true`, through the real npm
 // MCP client over stdio. Run by bench/mcp.sh:
-//   node e2e/bench.mjs BIN WORKSPACE [CALLS] [WARMUP]
+//   node e2e/bench.mjs BIN WORKSPACE [CALLS] [WARMUP] [extra mcp flags...]
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
-const [bin, ws, callsArg = "500", warmupArg = "50"] = process.argv.slice(2);
+const [bin, ws, callsArg = "500", warmupArg = "50", ...extra] = process.argv.slice(2);
 const calls = Number(callsArg), warmup = Number(warmupArg);
 const client = new Client({ name: "shellguard-bench", version: "1.0.0" });
-await client.connect(new StdioClientTransport({ command: bin, args: ["mcp", "--workspace", ws], cwd: ws, stderr: "inherit" }));
+await client.connect(new StdioClientTransport({ command: bin, args: ["mcp", "--workspace", ws, ...extra], cwd: ws, stderr: "inherit" }));
+let sandbox;
 const once = async () => {
   const r = await client.callTool({ name: "bash", arguments: { command: "true" } });
   if (r.isError || r.structuredContent.exit_code !== 0) throw new Error(JSON.stringify(r));
+  sandbox = r.structuredContent.sandbox;
 };
 for (let i = 0; i < warmup; i++) await once();
 const ms = [];
@@ -22,4 +24,7 @@ for (let i = 0; i < calls; i++) {
 await client.close();
 ms.sort((a, b) => a - b);
 const q = (p) => ms[Math.min(ms.length - 1, Math.floor(p * ms.length))];
+// The sandbox the calls ran in (the server's default: auto).
+const layers = (sandbox?.layers ?? []).map((l) => l.name);
+console.log(JSON.stringify({ sandbox: sandbox ? sandbox.mode : "none", layers: layers.length, missing: (sandbox?.missing ?? []).map((m) => m.name) }));
 console.log(JSON.stringify({ calls, p50_ms: +q(0.5).toFixed(3), p90_ms: +q(0.9).toFixed(3), p99_ms: +q(0.99).toFixed(3), max_ms: +ms[ms.length - 1].toFixed(3) }));

@@ -226,6 +226,15 @@ const scenarios = {
     assert.match(text(r), /DENIED/);
     assert.match(text(r), new RegExp(reason.id));
     assert.match(text(r), /configuration/);
+    // How to allow it: the default finding has a rule, the floor none.
+    const ids = r.structuredContent.reasons.map((x) => x.id);
+    assert.ok(ids.includes(fixtures.deny.floor_id), ids.join(","));
+    assert.ok(text(r).includes(`allow: ["${fixtures.deny.allow_rule}"]`), text(r));
+    assert.match(text(r), new RegExp(`${fixtures.deny.floor_id} is part of the built-in floor: no configuration can allow it`));
+    // A background start is refused the same way.
+    const b = await call(c, { command: fixtures.deny.command, run_in_background: true });
+    assert.equal(b.isError, true);
+    assert.match(text(b), /DENIED/);
     await c.close();
   },
 
@@ -237,6 +246,8 @@ const scenarios = {
     assert.ok(!r.isError, text(r));
     assert.equal(r.structuredContent.approved, true);
     assert.equal(r.structuredContent.decision, "ask");
+    assert.equal(r.structuredContent.stdout, fixtures.ask.stdout);
+    assert.ok(r.structuredContent.sandbox, "the approved command ran in the sandbox");
     await c.close();
   },
 

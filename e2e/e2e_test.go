@@ -99,7 +99,9 @@ func always(mcpserver.Features) bool { return true }
 var scenarios = []scenario{
 	{name: "list", needs: always},
 	{name: "run", needs: always},
-	{name: "strings", needs: func(f mcpserver.Features) bool { return !f.DisableSandbox }},
+	// strings expects dangerously_disable_sandbox to be refused: the e2e
+	// servers run without sandbox.allow_unsandboxed.
+	{name: "strings", needs: always},
 	{name: "progress", needs: always},
 	{name: "cancel", needs: always},
 	{name: "token", needs: always, http: true},

@@ -15,7 +15,7 @@ func Describe(s Settings) string {
 	b.WriteString("Each call is a fresh shell: cd and exports do not carry over; use cwd. ")
 	fmt.Fprintf(&b, "Default cwd: %s.\n", s.Workspace)
 	fmt.Fprintf(&b, "Limits: timeout %s by default, at most %s (timeout, in seconds); ", secs(s.DefaultTimeout), secs(s.MaxTimeout))
-	fmt.Fprintf(&b, "each stream keeps its first and last %s, the middle is dropped with a marker. ", size(s.MaxOutput/2))
+	fmt.Fprintf(&b, "each stream keeps its first and last %s. ", size(s.MaxOutput/2))
 	b.WriteString("No terminal and no stdin: interactive programs fail; pass flags like -y.\n")
 	if len(s.SandboxLayers) > 0 {
 		fmt.Fprintf(&b, "Sandbox: %s. ", strings.Join(s.SandboxLayers, ", "))
@@ -30,10 +30,13 @@ func Describe(s Settings) string {
 	} else {
 		b.WriteString("Network: off.\n")
 	}
+	if s.DisableSandbox && len(s.SandboxLayers) > 0 {
+		b.WriteString("dangerously_disable_sandbox: true runs a command outside the sandbox, only with the user's approval; use it only when the sandbox itself breaks the command.\n")
+	}
 	if s.Policy {
-		b.WriteString("A policy checks each command first: a denied command is not run and comes back as an error with reasons; do not retry it or work around it.")
+		b.WriteString("A policy checks each command: a denied one is not run and returns an error with reasons; do not retry or work around it.")
 		if s.Approval {
-			b.WriteString(" Some commands need the user's approval; you will get the user's answer.")
+			b.WriteString(" Some need the user's approval first.")
 		}
 		b.WriteString("\n")
 	}
@@ -43,7 +46,7 @@ func Describe(s Settings) string {
 	if s.Tasks {
 		b.WriteString("Long-running or interactive commands (servers, watchers, prompts): run_in_background: true returns a task_id. With task_id alone you get its status and output so far; add kill, stdin_text (a line to its stdin), wait (until it exits), or stream (its lines, optionally filtered by stream_pattern, until it exits).")
 		if s.BlockingBudget > 0 {
-			fmt.Fprintf(&b, " wait and stream return after %s at most. A foreground command still running after %s is moved to the background and its task_id returned.", secs(s.BlockingBudget), secs(s.BlockingBudget))
+			fmt.Fprintf(&b, " wait and stream return after %s at most; a foreground command still running after %s moves to the background (its task_id is returned).", secs(s.BlockingBudget), secs(s.BlockingBudget))
 		}
 		b.WriteString(" Tasks end when this session does.\n")
 	}

@@ -104,6 +104,11 @@ type Result struct {
 	OutputLimitExceeded bool
 	Verdict             *policy.Verdict // nil: no policy ran
 	Sandbox             any             // what the sandbox applied, as JSON
+	// SandboxWarnings say in plain words which sandbox layers are missing.
+	SandboxWarnings []string
+	// Unsandboxed marks a run outside the sandbox (an excluded command or
+	// an approved request to disable it).
+	Unsandboxed bool
 	// Task is set when a foreground command outlived the blocking budget
 	// and was moved to the background.
 	Task *TaskStatus
@@ -138,8 +143,9 @@ type TaskStatus struct {
 type DeniedError struct {
 	Verdict policy.Verdict
 	// Declined is true when the verdict was ask and the approver said no
-	// (or there was none).
+	// (or there was none); Why then says why, when known.
 	Declined bool
+	Why      string
 }
 
 func (e *DeniedError) Error() string {

@@ -1,15 +1,17 @@
 package mcpserver
 
-// The adapter between the server and *shellguard.Guard. This file is the
-// integration seam: the methods marked INTEGRATE return ErrNotAvailable
-// until the Guard grows Check, approval and background tasks. When one is
-// filled in, set the matching feature in guardFeatures; the end-to-end
+// The adapter between the server and *shellguard.Guard. The library
+// decides everything (policy, approval, sandbox, redaction, audit); the
+// adapter passes requests through and maps results and refusals to the
+// server's types. guardFeatures says what it supports; the end-to-end
 // tests in e2e/ switch on from the same values.
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -18,15 +20,17 @@ import (
 	"github.com/shellguard/shellguard"
 	"github.com/shellguard/shellguard/internal/capture"
 	"github.com/shellguard/shellguard/policy"
+	"github.com/shellguard/shellguard/sandbox"
 )
 
 // guardFeatures is the single switch for what the Guard adapter supports.
-// INTEGRATE: flip each to true as the adapter method below is filled in.
+// DisableSandbox is offered to clients only when the configuration also
+// sets sandbox.allow_unsandboxed (see Settings).
 var guardFeatures = Features{
-	Policy:         false, // GuardEngine.Check and Run refusing deny
-	Approval:       false, // Request.Approve passed to the Guard's approver callback
-	Tasks:          true,  // guardSession.Start / Task / auto-backgrounding
-	DisableSandbox: false, // Request.DisableSandbox honoured by the config
+	Policy:         true, // GuardEngine.Check and Run refusing deny
+	Approval:       true, // Request.Approve passed to the Guard as its approver
+	Tasks:          true, // guardSession.Start / Task / auto-backgrounding
+	DisableSandbox: true, // Request.DisableSandbox passed to the Guard
 }
 
 // Features are the engine features the Guard adapter supports.
@@ -41,39 +45,137 @@ func GuardAdapterFeatures() Features { return guardFeatures }
 // GuardEngine adapts a *shellguard.Guard to Engine.
 type GuardEngine struct {
 	G *shellguard.Guard
-	// Sessions bounds the background tasks of each MCP session; the zero
-	// value uses the library's defaults (64 tasks, 50 s blocking budget).
+	// Sessions bounds the background tasks of each MCP session; a zero
+	// field takes the Guard's configuration (Config.Tasks), then the
+	// library's defaults (64 tasks, 50 s blocking budget).
 	Sessions shellguard.SessionOptions
+
+	once   sync.Once
+	layers []string // what the sandbox enforces here, from sandbox.Probe
+	netOff bool     // the sandbox cuts the network
 }
 
 // NewGuardEngine returns an Engine running commands through g.
 func NewGuardEngine(g *shellguard.Guard) *GuardEngine { return &GuardEngine{G: g} }
 
+// probe finds out once what the configured sandbox enforces on this
+// machine: sandbox.Probe runs one real sandboxed command (a few ms).
+func (e *GuardEngine) probe() {
+	e.once.Do(func() {
+		spec := e.G.Config().Sandbox
+		if spec == nil || spec.Mode == sandbox.Off {
+			return
+		}
+		r := sandbox.Probe()
+		ok := map[string]bool{}
+		for _, l := range r.Layers {
+			ok[l.Name] = l.OK
+		}
+		e.layers = layerSummary(ok, spec.Network)
+		e.netOff = !spec.Network && (ok[sandbox.LayerNetNS] || ok[sandbox.LayerLandlockNet])
+	})
+}
+
+// layerSummary names the applied layers in a few words each.
+func layerSummary(ok map[string]bool, network bool) []string {
+	var out []string
+	var ns []string
+	for _, n := range []struct{ layer, word string }{
+		{sandbox.LayerUserNS, "user"}, {sandbox.LayerMountNS, "mount"}, {sandbox.LayerPidNS, "pid"}, {sandbox.LayerNetNS, "net"},
+	} {
+		if ok[n.layer] && (n.layer != sandbox.LayerNetNS || !network) {
+			ns = append(ns, n.word)
+		}
+	}
+	if len(ns) > 0 {
+		out = append(out, "namespaces ("+strings.Join(ns, ", ")+")")
+	}
+	if ok[sandbox.LayerReadOnlyRoot] {
+		out = append(out, "read-only outside the writable roots")
+	}
+	if ok[sandbox.LayerMasks] {
+		out = append(out, "home secrets hidden")
+	}
+	if ok[sandbox.LayerLandlockFS] {
+		out = append(out, "landlock")
+	}
+	if ok[sandbox.LayerSeccomp] {
+		out = append(out, "seccomp")
+	}
+	if ok[sandbox.LayerCaps] && ok[sandbox.LayerNoNewPrivs] {
+		out = append(out, "no privileges")
+	}
+	if ok[sandbox.LayerRlimits] {
+		out = append(out, "rlimits")
+	}
+	return out
+}
+
+// alwaysDenied is what the policy floor denies whatever the
+// configuration says, in a few words (see policy.Catalog, Floor).
+var alwaysDenied = []string{
+	"rm -r of /, system dirs or home",
+	"disk formatting or block-device writes",
+	"sudoers edits",
+	"curl | sh",
+	"shutdown, reboot, kill -1",
+	"fork bombs",
+}
+
 func (e *GuardEngine) Settings() Settings {
+	e.probe()
 	c := e.G.Config()
-	return Settings{
+	s := Settings{
 		Workspace:      c.Workspace,
-		AllowedRoots:   nil,                   // INTEGRATE: policy allowed_roots (cwd may be there too)
-		WritableRoots:  []string{c.Workspace}, // INTEGRATE: from the sandbox config
+		AllowedRoots:   c.Rules.AllowedRoots,
 		DefaultTimeout: c.Timeout,
 		MaxTimeout:     c.MaxTimeout,
 		MaxOutput:      c.MaxOutput,
-		SandboxLayers:  nil,  // INTEGRATE: the layers the sandbox actually applies
-		Network:        true, // INTEGRATE: false when the sandbox cuts the network
-		AlwaysDenied:   nil,  // INTEGRATE: e.g. "rm -rf of / or ~", "reading ~/.ssh", "sudo"
+		SandboxLayers:  e.layers,
+		Network:        !e.netOff,
+		AlwaysDenied:   alwaysDenied,
 		Policy:         guardFeatures.Policy,
 		Approval:       guardFeatures.Approval,
 		Tasks:          guardFeatures.Tasks,
-		DisableSandbox: guardFeatures.DisableSandbox,
+		DisableSandbox: guardFeatures.DisableSandbox && c.AllowUnsandboxed,
 		BlockingBudget: e.blockingBudget(),
 	}
+	if len(e.layers) > 0 {
+		s.WritableRoots = writableRoots(c)
+	}
+	return s
+}
+
+// writableRoots are the directories a sandboxed command may write: the
+// workspace, the temporary directories and the configured roots.
+func writableRoots(c shellguard.Config) []string {
+	roots := []string{c.Workspace, "/tmp"}
+	if t := os.Getenv("TMPDIR"); t != "" {
+		roots = append(roots, filepath.Clean(t))
+	}
+	if c.Sandbox != nil {
+		roots = append(roots, c.Sandbox.WritableRoots...)
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range roots {
+		if r != "" && !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // blockingBudget is the effective budget of Sessions.BlockingBudget: how
 // long a foreground run blocks before it is moved to the background, and
 // the bound of wait and stream; 0: never moved.
 func (e *GuardEngine) blockingBudget() time.Duration {
-	switch b := e.Sessions.BlockingBudget; {
+	b := e.Sessions.BlockingBudget
+	if b == 0 {
+		b = e.G.Config().Tasks.BlockingBudget
+	}
+	switch {
 	case !guardFeatures.Tasks, b < 0:
 		return 0
 	case b == 0:
@@ -84,9 +186,21 @@ func (e *GuardEngine) blockingBudget() time.Duration {
 }
 
 // Check returns the Guard's verdict.
-// INTEGRATE: return e.G.Check(ctx, command), nil.
 func (e *GuardEngine) Check(ctx context.Context, command string) (policy.Verdict, error) {
-	return policy.Verdict{}, ErrNotAvailable
+	return e.G.Check(ctx, command), nil
+}
+
+// CheckRequest returns the verdict the Guard would act on for req,
+// including a request to run outside the sandbox.
+func (e *GuardEngine) CheckRequest(ctx context.Context, req Request) (policy.Verdict, error) {
+	return e.G.CheckRequest(ctx, shellguard.Request{Command: req.Command, Cwd: req.Cwd, DisableSandbox: req.DisableSandbox}), nil
+}
+
+// HowToAllow says how the user could let a refused command run: the
+// allow rule that would lower the overridable findings (verified by
+// checking again with it), and which findings no rule can lift.
+func (e *GuardEngine) HowToAllow(command string, v policy.Verdict) string {
+	return howToAllow(e.G.Rules(), command, v)
 }
 
 // NewSession returns the state of one MCP session: a shellguard.Session
@@ -105,28 +219,15 @@ type guardSession struct {
 }
 
 func (s *guardSession) Run(ctx context.Context, req Request) (Result, error) {
-	if req.DisableSandbox && !guardFeatures.DisableSandbox {
-		return Result{}, errors.New("running without the sandbox is not allowed by the configuration")
-	}
-	// INTEGRATE: req.Stdout/req.Stderr feed live progress notifications:
-	// the Guard must hand them redacted output, as it does for the Result.
-	// Pass req.Approve as the Guard's approver callback and
-	// req.DisableSandbox; map a policy refusal to *DeniedError (with
-	// Declined for an unapproved ask); fill Verdict and Sandbox from the
-	// Result.
 	sess := s.s
 	if req.Foreground {
 		if sess = s.foreground(); sess == nil {
 			return Result{Command: req.Command, ExitCode: -1}, shellguard.ErrSessionClosed
 		}
 	}
-	r, err := sess.Run(ctx, shellguard.Request{
-		Command: req.Command,
-		Cwd:     req.Cwd,
-		Timeout: req.Timeout,
-		Stdout:  req.Stdout,
-		Stderr:  req.Stderr,
-	})
+	// Stdout and Stderr feed live progress notifications: the Guard
+	// redacts what it writes to them, as it does for the Result.
+	r, err := sess.Run(ctx, guardRequest(req))
 	res := Result{
 		Command:             r.Command,
 		Cwd:                 r.Cwd,
@@ -138,6 +239,15 @@ func (s *guardSession) Run(ctx context.Context, req Request) (Result, error) {
 		StdoutDroppedBytes:  r.StdoutDroppedBytes,
 		StderrDroppedBytes:  r.StderrDroppedBytes,
 		OutputLimitExceeded: r.OutputLimitExceeded,
+		Verdict:             verdictOf(r.Result),
+		SandboxWarnings:     r.SandboxWarnings,
+		Unsandboxed:         r.Unsandboxed,
+	}
+	if r.Sandbox != nil {
+		res.Sandbox = r.Sandbox
+	}
+	if de := deniedErr(err); de != nil {
+		return res, de
 	}
 	if r.Backgrounded {
 		ts := TaskStatus{
@@ -155,6 +265,46 @@ func (s *guardSession) Run(ctx context.Context, req Request) (Result, error) {
 	return res, taskErr(err)
 }
 
+// guardRequest is the library's request for req: the server's approval
+// callback becomes the Guard's approver for this request.
+func guardRequest(req Request) shellguard.Request {
+	r := shellguard.Request{
+		Command:        req.Command,
+		Cwd:            req.Cwd,
+		Timeout:        req.Timeout,
+		Stdout:         req.Stdout,
+		Stderr:         req.Stderr,
+		DisableSandbox: req.DisableSandbox,
+	}
+	if approve := req.Approve; approve != nil {
+		r.Approve = func(ctx context.Context, v policy.Verdict) (bool, error) { return approve(ctx, v), nil }
+	}
+	return r
+}
+
+// verdictOf rebuilds the verdict a result carries (nil when no policy
+// ran).
+func verdictOf(r shellguard.Result) *policy.Verdict {
+	if r.Decision == "" {
+		return nil
+	}
+	d, err := policy.ParseDecision(r.Decision)
+	if err != nil {
+		return nil
+	}
+	return &policy.Verdict{Decision: d, Reasons: r.Reasons, Warnings: r.Warnings, Classification: r.Classification}
+}
+
+// deniedErr maps the library's refusal to the server's; nil for any
+// other error.
+func deniedErr(err error) *DeniedError {
+	var de *shellguard.DeniedError
+	if !errors.As(err, &de) {
+		return nil
+	}
+	return &DeniedError{Verdict: de.Verdict, Declined: de.Asked, Why: de.Reason}
+}
+
 // foreground returns a session that never moves a run to the background
 // (for callers that cannot ask about a task later), or nil once closed.
 func (s *guardSession) foreground() *shellguard.Session {
@@ -169,17 +319,15 @@ func (s *guardSession) foreground() *shellguard.Session {
 	return s.fg
 }
 
-// Start starts a background task.
-// INTEGRATE: the same policy, approval and sandbox handling as Run.
+// Start starts a background task, with the same policy, approval and
+// sandbox handling as Run.
 func (s *guardSession) Start(ctx context.Context, req Request) (TaskStatus, error) {
-	if req.DisableSandbox && !guardFeatures.DisableSandbox {
-		return TaskStatus{}, errors.New("running without the sandbox is not allowed by the configuration")
+	gr := guardRequest(req)
+	gr.Stdout, gr.Stderr = nil, nil // a task's output is read from the task
+	t, err := s.s.Start(ctx, gr, shellguard.TaskOptions{})
+	if de := deniedErr(err); de != nil {
+		return TaskStatus{}, de
 	}
-	t, err := s.s.Start(ctx, shellguard.Request{
-		Command: req.Command,
-		Cwd:     req.Cwd,
-		Timeout: req.Timeout,
-	}, shellguard.TaskOptions{})
 	if err != nil {
 		return TaskStatus{}, taskErr(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/shellguard/shellguard"
 	"github.com/shellguard/shellguard/internal/testenv"
+	"github.com/shellguard/shellguard/sandbox"
 )
 
 // marker returns a sleep duration unique to one test, so its processes
@@ -251,5 +254,123 @@ func TestGuardExecuteNeverBackgrounds(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 || !strings.Contains(string(b), `"stdout":"a\nb\n"`) || !strings.Contains(string(b), `"exit_code":0`) || strings.Contains(string(b), "task_id") {
 		t.Errorf("%d %s", resp.StatusCode, b)
+	}
+}
+
+// TestGuardPolicy drives the real Guard through the tool: a floor deny
+// and a default deny explain how (or that they cannot) be allowed; an ask
+// is approved or declined through the client; nothing refused runs.
+func TestGuardPolicy(t *testing.T) {
+	eng, ws := guardEngine(t)
+	asked := 0
+	answer := "accept"
+	cs := connect(t, New(eng, nil), &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		asked++
+		return &mcp.ElicitResult{Action: answer}, nil
+	}})
+
+	// A floor finding (SG2001) and a default one (SG2201) together: the
+	// advice lifts the default one and says the floor stays.
+	r := callBash(t, cs, map[string]any{"command": "sudo rm -rf /"})
+	txt := textOf(r)
+	o := structured(t, r)
+	if !r.IsError || o.Decision != "deny" || !strings.Contains(txt, "DENIED") {
+		t.Fatalf("floor deny: %s", txt)
+	}
+	t.Logf("denial:\n%s", txt)
+	for _, want := range []string{"SG2001", "SG2201", "built-in floor: no configuration can allow it", `allow: ["sudo rm *"]`} {
+		if !strings.Contains(txt, want) {
+			t.Errorf("floor deny text lacks %q:\n%s", want, txt)
+		}
+	}
+	// A default deny: the suggested rule lets it run.
+	r = callBash(t, cs, map[string]any{"command": "git push --force origin main"})
+	if txt = textOf(r); !r.IsError || !strings.Contains(txt, `allow: ["git push *"]`) || !strings.Contains(txt, "would then run") {
+		t.Errorf("default deny: %s", txt)
+	}
+	if asked != 0 {
+		t.Fatalf("a deny asked the user")
+	}
+
+	// Ask: approved, it runs; declined, it does not.
+	cmd := `eval "$SG_UNSET_VAR"; echo ran > approved.txt`
+	r = callBash(t, cs, map[string]any{"command": cmd})
+	o = structured(t, r)
+	if r.IsError || !o.Approved || o.Decision != "ask" || asked != 1 {
+		t.Fatalf("approved: asked=%d %s", asked, textOf(r))
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "approved.txt")); err != nil || string(b) != "ran\n" {
+		t.Fatalf("the approved command did not run: %q %v", b, err)
+	}
+	os.Remove(filepath.Join(ws, "approved.txt"))
+	answer = "decline"
+	r = callBash(t, cs, map[string]any{"command": cmd})
+	if txt = textOf(r); !r.IsError || !strings.Contains(txt, "NOT RUN") || !strings.Contains(txt, "decline") {
+		t.Fatalf("declined: %s", txt)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "approved.txt")); err == nil {
+		t.Fatal("the declined command ran")
+	}
+	// Background starts go through the same policy.
+	r = callBash(t, cs, map[string]any{"command": "sudo rm -rf /", "run_in_background": true})
+	if !r.IsError || !strings.Contains(textOf(r), "SG2001") {
+		t.Fatalf("background deny: %s", textOf(r))
+	}
+	// dangerously_disable_sandbox is refused without allow_unsandboxed.
+	r = callBash(t, cs, map[string]any{"command": "true", "dangerously_disable_sandbox": true})
+	if !r.IsError || !strings.Contains(textOf(r), "allow_unsandboxed") {
+		t.Fatalf("disable sandbox: %s", textOf(r))
+	}
+	// A run carries the sandbox it ran in.
+	o = structured(t, callBash(t, cs, map[string]any{"command": "true"}))
+	if o.Sandbox == nil || o.Decision != "allow" {
+		t.Fatalf("sandbox missing from the result: %+v", o)
+	}
+}
+
+// TestGuardSettings: the description reflects the configuration.
+func TestGuardSettings(t *testing.T) {
+	eng, ws := guardEngine(t)
+	s := eng.Settings()
+	if !s.Policy || !s.Approval || s.DisableSandbox {
+		t.Errorf("features: %+v", s)
+	}
+	if len(s.SandboxLayers) == 0 || s.Network {
+		t.Logf("no sandbox layers here (or the network stays on): %+v", s)
+	}
+	if len(s.SandboxLayers) > 0 && (len(s.WritableRoots) == 0 || s.WritableRoots[0] != ws) {
+		t.Errorf("writable roots %v", s.WritableRoots)
+	}
+	d := Describe(s)
+	t.Logf("description:\n%s", d)
+	if !strings.Contains(d, "Always denied:") || strings.Contains(d, "dangerously_disable_sandbox") {
+		t.Errorf("description:\n%s", d)
+	}
+	// allow_unsandboxed offers the field.
+	g, err := shellguard.New(shellguard.Config{Workspace: ws, Sandbox: &sandbox.Spec{}, AllowUnsandboxed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := NewGuardEngine(g).Settings(); !s.DisableSandbox {
+		t.Error("allow_unsandboxed: DisableSandbox not offered")
+	} else if sc := inputSchema(s); sc.Properties["dangerously_disable_sandbox"] == nil {
+		t.Error("allow_unsandboxed: the schema lacks dangerously_disable_sandbox")
+	}
+	// Without a sandbox: no layers, network on.
+	g, err = shellguard.New(shellguard.Config{Workspace: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := NewGuardEngine(g).Settings(); len(s.SandboxLayers) != 0 || !s.Network {
+		t.Errorf("no sandbox: %+v", s)
+	}
+}
+
+// TestFloorIDs: the findings alwaysDenied describes are floor findings.
+func TestFloorIDs(t *testing.T) {
+	for _, id := range []string{"SG2001", "SG2002", "SG2101", "SG2102", "SG2202", "SG2301", "SG2901", "SG2902", "SG3001"} {
+		if !floorIDs[id] {
+			t.Errorf("%s is not a floor finding in policy.Catalog", id)
+		}
 	}
 }

@@ -155,7 +155,7 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, maxBody int64) 
 	}
 	ctx := r.Context()
 	var verdict *policy.Verdict
-	v, err := s.eng.Check(ctx, in.Command)
+	v, err := s.check(ctx, in)
 	switch {
 	case errors.Is(err, ErrNotAvailable):
 	case err != nil:
@@ -167,7 +167,7 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, maxBody int64) 
 			why = "the command needs the user's approval, and this endpoint cannot ask; use the MCP endpoint with a client that supports elicitation, or allow the command in the configuration."
 		}
 		o := &Output{Command: in.Command, Decision: v.Decision.String(), Reasons: reasonsOf(&v), Warnings: v.Warnings,
-			Error: denialText(in.Command, v, v.Decision == policy.Ask, why)}
+			Error: denialText(in.Command, v, v.Decision == policy.Ask, why, s.howToAllow(in.Command, v))}
 		writeJSON(w, http.StatusForbidden, o)
 		return
 	default:

@@ -30,6 +30,7 @@ type Output struct {
 	Reasons             []Reason `json:"reasons,omitempty"`
 	Warnings            []string `json:"warnings,omitempty"`
 	Sandbox             any      `json:"sandbox,omitempty" jsonschema:"what the sandbox applied"`
+	Unsandboxed         bool     `json:"unsandboxed,omitempty" jsonschema:"the command ran outside the sandbox (an excluded command or an approved dangerously_disable_sandbox)"`
 	TaskID              string   `json:"task_id,omitempty"`
 	Pid                 int      `json:"pid,omitempty"`
 	StartedAt           string   `json:"started_at,omitempty"`
@@ -86,11 +87,16 @@ func outputOfResult(r Result) *Output {
 		StderrDroppedBytes:  r.StderrDroppedBytes,
 		OutputLimitExceeded: r.OutputLimitExceeded,
 		Sandbox:             r.Sandbox,
+		Unsandboxed:         r.Unsandboxed,
 	}
 	if r.Verdict != nil {
 		o.Decision = r.Verdict.Decision.String()
 		o.Reasons = reasonsOf(r.Verdict)
 		o.Warnings = append(o.Warnings, r.Verdict.Warnings...)
+	}
+	o.Warnings = append(o.Warnings, r.SandboxWarnings...)
+	if r.Unsandboxed {
+		o.Warnings = append(o.Warnings, "ran outside the sandbox")
 	}
 	if r.Task != nil {
 		o.Backgrounded = true
@@ -217,7 +223,7 @@ func deref(f *float64) float64 {
 }
 
 // denialText explains a command that was not run.
-func denialText(command string, v policy.Verdict, declined bool, why string) string {
+func denialText(command string, v policy.Verdict, declined bool, why, howToAllow string) string {
 	var b strings.Builder
 	switch {
 	case why != "":
@@ -245,10 +251,19 @@ func denialText(command string, v policy.Verdict, declined bool, why string) str
 	for _, w := range v.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", w)
 	}
-	if declined || why != "" {
-		b.WriteString("If the user wants it to run without asking, they can add an allow rule for it to the shellguard configuration. Do not retry it unchanged.\n")
-	} else {
-		b.WriteString("Do not retry it or work around it. If the user wants it to run, they can allow it in the shellguard configuration (rules named above can be changed; the built-in floor cannot be lifted).\n")
+	switch {
+	case declined || why != "":
+		b.WriteString("Do not retry it unchanged.")
+		if howToAllow == "" {
+			b.WriteString(" If the user wants it to run without asking, they can add an allow rule for it to the shellguard configuration.")
+		}
+	default:
+		b.WriteString("Do not retry it or work around it.")
+		if howToAllow == "" {
+			b.WriteString(" If the user wants it to run, they can allow it in the shellguard configuration (rules named above can be changed; the built-in floor cannot be lifted).")
+		}
 	}
+	b.WriteString("\n")
+	b.WriteString(howToAllow)
 	return b.String()
 }

@@ -140,7 +140,7 @@ func result(o *Output, isError bool) *mcp.CallToolResult {
 	}
 }
 
-func deniedResult(in *Input, v policy.Verdict, declined bool, why string) *mcp.CallToolResult {
+func (s *Server) deniedResult(in *Input, v policy.Verdict, declined bool, why string) *mcp.CallToolResult {
 	o := &Output{Command: in.Command, Decision: v.Decision.String(), Reasons: reasonsOf(&v),
 		Warnings: v.Warnings, Error: "not run"}
 	if declined || why != "" {
@@ -148,9 +148,27 @@ func deniedResult(in *Input, v policy.Verdict, declined bool, why string) *mcp.C
 	}
 	return &mcp.CallToolResult{
 		IsError:           true,
-		Content:           []mcp.Content{&mcp.TextContent{Text: denialText(in.Command, v, declined, why)}},
+		Content:           []mcp.Content{&mcp.TextContent{Text: denialText(in.Command, v, declined, why, s.howToAllow(in.Command, v))}},
 		StructuredContent: o,
 	}
+}
+
+// check returns the engine's verdict for the call: for the whole request
+// when the engine can (a request to leave the sandbox changes it).
+func (s *Server) check(ctx context.Context, in *Input) (policy.Verdict, error) {
+	if rc, ok := s.eng.(RequestChecker); ok {
+		return rc.CheckRequest(ctx, Request{Command: in.Command, Cwd: in.Cwd, DisableSandbox: in.DisableSandbox})
+	}
+	return s.eng.Check(ctx, in.Command)
+}
+
+// howToAllow is the engine's advice on allowing a refused command, if it
+// has any.
+func (s *Server) howToAllow(command string, v policy.Verdict) string {
+	if a, ok := s.eng.(AllowAdvisor); ok {
+		return a.HowToAllow(command, v)
+	}
+	return ""
 }
 
 const approveKey = "shellguard_approve"
@@ -171,9 +189,12 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 		return s.taskOp(ctx, sess, in, set, live), nil
 	}
 
+	if in.DisableSandbox && !set.DisableSandbox {
+		return toolError(disableSandboxRefused), nil
+	}
 	approved := false
 	var verdict *policy.Verdict
-	v, err := s.eng.Check(ctx, in.Command)
+	v, err := s.check(ctx, in)
 	switch {
 	case errors.Is(err, ErrNotAvailable):
 	case err != nil:
@@ -182,7 +203,7 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 		verdict = &v
 		switch v.Decision {
 		case policy.Deny:
-			return deniedResult(in, v, false, ""), nil
+			return s.deniedResult(in, v, false, ""), nil
 		case policy.Ask:
 			state := s.sign(in, time.Now())
 			if resp, ok := req.Params.InputResponses[approveKey]; ok {
@@ -195,16 +216,16 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 					if er != nil {
 						action = er.Action
 					}
-					return deniedResult(in, v, true, "the user was asked to approve the command and answered "+strconv.Quote(action)+"."), nil
+					return s.deniedResult(in, v, true, "the user was asked to approve the command and answered "+strconv.Quote(action)+"."), nil
 				}
 				approved = true
 				break
 			}
 			if !set.Approval {
-				return deniedResult(in, v, true, "the command needs the user's approval, and approval is not available in this build."), nil
+				return s.deniedResult(in, v, true, "the command needs the user's approval, and approval is not available in this build."), nil
 			}
 			if !canAsk(req.Session) {
-				return deniedResult(in, v, true, "the command needs the user's approval, and this MCP client supports neither elicitation nor input requests, so the user cannot be asked."), nil
+				return s.deniedResult(in, v, true, "the command needs the user's approval, and this MCP client supports neither elicitation nor input requests, so the user cannot be asked."), nil
 			}
 			return &mcp.CallToolResult{
 				InputRequests: mcp.InputRequestMap{approveKey: approvalRequest(in, v)},
@@ -221,7 +242,7 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 // foreground keeps a long command from being moved to the background.
 func (s *Server) run(ctx context.Context, sess Session, in *Input, set Settings, verdict *policy.Verdict, approved bool, live *progress, foreground bool) (*Output, bool) {
 	if in.DisableSandbox && !set.DisableSandbox {
-		return &Output{Command: in.Command, Error: "dangerously_disable_sandbox: not allowed by the configuration; run the command inside the sandbox"}, true
+		return &Output{Command: in.Command, Error: disableSandboxRefused}, true
 	}
 	req := Request{
 		Command:        in.Command,
@@ -241,7 +262,7 @@ func (s *Server) run(ctx context.Context, sess Session, in *Input, set Settings,
 			return &Output{Command: in.Command, Error: "run_in_background: background tasks are not available in this build; run the command in the foreground (timeout up to " + secs(set.MaxTimeout) + ")"}, true
 		}
 		st, err := sess.Start(ctx, req)
-		if o, ok := denied(in, err); ok {
+		if o, ok := s.denied(in, err); ok {
 			return o, true
 		}
 		if err != nil {
@@ -256,7 +277,7 @@ func (s *Server) run(ctx context.Context, sess Session, in *Input, set Settings,
 	req.Stdout, req.Stderr = live.writer(""), live.writer("[stderr] ")
 	res, err := sess.Run(ctx, req)
 	live.flush()
-	if o, ok := denied(in, err); ok {
+	if o, ok := s.denied(in, err); ok {
 		return o, true
 	}
 	if res.Duration == 0 && err != nil { // nothing ran
@@ -280,14 +301,22 @@ func (s *Server) run(ctx context.Context, sess Session, in *Input, set Settings,
 	return o, false
 }
 
+// disableSandboxRefused answers dangerously_disable_sandbox when the
+// configuration does not allow it.
+const disableSandboxRefused = "dangerously_disable_sandbox: not allowed by the configuration (sandbox.allow_unsandboxed is off); run the command inside the sandbox"
+
 // denied maps a *DeniedError to a denial output.
-func denied(in *Input, err error) (*Output, bool) {
+func (s *Server) denied(in *Input, err error) (*Output, bool) {
 	var de *DeniedError
 	if !errors.As(err, &de) {
 		return nil, false
 	}
+	why := ""
+	if de.Declined && de.Why != "" {
+		why = "the command needs the user's approval and was not approved (" + de.Why + ")."
+	}
 	o := &Output{Command: in.Command, Decision: de.Verdict.Decision.String(), Reasons: reasonsOf(&de.Verdict),
-		Warnings: de.Verdict.Warnings, Error: denialText(in.Command, de.Verdict, de.Declined, "")}
+		Warnings: de.Verdict.Warnings, Error: denialText(in.Command, de.Verdict, de.Declined, why, s.howToAllow(in.Command, de.Verdict))}
 	return o, true
 }
 

@@ -11,7 +11,6 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/shellguard/shellguard"
 	"github.com/shellguard/shellguard/mcpserver"
 	"github.com/shellguard/shellguard/runner"
 )
@@ -20,41 +19,27 @@ func init() {
 	register("mcp", "serve the bash tool over MCP on stdin/stdout", mcpMain)
 }
 
-// loadConfig turns --config and --workspace into a Config. It is a hook
-// for the config package: until that lands, --config is an error.
-var loadConfig = func(file, workspace string) (shellguard.Config, error) {
-	if file != "" {
-		return shellguard.Config{}, errors.New("--config: configuration files are not supported by this build yet")
-	}
-	return shellguard.Config{Workspace: workspace}, nil
-}
-
-// newEngine builds the engine the servers use. The caller closes its Guard
-// on exit, so that no background task outlives the server.
-func newEngine(configFile, workspace string) (*mcpserver.GuardEngine, error) {
-	cfg, err := loadConfig(configFile, workspace)
+// newEngine builds the engine the servers use from the shared guard flags:
+// the configuration files and the kernel sandbox (auto by default), as for
+// run and check. The caller closes its Guard on exit, so that no
+// background task outlives the server.
+func newEngine(gf *guardFlags) (*mcpserver.GuardEngine, error) {
+	g, _, err := gf.newGuard()
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Workspace != "" {
-		if fi, err := os.Stat(cfg.Workspace); err != nil || !fi.IsDir() {
-			return nil, fmt.Errorf("--workspace %s: not a directory", cfg.Workspace)
-		}
-	}
-	g, err := shellguard.New(cfg)
-	if err != nil {
-		return nil, err
-	}
+	// The first command's output should not wait for the redaction rules
+	// to compile: do it while the client connects.
+	go g.Prepare()
 	return mcpserver.NewGuardEngine(g), nil
 }
 
 func mcpMain(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	config := fs.String("config", "", "configuration `FILE`")
-	workspace := fs.String("workspace", "", "workspace `DIR` commands run in (default: the current directory)")
+	gf := addGuardFlags(fs, true)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: shellguard mcp [--config FILE] [--workspace DIR]")
+		fmt.Fprintln(fs.Output(), "usage: shellguard mcp [--config FILE] [--workspace DIR] [--sandbox MODE] [--network]")
 		fmt.Fprintln(fs.Output(), "Serves one MCP session over stdin and stdout; logs go to stderr.")
 		fs.PrintDefaults()
 	}
@@ -69,7 +54,7 @@ func mcpMain(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	runner.EnableSubreaper()
-	eng, err := newEngine(*config, *workspace)
+	eng, err := newEngine(gf)
 	if err != nil {
 		fmt.Fprintln(stderr, "shellguard mcp:", err)
 		return exitFailure

@@ -26,10 +26,9 @@ func serveMain(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8765", "listen address `HOST:PORT`; anything but loopback needs --token-file")
 	tokenFile := fs.String("token-file", "", "`FILE` holding the bearer token clients must send")
-	config := fs.String("config", "", "configuration `FILE`")
-	workspace := fs.String("workspace", "", "workspace `DIR` commands run in (default: the current directory)")
+	gf := addGuardFlags(fs, true)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: shellguard serve [--addr 127.0.0.1:PORT] [--token-file F] [--config FILE] [--workspace DIR]")
+		fmt.Fprintln(fs.Output(), "usage: shellguard serve [--addr 127.0.0.1:PORT] [--token-file F] [--config FILE] [--workspace DIR] [--sandbox MODE] [--network]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -60,7 +59,7 @@ func serveMain(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	runner.EnableSubreaper()
-	eng, err := newEngine(*config, *workspace)
+	eng, err := newEngine(gf)
 	if err != nil {
 		fmt.Fprintln(stderr, "shellguard serve:", err)
 		return exitFailure
