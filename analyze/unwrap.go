@@ -1,7 +1,7 @@
 package analyze
 
 import (
-	"regexp"
+	"github.com/shellguard/shellguard/internal/lazyre"
 	"strings"
 )
 
@@ -994,8 +994,8 @@ func InterpreterCode(name string, args []Arg) (Arg, bool) {
 }
 
 var (
-	reShellCall = regexp.MustCompile(`(?:\bos\.system|\bos\.popen|\bsubprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|\bsystem|\bexec(?:Sync)?|\bspawnSync|\bspawn|\bpopen|\bshell_exec|\bpassthru|\bproc_open|%x|\bIO\.popen|\bOpen3\.\w+|\bos\.execute|\bio\.popen|do shell script)\s*\(?\s*(?:\[\s*)?(?:r|b|f)?("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')`)
-	reBacktick  = regexp.MustCompile("`([^`]+)`")
+	reShellCall = lazyre.New(`(?:\bos\.system|\bos\.popen|\bsubprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|\bsystem|\bexec(?:Sync)?|\bspawnSync|\bspawn|\bpopen|\bshell_exec|\bpassthru|\bproc_open|%x|\bIO\.popen|\bOpen3\.\w+|\bos\.execute|\bio\.popen|do shell script)\s*\(?\s*(?:\[\s*)?(?:r|b|f)?("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')`)
+	reBacktick  = lazyre.New("`([^`]+)`")
 )
 
 // ShellStrings extracts string literals passed to shell-running calls in
@@ -1011,7 +1011,7 @@ func ShellStrings(code string) []string {
 	return out
 }
 
-var reShellCallDyn = regexp.MustCompile(`(?:\bos\.system|\bos\.popen|\bsubprocess\.\w+|\bsystem|\bexec(?:Sync)?|\bspawnSync|\bpopen|\bshell_exec|\bpassthru|\bos\.execute)\s*\(\s*(?:r|b|f)?("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')\s*([^\s,)\]])`)
+var reShellCallDyn = lazyre.New(`(?:\bos\.system|\bos\.popen|\bsubprocess\.\w+|\bsystem|\bexec(?:Sync)?|\bspawnSync|\bpopen|\bshell_exec|\bpassthru|\bos\.execute)\s*\(\s*(?:r|b|f)?("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')\s*([^\s,)\]])`)
 
 // ShellStringsDynamic reports shell-running calls whose command is built
 // at run time ("rm -rf " + path).
@@ -1049,7 +1049,7 @@ func awkProgram(args []Arg) *Arg {
 	return nil
 }
 
-var reAwkSystem = regexp.MustCompile(`system\s*\(\s*"((?:[^"\\]|\\.)*)"|\|\s*"((?:[^"\\]|\\.)*)"|"((?:[^"\\]|\\.)*)"\s*\|\s*getline`)
+var reAwkSystem = lazyre.New(`system\s*\(\s*"((?:[^"\\]|\\.)*)"|\|\s*"((?:[^"\\]|\\.)*)"|"((?:[^"\\]|\\.)*)"\s*\|\s*getline`)
 
 func awkShellStrings(prog string) []string {
 	var out []string
@@ -1065,8 +1065,8 @@ func awkShellStrings(prog string) []string {
 
 // AwkRuns reports whether an awk program runs commands or writes files.
 var (
-	reAwkPipe  = regexp.MustCompile(`(print|printf)[^;}|]*\|\s*("|[a-zA-Z_])`)
-	reAwkWrite = regexp.MustCompile(`print[f]?[^;}]*>\s*"`)
+	reAwkPipe  = lazyre.New(`(print|printf)[^;}|]*\|\s*("|[a-zA-Z_])`)
+	reAwkWrite = lazyre.New(`print[f]?[^;}]*>\s*"`)
 )
 
 func AwkRuns(prog string) (runs, writes bool) {

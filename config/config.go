@@ -29,9 +29,9 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"github.com/shellguard/shellguard/internal/lazyre"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -469,7 +469,7 @@ func describe(n *yaml.Node) string {
 	return strconv.Quote(n.Value)
 }
 
-var yamlLineRE = regexp.MustCompile(`line (\d+)`)
+var yamlLineRE = lazyre.New(`line (\d+)`)
 
 func yamlErrLine(err error) int {
 	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {

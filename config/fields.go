@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"github.com/shellguard/shellguard/internal/lazyre"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -457,7 +458,7 @@ func (l *loader) pattern(n *yaml.Node, src Source, key string) (Pattern, bool) {
 	return Pattern{}, false
 }
 
-var validKind = regexp.MustCompile(`^[A-Za-z0-9_-]{1,40}$`)
+var validKind = lazyre.New(`^[A-Za-z0-9_-]{1,40}$`)
 
 // expandPath expands "~" and makes a relative path absolute against the
 // directory of the file that set it (flags: the current directory).

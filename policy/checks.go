@@ -1,8 +1,8 @@
 package policy
 
 import (
+	"github.com/shellguard/shellguard/internal/lazyre"
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -256,7 +256,7 @@ func orDefault(s, d string) string {
 
 // ---- obfuscation ----
 
-var reOctal = regexp.MustCompile(`\\[0-7]{3}`)
+var reOctal = lazyre.New(`\\[0-7]{3}`)
 
 var decoders = map[string]bool{"base64": true, "base32": true, "xxd": true, "rev": true, "openssl": true, "gunzip": true,
 	"zcat": true, "gzip": true, "bzip2": true, "xz": true, "uudecode": true, "basenc": true, "tr": true, "od": true, "perl": true, "python3": true, "python": true, "printf": true}
@@ -705,20 +705,20 @@ func (k *cmdCheck) isCodeArg(a analyze.Arg) bool {
 }
 
 var (
-	reForkLoop        = regexp.MustCompile(`(?s)(while|for\s*\(|loop|until|\bdo\b|\.times|setInterval).*fork|fork.*\b(while|until|for)\b|fork\s*\(\s*\)\s*;\s*fork\s*\(`)
-	reWriteAPI        = regexp.MustCompile(`writeFile|appendFile|open\([^)]*,\s*['"][wa+]|File\.write|File\.open\([^)]*['"][wa]|write_text|fopen\([^)]*['"][wa]|file_put_contents|>>\s*\$|print\s*\{?\s*\$fh|IO\.write`)
-	reSensitiveInCode = regexp.MustCompile(`\.bashrc|\.zshrc|\.profile|\.bash_profile|authorized_keys|crontab|/etc/|\.ssh/|systemd/|LaunchAgents|\.git/hooks`)
-	reRevShell        = regexp.MustCompile(`(?s)socket.*connect.*(dup2|subprocess|pty\.spawn|/bin/(ba)?sh|exec|spawn|popen|system)|(TCPSocket|fsockopen|Socket\.new|net\.connect|new\s+Socket|IO::Socket|/inet/tcp).*(/bin/(ba)?sh|exec|spawn|popen|system|dup)`)
-	reRmAPI           = regexp.MustCompile(`rmtree|rm_rf|rm_r\b|rmSync|rmdirSync|remove_dir_all|rimraf|FileUtils\.rm|unlinkSync|os\.remove|os\.unlink|os\.rmdir|shutil\.move|File\.delete|Files\.delete|deleteRecursively|\bunlink\b|rmdir\s*\(`)
-	reCredInCode      = regexp.MustCompile(`\.ssh/(id_|\*)|~/\.ssh\b|\.aws/credentials|\.netrc|\.git-credentials|\.docker/config\.json|\.kube/config|/etc/shadow|/environ\b|\.gnupg|\.config/gh/hosts|\.password-store|Cookies|Login Data|logins\.json|key4\.db`)
-	reRootOrHome      = regexp.MustCompile(`\(\s*['"]/['"]|['"]~|homedir|Dir\.home|expanduser|HOME|['"]/(etc|usr|bin|var|boot|lib|opt|root|home|sys)\b|os\.homedir|Path\.home|getenv\(\s*['"]HOME|\$ENV\{HOME\}|ENV\[.HOME.\]`)
-	reShellAPI        = regexp.MustCompile(`os\.system|os\.popen|subprocess|\bsystem\s*\(|\bexec\s*\(|execSync|spawnSync|\bspawn\s*\(|child_process|popen|shell_exec|passthru|proc_open|%x[\(\{\[]|IO\.popen|Open3|` + "`")
-	reDecodeExec      = regexp.MustCompile(`(?s)(b64decode|base64|fromCharCode|decode\(|unhexlify|codecs\.decode|pack\(|Buffer\.from).*(exec|eval|system|popen|spawn)|(exec|eval)(\s*\(|\s+).*(b64decode|base64|decode|fromCharCode|Buffer\.from|pack\()`)
-	reEnvDumpCode     = regexp.MustCompile(`dict\(\s*os\.environ\s*\)|os\.environ\.(items|keys|values)\(|print\(\s*os\.environ\s*\)|json\.dumps\(\s*(dict\()?os\.environ|console\.log\(\s*process\.env\s*\)|JSON\.stringify\(\s*process\.env\s*\)|Object\.(entries|keys)\(\s*process\.env|\bENV\.(to_h|each|inspect)|p\s+ENV\b|%ENV`)
-	reSecretInCode    = regexp.MustCompile(`(?i)(environ(\.get)?\s*[\(\[]\s*['"]|process\.env\.|process\.env\[\s*['"]|ENV\[\s*['"]|\$ENV\{|getenv\(\s*['"])[A-Z0-9_]*(KEY|SECRET|TOKEN|PASSW|CREDENTIAL|PRIVATE)`)
-	reNetAPI          = regexp.MustCompile(`socket\.create_connection|\.connect\(|urlopen|urllib|requests\.(get|post|put)|http\.client|httpx|fetch\(|https?\.get|https?\.request|Net::HTTP|LWP|open-uri|URI\.open|HTTP::Tiny|curl_exec|file_get_contents\(\s*['"]https?:|socket\.socket|IO::Socket|TCPSocket`)
-	reExecAPI         = regexp.MustCompile(`\bexec\s*\(|\beval\s*[\(\s]|\bsystem\s*\(|subprocess|popen|spawn|execSync|child_process|os\.system|Function\(`)
-	reReadAPI         = regexp.MustCompile(`open\(|readFile|File\.read|os\.environ|process\.env|ENV\[|\$ENV\{|getenv|read_text`)
+	reForkLoop        = lazyre.New(`(?s)(while|for\s*\(|loop|until|\bdo\b|\.times|setInterval).*fork|fork.*\b(while|until|for)\b|fork\s*\(\s*\)\s*;\s*fork\s*\(`)
+	reWriteAPI        = lazyre.New(`writeFile|appendFile|open\([^)]*,\s*['"][wa+]|File\.write|File\.open\([^)]*['"][wa]|write_text|fopen\([^)]*['"][wa]|file_put_contents|>>\s*\$|print\s*\{?\s*\$fh|IO\.write`)
+	reSensitiveInCode = lazyre.New(`\.bashrc|\.zshrc|\.profile|\.bash_profile|authorized_keys|crontab|/etc/|\.ssh/|systemd/|LaunchAgents|\.git/hooks`)
+	reRevShell        = lazyre.New(`(?s)socket.*connect.*(dup2|subprocess|pty\.spawn|/bin/(ba)?sh|exec|spawn|popen|system)|(TCPSocket|fsockopen|Socket\.new|net\.connect|new\s+Socket|IO::Socket|/inet/tcp).*(/bin/(ba)?sh|exec|spawn|popen|system|dup)`)
+	reRmAPI           = lazyre.New(`rmtree|rm_rf|rm_r\b|rmSync|rmdirSync|remove_dir_all|rimraf|FileUtils\.rm|unlinkSync|os\.remove|os\.unlink|os\.rmdir|shutil\.move|File\.delete|Files\.delete|deleteRecursively|\bunlink\b|rmdir\s*\(`)
+	reCredInCode      = lazyre.New(`\.ssh/(id_|\*)|~/\.ssh\b|\.aws/credentials|\.netrc|\.git-credentials|\.docker/config\.json|\.kube/config|/etc/shadow|/environ\b|\.gnupg|\.config/gh/hosts|\.password-store|Cookies|Login Data|logins\.json|key4\.db`)
+	reRootOrHome      = lazyre.New(`\(\s*['"]/['"]|['"]~|homedir|Dir\.home|expanduser|HOME|['"]/(etc|usr|bin|var|boot|lib|opt|root|home|sys)\b|os\.homedir|Path\.home|getenv\(\s*['"]HOME|\$ENV\{HOME\}|ENV\[.HOME.\]`)
+	reShellAPI        = lazyre.New(`os\.system|os\.popen|subprocess|\bsystem\s*\(|\bexec\s*\(|execSync|spawnSync|\bspawn\s*\(|child_process|popen|shell_exec|passthru|proc_open|%x[\(\{\[]|IO\.popen|Open3|` + "`")
+	reDecodeExec      = lazyre.New(`(?s)(b64decode|base64|fromCharCode|decode\(|unhexlify|codecs\.decode|pack\(|Buffer\.from).*(exec|eval|system|popen|spawn)|(exec|eval)(\s*\(|\s+).*(b64decode|base64|decode|fromCharCode|Buffer\.from|pack\()`)
+	reEnvDumpCode     = lazyre.New(`dict\(\s*os\.environ\s*\)|os\.environ\.(items|keys|values)\(|print\(\s*os\.environ\s*\)|json\.dumps\(\s*(dict\()?os\.environ|console\.log\(\s*process\.env\s*\)|JSON\.stringify\(\s*process\.env\s*\)|Object\.(entries|keys)\(\s*process\.env|\bENV\.(to_h|each|inspect)|p\s+ENV\b|%ENV`)
+	reSecretInCode    = lazyre.New(`(?i)(environ(\.get)?\s*[\(\[]\s*['"]|process\.env\.|process\.env\[\s*['"]|ENV\[\s*['"]|\$ENV\{|getenv\(\s*['"])[A-Z0-9_]*(KEY|SECRET|TOKEN|PASSW|CREDENTIAL|PRIVATE)`)
+	reNetAPI          = lazyre.New(`socket\.create_connection|\.connect\(|urlopen|urllib|requests\.(get|post|put)|http\.client|httpx|fetch\(|https?\.get|https?\.request|Net::HTTP|LWP|open-uri|URI\.open|HTTP::Tiny|curl_exec|file_get_contents\(\s*['"]https?:|socket\.socket|IO::Socket|TCPSocket`)
+	reExecAPI         = lazyre.New(`\bexec\s*\(|\beval\s*[\(\s]|\bsystem\s*\(|subprocess|popen|spawn|execSync|child_process|os\.system|Function\(`)
+	reReadAPI         = lazyre.New(`open\(|readFile|File\.read|os\.environ|process\.env|ENV\[|\$ENV\{|getenv|read_text`)
 )
 
 func (k *cmdCheck) interpreter() {
@@ -1014,7 +1014,7 @@ func hasArgA(args []analyze.Arg, vals ...string) bool {
 	return false
 }
 
-var reSecretName = regexp.MustCompile(`(?i)(KEY|SECRET|TOKEN|PASSW|CREDENTIAL|AUTH|PRIVATE|SESSION|COOKIE)`)
+var reSecretName = lazyre.New(`(?i)(KEY|SECRET|TOKEN|PASSW|CREDENTIAL|AUTH|PRIVATE|SESSION|COOKIE)`)
 
 func (k *cmdCheck) secretVars() {
 	if !isNetwork(k.c) && k.name != "dig" && k.name != "nslookup" && k.name != "host" && k.name != "ping" {
@@ -1598,7 +1598,7 @@ func (k *cmdCheck) helm() {
 	}
 }
 
-var reCloudDelete = regexp.MustCompile(`^(delete|terminate|remove|deregister|destroy|purge|rb)(-|$)`)
+var reCloudDelete = lazyre.New(`^(delete|terminate|remove|deregister|destroy|purge|rb)(-|$)`)
 
 func (k *cmdCheck) cloud() {
 	if k.dryRun() {
@@ -1634,10 +1634,10 @@ func (k *cmdCheck) cloud() {
 	}
 }
 
-var reDestructiveSQL = regexp.MustCompile(`(?i)\b(drop\s+(table|database|schema|index|view|user|role)|truncate\b|dropDatabase|\.drop\(\)|flushall|alter\s+table\s+\S+\s+drop)|(deleteMany|remove|delete_many)\(\s*\{\s*\}\s*\)`)
-var reDeleteFrom = regexp.MustCompile(`(?i)\bdelete\s+from\b`)
-var reUpdateSet = regexp.MustCompile(`(?i)\bupdate\s+\S+\s+set\b`)
-var reWhere = regexp.MustCompile(`(?i)\bwhere\b`)
+var reDestructiveSQL = lazyre.New(`(?i)\b(drop\s+(table|database|schema|index|view|user|role)|truncate\b|dropDatabase|\.drop\(\)|flushall|alter\s+table\s+\S+\s+drop)|(deleteMany|remove|delete_many)\(\s*\{\s*\}\s*\)`)
+var reDeleteFrom = lazyre.New(`(?i)\bdelete\s+from\b`)
+var reUpdateSet = lazyre.New(`(?i)\bupdate\s+\S+\s+set\b`)
+var reWhere = lazyre.New(`(?i)\bwhere\b`)
 
 func (k *cmdCheck) sql() {
 	if k.c.StdinPipe {
@@ -2386,13 +2386,13 @@ func (k *cmdCheck) sed() {
 }
 
 var (
-	reAwkToShell    = regexp.MustCompile(`\|\s*"\s*(/bin/|/usr/bin/)?(sh|bash|zsh|dash|ksh|python[0-9.]*|perl|ruby|node|php)\b`)
-	reAwkAnyPipe    = regexp.MustCompile(`(print|printf)[^;}|]*\|[^|&]`)
-	reAwkLitPipe    = regexp.MustCompile(`(print|printf)[^;}|]*\|\s*"(?:[^"\\]|\\.)*"`)
-	reAwkLitGetline = regexp.MustCompile(`"(?:[^"\\]|\\.)*"\s*\|\s*getline`)
+	reAwkToShell    = lazyre.New(`\|\s*"\s*(/bin/|/usr/bin/)?(sh|bash|zsh|dash|ksh|python[0-9.]*|perl|ruby|node|php)\b`)
+	reAwkAnyPipe    = lazyre.New(`(print|printf)[^;}|]*\|[^|&]`)
+	reAwkLitPipe    = lazyre.New(`(print|printf)[^;}|]*\|\s*"(?:[^"\\]|\\.)*"`)
+	reAwkLitGetline = lazyre.New(`"(?:[^"\\]|\\.)*"\s*\|\s*getline`)
 )
 
-var reAwkLoneSystem = regexp.MustCompile(`system\s*\(\s*"(?:[^"\\]|\\.)*"\s*\)`)
+var reAwkLoneSystem = lazyre.New(`system\s*\(\s*"(?:[^"\\]|\\.)*"\s*\)`)
 
 func (k *cmdCheck) awk() {
 	if prog := analyze.AwkProgram(k.args); prog != nil {
