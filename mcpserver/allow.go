@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/shellguard/shellguard/policy"
 )
@@ -26,7 +27,7 @@ type AllowAdvisor interface {
 }
 
 // floorIDs are the findings of policy.Catalog marked Floor.
-var floorIDs = func() map[string]bool {
+var floorIDs = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, f := range policy.Catalog {
 		if f.Floor {
@@ -34,7 +35,7 @@ var floorIDs = func() map[string]bool {
 		}
 	}
 	return m
-}()
+})
 
 // Reasons the Guard adds for a request to run outside the sandbox.
 const (
@@ -122,7 +123,7 @@ func howToAllow(rules policy.Rules, command string, v policy.Verdict) string {
 		switch {
 		case r.Rule != "":
 			fmt.Fprintf(&b, "%s comes from the user's own rule %q: only changing that rule in the configuration lifts it.\n", r.ID, r.Rule)
-		case floorIDs[r.ID] && r.Decision == policy.Deny:
+		case floorIDs()[r.ID] && r.Decision == policy.Deny:
 			fmt.Fprintf(&b, "%s is part of the built-in floor: no configuration can allow it.\n", r.ID)
 		default:
 			fmt.Fprintf(&b, "%s is not lifted by an allow rule (rules.builtin_defaults: false switches the overridable defaults off for trusted environments).\n", r.ID)

@@ -369,7 +369,7 @@ func TestGuardSettings(t *testing.T) {
 // TestFloorIDs: the findings alwaysDenied describes are floor findings.
 func TestFloorIDs(t *testing.T) {
 	for _, id := range []string{"SG2001", "SG2002", "SG2101", "SG2102", "SG2202", "SG2301", "SG2901", "SG2902", "SG3001"} {
-		if !floorIDs[id] {
+		if !floorIDs()[id] {
 			t.Errorf("%s is not a floor finding in policy.Catalog", id)
 		}
 	}

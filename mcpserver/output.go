@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -52,13 +53,15 @@ type Reason struct {
 	Rule     string `json:"rule,omitempty"`
 }
 
-var outputSchema = func() *jsonschema.Schema {
+// outputSchema is built on first use: the binary also starts as the
+// sandbox helper, which never serves MCP.
+var outputSchema = sync.OnceValue(func() *jsonschema.Schema {
 	s, err := jsonschema.For[Output](nil)
 	if err != nil {
 		panic(err)
 	}
 	return s
-}()
+})
 
 func intp(i int) *int { return &i }
 

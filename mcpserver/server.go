@@ -73,7 +73,7 @@ func New(eng Engine, opts *Options) *Server {
 		Title:        "Run a bash command (shellguard)",
 		Description:  Describe(set),
 		InputSchema:  inputSchema(set),
-		OutputSchema: outputSchema,
+		OutputSchema: outputSchema(),
 		Annotations:  &mcp.ToolAnnotations{DestructiveHint: boolp(true), OpenWorldHint: boolp(set.Network)},
 	}, s.handle)
 	return s
