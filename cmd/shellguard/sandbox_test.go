@@ -38,8 +38,13 @@ func TestRunSandboxAutoContains(t *testing.T) {
 	outside := filepath.Join(scratch, "outside")
 	os.Mkdir(ws, 0o755)
 	os.Mkdir(outside, 0o755)
+	// The write outside hides in a script the policy cannot read (it is
+	// data in a file), so the sandbox is what must stop it.
+	if err := os.WriteFile(filepath.Join(ws, "build.sh"), []byte("echo out > "+outside+"/x.txt\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	code, out, _ := cli(t, "run", "--json", "--workspace", ws, "--cwd", ws, "--",
-		"echo in > inside.txt; echo out > "+outside+"/x.txt; grep -E '^(NoNewPrivs|Seccomp):' /proc/self/status")
+		"echo in > inside.txt; bash build.sh; grep -E '^(NoNewPrivs|Seccomp):' /proc/self/status")
 	if code != 0 {
 		t.Fatalf("code %d: %s", code, out)
 	}
@@ -50,6 +55,9 @@ func TestRunSandboxAutoContains(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err, out)
+	}
+	if strings.Contains(out, `"decision": "deny"`) || strings.Contains(out, `"decision": "ask"`) {
+		t.Fatalf("the policy refused the fixture, so the sandbox was not exercised: %s", out)
 	}
 	if r.Sandbox == nil || !r.Sandbox.Has(sandbox.LayerLandlockFS) {
 		if sandboxStrict() {
