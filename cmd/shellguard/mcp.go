@@ -34,6 +34,21 @@ func newEngine(gf *guardFlags) (*mcpserver.GuardEngine, error) {
 	return mcpserver.NewGuardEngine(g), nil
 }
 
+// startServer builds what both server faces share: the engine, the MCP
+// server, and a context ended by SIGINT/SIGTERM/SIGHUP. stop ends the
+// signal handling and every background task, whatever ended the server.
+func startServer(gf *guardFlags, stderr io.Writer) (srv *mcpserver.Server, ctx context.Context, stop func(), err error) {
+	runner.EnableSubreaper()
+	eng, err := newEngine(gf)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	srv = mcpserver.New(eng, &mcpserver.Options{Version: version, Logger: logger})
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	return srv, ctx, func() { cancel(); eng.G.Close() }, nil
+}
+
 func mcpMain(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -53,16 +68,11 @@ func mcpMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "shellguard mcp: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
 	}
-	runner.EnableSubreaper()
-	eng, err := newEngine(gf)
+	srv, ctx, stop, err := startServer(gf, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "shellguard mcp:", err)
 		return exitFailure
 	}
-	defer eng.G.Close() // kills every task, whatever ended the server
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	srv := mcpserver.New(eng, &mcpserver.Options{Version: version, Logger: logger})
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	if err := srv.RunStdio(ctx); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		fmt.Fprintln(stderr, "shellguard mcp:", err)

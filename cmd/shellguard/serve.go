@@ -1,20 +1,15 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/shellguard/shellguard/mcpserver"
-	"github.com/shellguard/shellguard/runner"
 )
 
 func init() {
@@ -58,16 +53,11 @@ func serveMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "shellguard serve: refusing to listen on %s without a token: anything but loopback needs --token-file\n", *addr)
 		return exitUsage
 	}
-	runner.EnableSubreaper()
-	eng, err := newEngine(gf)
+	srv, ctx, stop, err := startServer(gf, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "shellguard serve:", err)
 		return exitFailure
 	}
-	defer eng.G.Close() // kills every task, whatever ended the server
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	srv := mcpserver.New(eng, &mcpserver.Options{Version: version, Logger: logger})
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	err = srv.ListenAndServe(ctx, *addr, mcpserver.HTTPOptions{Token: token}, func(a net.Addr) {
 		fmt.Fprintf(stderr, "shellguard: serving MCP at http://%s/mcp and POST http://%s/tools/bash/execute\n", a, a)
