@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/shellguard/shellguard/audit"
@@ -99,6 +100,7 @@ type admission struct {
 	verdict     Verdict
 	approved    *bool
 	unsandboxed bool
+	redactions  *atomic.Int64 // secrets redacted from the run's output
 }
 
 // CheckRequest returns the verdict Run would act on for req, before any
@@ -114,7 +116,7 @@ func (g *Guard) CheckRequest(ctx context.Context, req Request) Verdict {
 func (g *Guard) Rules() policy.Rules { return g.rules }
 
 func (g *Guard) requestVerdict(ctx context.Context, req Request) admission {
-	a := admission{verdict: g.Check(ctx, req.Command)}
+	a := admission{verdict: g.Check(ctx, req.Command), redactions: new(atomic.Int64)}
 	if req.DisableSandbox {
 		if !g.cfg.AllowUnsandboxed {
 			a.verdict.Decision = policy.Deny
@@ -191,6 +193,7 @@ func (g *Guard) prepare(ctx context.Context, req Request) (runner.Options, admis
 	if a.unsandboxed {
 		opts.Launcher = nil
 	}
+	opts.Filter = g.filter(a.redactions)
 	return opts, a, res, nil
 }
 
@@ -214,13 +217,17 @@ func (g *Guard) redactor() *redact.Redactor {
 // first command does not pay for it. Safe to call concurrently with Run.
 func (g *Guard) Prepare() { g.redactor() }
 
-// filter puts the redactor in front of a stream. The redactor is only
-// built when the stream carries a first byte.
-func (g *Guard) filter(w io.Writer) io.WriteCloser { return &lazyRedact{g: g, dst: w} }
+// filter returns a Filter for runner.Options that puts the redactor in
+// front of each stream and counts its redactions in n. The redactor is
+// only built when a stream carries a first byte.
+func (g *Guard) filter(n *atomic.Int64) func(io.Writer) io.WriteCloser {
+	return func(w io.Writer) io.WriteCloser { return &lazyRedact{g: g, dst: w, n: n} }
+}
 
 type lazyRedact struct {
 	g     *Guard
 	dst   io.Writer
+	n     *atomic.Int64 // redactions of the run
 	mu    sync.Mutex
 	w     *redact.Writer
 	timer *time.Timer
@@ -278,10 +285,9 @@ func (l *lazyRedact) Close() error {
 	if l.w == nil {
 		return nil
 	}
-	if n := l.w.Redactions(); n > 0 {
-		l.g.redactions.Add(int64(n))
-	}
-	return l.w.Close()
+	err := l.w.Close()
+	l.n.Add(int64(l.w.Redactions()))
+	return err
 }
 
 // record appends one audit event; it never fails the call.
@@ -302,6 +308,7 @@ func (g *Guard) record(req Request, a admission, res Result, runErr error, taskI
 		TimedOut:     res.TimedOut,
 		BytesDropped: res.StdoutDroppedBytes + res.StderrDroppedBytes,
 		TaskID:       taskID,
+		Redactions:   res.Redactions,
 	}
 	ev.SandboxMode = "off"
 	if g.cfg.Sandbox != nil && !res.Unsandboxed {
@@ -328,20 +335,8 @@ type guardExtras struct {
 	rules      policy.Rules
 	redactOnce sync.Once
 	redact     *redact.Redactor
-	redactions counter
 	audit      *audit.Logger
 	auditMu    sync.Mutex
-}
-
-type counter struct {
-	mu sync.Mutex
-	n  int64
-}
-
-func (c *counter) Add(n int64) {
-	c.mu.Lock()
-	c.n += n
-	c.mu.Unlock()
 }
 
 // applyPipelineConfig validates the pipeline parts of cfg and fills g.

@@ -110,6 +110,9 @@ func TestRunRedactsOutput(t *testing.T) {
 			t.Fatalf("secret survived: %q", s)
 		}
 	}
+	if res.Redactions < 3 {
+		t.Errorf("redactions = %d, want at least 3", res.Redactions)
+	}
 	if !strings.Contains(res.Stdout, "[REDACTED:") || !strings.Contains(res.Stdout, "plain line") || !strings.Contains(res.Stderr, "[REDACTED:ticket]") {
 		t.Fatalf("stdout %q stderr %q", res.Stdout, res.Stderr)
 	}

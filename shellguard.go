@@ -193,6 +193,8 @@ type Result struct {
 	// Unsandboxed marks a run outside the sandbox (an excluded command or
 	// an approved request to disable it).
 	Unsandboxed bool `json:"unsandboxed,omitempty"`
+	// Redactions counts the secrets replaced by [REDACTED:…] in the output.
+	Redactions int `json:"redactions,omitempty"`
 
 	// Decision is the policy's verdict ("allow", "ask" or "deny"; an ask
 	// that ran was approved), Reasons its findings.
@@ -224,6 +226,7 @@ func (g *Guard) Run(ctx context.Context, req Request) (res Result, err error) {
 		return res, err
 	}
 	g.fill(&res, rr)
+	res.Redactions = int(a.redactions.Load())
 	return res, err
 }
 
@@ -258,7 +261,6 @@ func (g *Guard) options(req Request) (runner.Options, error) {
 		MaxTotal:  g.cfg.MaxTotalOutput,
 		Stdout:    req.Stdout,
 		Stderr:    req.Stderr,
-		Filter:    g.filter,
 	}, nil
 }
 

@@ -303,6 +303,7 @@ func (s *Session) Run(ctx context.Context, req Request) (res RunResult, err erro
 		case <-t.Done():
 			rr := t.Process().Result()
 			s.g.fill(&res.Result, rr)
+			res.Redactions = int(a.redactions.Load())
 			if t.Status(ReadOptions{}).EndedBy == EndedSessionClosed {
 				return res, ErrSessionClosed
 			}
@@ -312,6 +313,7 @@ func (s *Session) Run(ctx context.Context, req Request) (res RunResult, err erro
 			<-t.Done()
 			rr := t.Process().Result()
 			s.g.fill(&res.Result, rr)
+			res.Redactions = int(a.redactions.Load())
 			if rr.Stopped == runner.StopCanceled {
 				return res, ctx.Err()
 			}
