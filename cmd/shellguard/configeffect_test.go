@@ -214,3 +214,27 @@ func TestProjectFileOnlyTightens(t *testing.T) {
 		t.Fatalf("project deny rule ignored: code %d %s", code, errs)
 	}
 }
+
+// Rule examples are checked the way the policy matches rules (through
+// wrappers and lists), by `config check` and when any command loads the
+// configuration alike.
+func TestConfigExamplesUsePolicyMatching(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yaml")
+	os.WriteFile(good, []byte("rules:\n  allow: [{rule: \"npm run test *\", match: [\"sudo npm run test -- --watch\", \"cd web && npm run test\"], not_match: [\"npm run build\"]}]\n"), 0o600)
+	if code, out, errs := cli(t, "config", "check", good); code != 0 {
+		t.Fatalf("config check: %d %s %s", code, out, errs)
+	}
+	if code, _, errs := cli(t, "check", "--config", good, "--", "true"); code != 0 {
+		t.Fatalf("check with the file: %d %s", code, errs)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("rules:\n  allow: [{rule: \"npm run test *\", match: [\"npm run build\"]}]\n"), 0o600)
+	code, _, errs := cli(t, "config", "check", bad)
+	if code == 0 || !strings.Contains(errs, "bad.yaml:2") || !strings.Contains(errs, "npm run build") {
+		t.Fatalf("failing example accepted: %d %s", code, errs)
+	}
+	if code, _, errs := cli(t, "run", "--config", bad, "--", "true"); code != exitFailure || !strings.Contains(errs, "npm run build") {
+		t.Fatalf("run loaded a config whose example fails: %d %s", code, errs)
+	}
+}

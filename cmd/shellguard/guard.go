@@ -64,10 +64,15 @@ func (g *guardFlags) load(extra ...config.Setting) (*config.Config, error) {
 		ConfigFile: g.config,
 		Workspace:  ws,
 		Flags:      flags,
-		CheckExample: func(rule, cmd, kind string) (bool, error) {
-			return policy.MatchCommand(rule, cmd), nil
-		},
+		CheckExample: checkExample,
 	})
+}
+
+// checkExample checks a rule's match:/not_match: examples the way the
+// policy matches rules: against every command the example would run,
+// wrappers and assignments stripped.
+func checkExample(rule, cmd, kind string) (bool, error) {
+	return policy.MatchCommand(rule, cmd), nil
 }
 
 // guardConfig turns the effective configuration into the library's.
