@@ -61,9 +61,9 @@ func (g *guardFlags) load(extra ...config.Setting) (*config.Config, error) {
 	}
 	flags = append(flags, extra...)
 	return config.Load(config.Options{
-		ConfigFile: g.config,
-		Workspace:  ws,
-		Flags:      flags,
+		ConfigFile:   g.config,
+		Workspace:    ws,
+		Flags:        flags,
 		CheckExample: checkExample,
 	})
 }
