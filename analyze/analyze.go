@@ -437,24 +437,10 @@ func (w *walker) substs(n syntax.Node, c *ctx) []int {
 	syntax.Walk(n, func(n syntax.Node) bool {
 		switch x := n.(type) {
 		case *syntax.CmdSubst:
-			start := len(w.res.Commands)
-			sc := c.copy()
-			sc.pipes = nil
-			sc.stdinPipe, sc.inPipe, sc.background = false, false, false
-			w.stmts(x.Stmts, sc)
-			for i := start; i < len(w.res.Commands); i++ {
-				idx = append(idx, i)
-			}
+			idx = w.substCommands(x.Stmts, c, idx)
 			return false
 		case *syntax.ProcSubst:
-			start := len(w.res.Commands)
-			sc := c.copy()
-			sc.pipes = nil
-			sc.stdinPipe, sc.inPipe, sc.background = false, false, false
-			w.stmts(x.Stmts, sc)
-			for i := start; i < len(w.res.Commands); i++ {
-				idx = append(idx, i)
-			}
+			idx = w.substCommands(x.Stmts, c, idx)
 			return false
 		}
 		return true
@@ -1368,4 +1354,19 @@ func (w *walker) cdTarget(cmd *Command, cwd string) string {
 		return ""
 	}
 	return path.Join(cwd, a.Value)
+}
+
+// substCommands walks the statements of a $( ) or <( ) substitution in a
+// context of their own (not part of the surrounding pipeline, not in the
+// background) and appends the indices of the commands found to idx.
+func (w *walker) substCommands(stmts []*syntax.Stmt, c *ctx, idx []int) []int {
+	start := len(w.res.Commands)
+	sc := c.copy()
+	sc.pipes = nil
+	sc.stdinPipe, sc.inPipe, sc.background = false, false, false
+	w.stmts(stmts, sc)
+	for i := start; i < len(w.res.Commands); i++ {
+		idx = append(idx, i)
+	}
+	return idx
 }
