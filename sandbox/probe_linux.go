@@ -38,7 +38,7 @@ func Probe() Report {
 
 	wanted := []string{LayerRlimits, LayerUserNS, LayerMountNS, LayerPidNS, LayerNetNS, LayerReadOnlyRoot,
 		LayerReadOnlyPaths, LayerMasks, LayerProc, LayerLoopback, LayerCaps, LayerLandlockFS, LayerLandlockNet,
-		LayerLandlockScope, LayerSeccomp, LayerNoNewPrivs}
+		LayerLandlockScope, LayerSeccomp, LayerNoNewPrivs, LayerSession, LayerFDs, LayerIPC}
 	for _, name := range wanted {
 		pr := ProbeResult{Name: name}
 		for _, l := range a.Layers {
