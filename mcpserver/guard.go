@@ -314,7 +314,8 @@ func (s *guardSession) foreground() *shellguard.Session {
 		return nil
 	}
 	if s.fg == nil {
-		s.fg = s.g.NewSession(shellguard.SessionOptions{BlockingBudget: -1})
+		// Same client, same private /tmp as its other commands.
+		s.fg = s.g.NewSession(shellguard.SessionOptions{BlockingBudget: -1, TmpOf: s.s})
 	}
 	return s.fg
 }

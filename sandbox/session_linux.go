@@ -69,12 +69,10 @@ func (h *helper) session() {
 	}
 	detail := "own session, no controlling terminal"
 	if fd, err := unix.Open("/dev/tty", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0); err == nil {
+		unix.Close(fd)
 		// Only a task started on a pty of its own has a controlling
 		// terminal: the one on its stdin, which shellguard created.
-		var tty, in unix.Stat_t
-		same := unix.Fstat(fd, &tty) == nil && unix.Fstat(0, &in) == nil && tty.Rdev == in.Rdev
-		unix.Close(fd)
-		if !same {
+		if tsid, err := unix.IoctlGetInt(0, unix.TIOCGSID); err != nil || tsid != sid {
 			h.miss(LayerSession, errors.New("a controlling terminal other than stdin's is reachable"), "")
 			return
 		}
