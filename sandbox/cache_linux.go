@@ -103,4 +103,3 @@ func prepareCache(cache, ws string) error {
 	}
 	return nil
 }
-
