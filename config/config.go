@@ -98,6 +98,7 @@ type Config struct {
 		Network          bool     `json:"network"`
 		WritableRoots    []string `json:"writable_roots"`
 		MaskedPaths      []string `json:"masked_paths"`
+		HomeAllow        []string `json:"home_allow"`
 		ExcludedCommands []string `json:"excluded_commands"`
 		AllowUnsandboxed bool     `json:"allow_unsandboxed"`
 		// Limits are caps; 0 means the sandbox's built-in default. The
