@@ -1,10 +1,12 @@
 package policy
 
 import (
-	"github.com/shellguard/shellguard/internal/lazyre"
 	"path"
 	"strconv"
 	"strings"
+
+	"github.com/shellguard/shellguard/internal/lazyre"
+	"github.com/shellguard/shellguard/internal/progs"
 
 	"github.com/shellguard/shellguard/analyze"
 )
@@ -95,14 +97,8 @@ func (e *evaluator) command(i int, c *analyze.Command) {
 		e.assigns(i, c)
 		return
 	}
-	k := &cmdCheck{e: e, i: i, c: c, name: c.Name(), args: c.Args[1:]}
-	if a0 := c.Args[0]; a0.Dynamic && len(a0.Vars) == 0 && e.substAll(a0.Subst, isLocator) {
-		// $(npm bin)/eslint: the directory is computed, the program is not
-		if b := path.Base(a0.Value); !strings.ContainsAny(b, "$(…") {
-			k.name = b
-			k.located = true
-		}
-	}
+	// $(npm bin)/eslint: the directory is computed, the program is not
+	k := &cmdCheck{e: e, i: i, c: c, name: c.Program, args: c.Args[1:], located: c.Located}
 	if n, ok := nameAliases[k.name]; ok {
 		k.name = n
 	}
@@ -130,7 +126,7 @@ func (e *evaluator) command(i int, c *analyze.Command) {
 	if strings.HasPrefix(k.name, "zf_") || zshBuiltins[k.name] {
 		k.add("SG3301", Deny, "zsh module builtin "+quote(k.name)+" bypasses normal command checks")
 	}
-	if analyze.IsShell(k.name) || analyze.IsInterpreter(k.name) || k.name == "eval" || k.name == "source" || k.name == "." {
+	if k.runsCode() {
 		k.codeRunner()
 	}
 	k.writes()
@@ -184,7 +180,7 @@ func (e *evaluator) assign(i int, c *analyze.Command, a analyze.Assign) {
 			return
 		}
 		e.add(i, sp, "SG2405", Ask, "assigning IFS="+quote(val)+" changes how words are split")
-	case strings.HasPrefix(n, "GIT_CONFIG_KEY_") && (analyze.GitExecKey(val) || strings.EqualFold(val, "core.hooksPath")):
+	case strings.HasPrefix(n, "GIT_CONFIG_KEY_") && (progs.GitExecKey(val) || strings.EqualFold(val, "core.hooksPath")):
 		e.add(i, sp, "SG3405", Ask, n+" sets the git option "+val+" that runs a command")
 	case hijackDeny[n] != "":
 		e.add(i, sp, "SG3402", Deny, "setting "+n+" "+hijackDeny[n])
@@ -233,7 +229,7 @@ func (e *evaluator) assign(i int, c *analyze.Command, a analyze.Assign) {
 			p := e.abs(first, c.Cwd)
 			outside = p != "" && !within(p, e.ws) && !strings.HasPrefix(p, "/usr/") && !strings.HasPrefix(p, "/bin/")
 		}
-		if outside || strings.ContainsAny(val, ";|&$`()<>") || strings.Contains(val, " -c") || analyze.IsShell(path.Base(first)) {
+		if outside || strings.ContainsAny(val, ";|&$`()<>") || strings.Contains(val, " -c") || progs.IsShell(path.Base(first)) {
 			e.add(i, sp, "SG3405", Ask, n+" holds a command line that programs will run")
 		}
 	case startupVars[n]:
@@ -273,7 +269,7 @@ func (k *cmdCheck) obfuscation() {
 			msg = "command name is decoded at run time"
 		}
 		k.addAt(a0.Span, "SG2401", d, msg)
-	case len(a0.Subst) > 0 && !k.e.substAll(a0.Subst, isLocator):
+	case len(a0.Subst) > 0 && !k.located:
 		k.addAt(a0.Span, "SG2401", Ask, "command name comes from a command substitution ("+quote(a0.Value)+")")
 	case a0.Glob:
 		k.addAt(a0.Span, "SG2402", Deny, "command name is a glob pattern "+quote(a0.Value))
@@ -326,46 +322,6 @@ func isDecoder(c *analyze.Command) bool {
 		return true
 	}
 	return false
-}
-
-// isLocator reports commands that print where a program or directory
-// is ($(which node), $(go env GOPATH), $(git rev-parse --show-toplevel)).
-func isLocator(c *analyze.Command) bool {
-	n := c.Name()
-	sub := ""
-	if len(c.Argv) > 1 {
-		sub = c.Argv[1]
-	}
-	switch n {
-	case "which", "command", "type", "dirname", "realpath", "readlink", "pwd", "basename", "cygpath", "wslpath":
-		return true
-	case "go":
-		return sub == "env"
-	case "npm", "yarn", "pnpm":
-		return sub == "bin" || sub == "root" || sub == "prefix"
-	case "git":
-		return sub == "rev-parse"
-	case "brew":
-		return sub == "--prefix" || sub == "--cellar" || sub == "--repository"
-	case "xcrun":
-		return sub == "--find" || sub == "-f"
-	case "pyenv", "rbenv", "nodenv", "asdf", "mise", "rustup", "goenv", "jenv":
-		return sub == "which" || sub == "prefix" || sub == "where"
-	case "rustc":
-		return sub == "--print"
-	case "python", "python3":
-		return sub == "-m" && len(c.Argv) > 2 && (c.Argv[2] == "site" || c.Argv[2] == "sysconfig")
-	}
-	return false
-}
-
-func (e *evaluator) substAll(idx []int, pred func(*analyze.Command) bool) bool {
-	for _, j := range idx {
-		if j < 0 || j >= len(e.res.Commands) || !pred(e.res.Commands[j]) {
-			return false
-		}
-	}
-	return len(idx) > 0
 }
 
 // plainTool reports a value that names a well-known pager or editor
@@ -452,54 +408,17 @@ func hasArg(argv []string, s string) bool {
 
 // ---- code runners: shells, eval, source, interpreters ----
 
-// readsCodeFromStdin reports a shell or interpreter that takes its program
-// from standard input.
-func readsCodeFromStdin(k *cmdCheck) bool {
-	name := k.name
-	switch {
-	case analyze.IsShell(name):
-		for i, a := range k.args {
-			v := a.Value
-			if v == "-s" {
-				return true
-			}
-			if v == "-" || v == "/dev/stdin" {
-				return true
-			}
-			if len(v) > 1 && v[0] == '-' {
-				if strings.ContainsRune(v[1:], 'c') && !strings.HasPrefix(v, "--") {
-					return false
-				}
-				if v == "--rcfile" || v == "--init-file" {
-					_ = i
-				}
-				continue
-			}
-			return false
-		}
-		return true
-	case analyze.IsInterpreter(name):
-		if _, ok := analyze.InterpreterCode(name, k.args); ok {
-			return false
-		}
-		for _, a := range k.args {
-			v := a.Value
-			if v == "-" {
-				return true
-			}
-			if v == "-m" || v == "-V" || v == "--version" || v == "-h" || v == "--help" || v == "-v" {
-				return false
-			}
-			if len(v) > 1 && v[0] == '-' {
-				continue
-			}
-			return false
-		}
-		return true
-	case name == "source" || name == ".":
-		return len(k.args) > 0 && (k.args[0].Value == "/dev/stdin" || k.args[0].Value == "-")
-	}
-	return false
+// runsCode reports a shell, eval, source or an interpreter: a command
+// that runs program text.
+func (k *cmdCheck) runsCode() bool {
+	return k.c.Lang == progs.Shell || k.interpreterLang()
+}
+
+// interpreterLang reports a scripting-language interpreter (not a shell,
+// awk or sed).
+func (k *cmdCheck) interpreterLang() bool {
+	l := k.c.Lang
+	return l != "" && l != progs.Shell && l != progs.Awk && l != progs.Sed
 }
 
 // upstream returns the commands that feed command i through pipelines.
@@ -555,7 +474,7 @@ func anyOf(cs []*analyze.Command, pred func(*analyze.Command) bool) bool {
 func (k *cmdCheck) codeRunner() {
 	e := k.e
 	// program text from a pipe
-	if k.c.StdinPipe && readsCodeFromStdin(k) {
+	if k.c.StdinPipe && k.c.StdinCode {
 		up := e.upstream(k.c)
 		switch {
 		case anyOf(up, isNetwork):
@@ -563,47 +482,21 @@ func (k *cmdCheck) codeRunner() {
 		case anyOf(up, isDecoder):
 			k.add("SG2306", Deny, "decoded or transformed text is executed by "+quote(k.name))
 		default:
-			// echo/printf of literal text into a shell: analyse that text
-			// like sh -c; anything else piped into a shell asks.
-			literal := analyze.IsShell(k.name) && len(up) > 0
-			for _, u := range up {
-				n := u.Name()
-				if n != "echo" && n != "printf" {
-					literal = false
-				}
-				for _, a := range u.Args {
-					literal = literal && !a.Dynamic && len(a.Subst) == 0
-				}
+			// literal echo/printf text piped into a shell is analysed as
+			// code (analyze follows it); anything else piped into a
+			// program that runs it asks.
+			piped := false
+			for _, cd := range k.c.Code {
+				piped = piped || cd.Piped
 			}
-			if !literal {
+			if !piped {
 				k.add("SG2304", Ask, "text from a pipe is executed as a program by "+quote(k.name))
-			}
-			if analyze.IsShell(k.name) {
-				for _, u := range up {
-					if n := u.Name(); (n == "echo" || n == "printf") && len(u.Argv) > 1 {
-						dyn := false
-						for _, a := range u.Args {
-							dyn = dyn || a.Dynamic
-						}
-						if !dyn {
-							args := u.Argv[1:]
-							if n == "echo" && len(args) > 0 && strings.HasPrefix(args[0], "-") {
-								args = args[1:]
-							}
-							text := strings.Join(args, " ")
-							if n == "printf" && len(args) > 0 {
-								text = printfLite(args[0], args[1:])
-							}
-							e.nested(k, text, k.c.Span)
-						}
-					}
-				}
 			}
 		}
 	}
 	// program text from redirected stdin: bash < <(curl …), source
 	// /dev/stdin <<< "$(curl …)", sh < downloaded.sh
-	if readsCodeFromStdin(k) {
+	if k.c.StdinCode {
 		for _, r := range k.c.Redirects {
 			if r.Write || r.Op == "<&" || r.Op == ">&" {
 				continue
@@ -651,7 +544,7 @@ func (k *cmdCheck) codeRunner() {
 			k.addAt(a.Span, "SG2305", Ask, quote(k.name)+" runs code that is only known at run time")
 		}
 	}
-	if analyze.IsInterpreter(k.name) {
+	if k.interpreterLang() {
 		k.interpreter()
 	}
 }
@@ -681,7 +574,7 @@ func (k *cmdCheck) isCodeArg(a analyze.Arg) bool {
 		return true
 	case k.name == "source" || k.name == ".":
 		return len(k.args) > 0 && k.args[0].Span == a.Span
-	case analyze.IsShell(k.name):
+	case k.c.Shell():
 		prevC := false
 		for _, x := range k.args {
 			if x.Span == a.Span {
@@ -695,9 +588,11 @@ func (k *cmdCheck) isCodeArg(a analyze.Arg) bool {
 				return false
 			}
 		}
-	case analyze.IsInterpreter(k.name):
-		if cd, ok := analyze.InterpreterCode(k.name, k.args); ok {
-			return cd.Span == a.Span
+	case k.interpreterLang():
+		for _, cd := range k.c.Code {
+			if !cd.Stdin {
+				return cd.Span == a.Span
+			}
 		}
 		return a.ProcSubst
 	}
@@ -712,7 +607,6 @@ var (
 	reRmAPI           = lazyre.New(`rmtree|rm_rf|rm_r\b|rmSync|rmdirSync|remove_dir_all|rimraf|FileUtils\.rm|unlinkSync|os\.remove|os\.unlink|os\.rmdir|shutil\.move|File\.delete|Files\.delete|deleteRecursively|\bunlink\b|rmdir\s*\(`)
 	reCredInCode      = lazyre.New(`\.ssh/(id_|\*)|~/\.ssh\b|\.aws/credentials|\.netrc|\.git-credentials|\.docker/config\.json|\.kube/config|/etc/shadow|/environ\b|\.gnupg|\.config/gh/hosts|\.password-store|Cookies|Login Data|logins\.json|key4\.db`)
 	reRootOrHome      = lazyre.New(`\(\s*['"]/['"]|['"]~|homedir|Dir\.home|expanduser|HOME|['"]/(etc|usr|bin|var|boot|lib|opt|root|home|sys)\b|os\.homedir|Path\.home|getenv\(\s*['"]HOME|\$ENV\{HOME\}|ENV\[.HOME.\]`)
-	reShellAPI        = lazyre.New(`os\.system|os\.popen|subprocess|\bsystem\s*\(|\bexec\s*\(|execSync|spawnSync|\bspawn\s*\(|child_process|popen|shell_exec|passthru|proc_open|%x[\(\{\[]|IO\.popen|Open3|` + "`")
 	reDecodeExec      = lazyre.New(`(?s)(b64decode|base64|fromCharCode|decode\(|unhexlify|codecs\.decode|pack\(|Buffer\.from).*(exec|eval|system|popen|spawn)|(exec|eval)(\s*\(|\s+).*(b64decode|base64|decode|fromCharCode|Buffer\.from|pack\()`)
 	reEnvDumpCode     = lazyre.New(`dict\(\s*os\.environ\s*\)|os\.environ\.(items|keys|values)\(|print\(\s*os\.environ\s*\)|json\.dumps\(\s*(dict\()?os\.environ|console\.log\(\s*process\.env\s*\)|JSON\.stringify\(\s*process\.env\s*\)|Object\.(entries|keys)\(\s*process\.env|\bENV\.(to_h|each|inspect)|p\s+ENV\b|%ENV`)
 	reSecretInCode    = lazyre.New(`(?i)(environ(\.get)?\s*[\(\[]\s*['"]|process\.env\.|process\.env\[\s*['"]|ENV\[\s*['"]|\$ENV\{|getenv\(\s*['"])[A-Z0-9_]*(KEY|SECRET|TOKEN|PASSW|CREDENTIAL|PRIVATE)`)
@@ -722,14 +616,13 @@ var (
 )
 
 func (k *cmdCheck) interpreter() {
-	cd, ok := analyze.InterpreterCode(k.name, k.args)
-	if !ok {
-		cd, ok = analyze.StdinCode(k.c)
+	for _, cd := range k.c.Code {
+		k.interpreterCode(cd)
 	}
-	if !ok {
-		return
-	}
-	code := cd.Value
+}
+
+func (k *cmdCheck) interpreterCode(cd analyze.Code) {
+	code := cd.Text
 	if strings.Contains(code, "fork") && reForkLoop.MatchString(code) {
 		k.floorAt(cd.Span, "SG2503", "interpreter code forks in a loop: fork bomb")
 	}
@@ -761,37 +654,12 @@ func (k *cmdCheck) interpreter() {
 	} else if reNetAPI.MatchString(code) && reReadAPI.MatchString(code) && !localURL(code) && !strings.Contains(code, "localhost") {
 		k.addAt(cd.Span, "SG2702", Ask, "interpreter code reads local data and talks to the network")
 	}
-	if analyze.ShellStringsDynamic(code) {
+	// shell commands the code runs literally are analysed as commands
+	switch cd.Exec {
+	case analyze.ExecComputed:
 		k.addAt(cd.Span, "SG2502", Ask, "interpreter code runs shell commands built at run time")
-	}
-	if reShellAPI.MatchString(code) && len(analyze.ShellStrings(code)) == 0 {
-		if k.name == "perl" || k.name == "ruby" {
-			for _, s := range analyze.ShellBackticks(code) {
-				k.e.nested(k, s, cd.Span)
-			}
-			if len(analyze.ShellBackticks(code)) > 0 {
-				return
-			}
-		}
+	case analyze.ExecOpaque:
 		k.addAt(cd.Span, "SG2502", Ask, "interpreter code runs commands that cannot be read statically")
-	}
-}
-
-// nested analyses code found late (perl backticks) with the same rules.
-func (e *evaluator) nested(k *cmdCheck, code string, sp analyze.Span) {
-	r := analyze.Analyze(code, analyze.Options{Home: e.home, Workspace: e.ws, MaxDepth: 4})
-	sub := &evaluator{res: r, rules: e.rules, ws: e.ws, home: e.home, roots: e.roots, downloaded: map[string]bool{}, compiled: &compiledRules{}}
-	sub.notes()
-	for i, c := range r.Commands {
-		sub.command(i, c)
-	}
-	for _, rd := range r.Redirects {
-		sub.redirect(rd)
-	}
-	for _, f := range sub.fs {
-		f.span = sp
-		f.cmd = k.i
-		e.fs = append(e.fs, f)
 	}
 }
 
@@ -1235,7 +1103,7 @@ func (k *cmdCheck) downloadExec() {
 		k.add("SG2303", Deny, "runs a file downloaded earlier in the same command")
 		return
 	}
-	if analyze.IsShell(k.name) || analyze.IsInterpreter(k.name) || k.name == "source" || k.name == "." {
+	if k.runsCode() && k.name != "eval" {
 		for _, a := range k.args {
 			if strings.HasPrefix(a.Value, "-") {
 				continue
@@ -1417,7 +1285,7 @@ func (k *cmdCheck) rmTarget(a analyze.Arg, recursive bool, verb string) {
 func (k *cmdCheck) rm() {
 	recursive := k.hasShort('r', "--recursive") || k.hasShort('R') || k.name == "rmdir" && k.has("-p", "--parents") || k.c.Name() == "rimraf"
 	ops := k.operands()
-	fromFind := len(k.c.Wrappers) > 0 && strings.HasPrefix(k.c.Wrappers[len(k.c.Wrappers)-1], "find ")
+	fromFind := len(k.c.Wrappers) > 0 && k.c.Wrappers[len(k.c.Wrappers)-1].Program == "find"
 	if k.c.ExtraArgs && recursive && !fromFind {
 		k.add("SG2005", Ask, "recursive delete of paths read from input")
 	}
@@ -1855,9 +1723,9 @@ func (k *cmdCheck) git() {
 				if p := k.e.abs(ops[1].Value, k.c.Cwd); p == "" || !within(p, k.e.ws) {
 					k.add("SG2805", Deny, "git config core.hooksPath makes git run hooks from another directory")
 				}
-			case analyze.GitExecKey(key) && plainTool(ops[1].Value):
+			case progs.GitExecKey(key) && plainTool(ops[1].Value):
 				// core.pager less, core.editor vim: a known tool, no shell
-			case analyze.GitExecKey(key):
+			case progs.GitExecKey(key):
 				d := Ask
 				if global {
 					d = Deny
@@ -1878,8 +1746,8 @@ func (k *cmdCheck) gitConfigPair(a analyze.Arg) {
 	switch {
 	case key == "core.hookspath":
 		k.addAt(a.Span, "SG2805", Deny, "git -c core.hooksPath runs hooks from another directory")
-	case analyze.GitExecKey(key) && plainTool(val):
-	case analyze.GitExecKey(key):
+	case progs.GitExecKey(key) && plainTool(val):
+	case progs.GitExecKey(key):
 		k.addAt(a.Span, "SG2507", Ask, "git -c "+key+" sets a command git will run")
 	}
 }
@@ -2356,25 +2224,21 @@ func (k *cmdCheck) sed() {
 			inplace = true
 		}
 	}
-	scripts := analyze.SedScripts(k.args)
-	for _, s := range scripts {
-		for _, c := range analyze.ParseSed(s.Value) {
-			switch {
-			case c.Cmd == 'e':
-				k.addAt(s.Span, "SG2506", Deny, "sed 'e' executes text as a shell command")
-			case c.Cmd == 's' && strings.ContainsRune(c.Flags, 'e'):
-				k.addAt(s.Span, "SG2506", Deny, "sed s///e executes the result as a shell command")
-			case (c.Cmd == 'w' || c.Cmd == 'W') && c.Arg != "":
-				k.e.writeTarget(k.i, s.Span, c.Arg, s.Dynamic, k.c.Cwd, "sed w writes")
-			case c.WFile != "":
-				k.e.writeTarget(k.i, s.Span, c.WFile, s.Dynamic, k.c.Cwd, "sed s///w writes")
-			}
+	for _, cd := range k.c.Code {
+		switch cd.Exec {
+		case analyze.ExecRead:
+			k.addAt(cd.Span, "SG2506", Deny, "sed 'e' executes text as a shell command")
+		case analyze.ExecComputed:
+			k.addAt(cd.Span, "SG2506", Deny, "sed executes the pattern space (e, s///e) as a shell command")
+		}
+		for _, w := range cd.Writes {
+			k.e.writeTarget(k.i, cd.Span, w, cd.Dynamic, k.c.Cwd, "sed w writes")
 		}
 	}
 	if inplace {
 		skip := map[analyze.Span]bool{}
-		for _, s := range scripts {
-			skip[s.Span] = true
+		for _, cd := range k.c.Code {
+			skip[cd.Span] = true
 		}
 		for _, a := range k.operands() {
 			if skip[a.Span] {
@@ -2385,32 +2249,18 @@ func (k *cmdCheck) sed() {
 	}
 }
 
-var (
-	reAwkToShell    = lazyre.New(`\|\s*"\s*(/bin/|/usr/bin/)?(sh|bash|zsh|dash|ksh|python[0-9.]*|perl|ruby|node|php)\b`)
-	reAwkAnyPipe    = lazyre.New(`(print|printf)[^;}|]*\|[^|&]`)
-	reAwkLitPipe    = lazyre.New(`(print|printf)[^;}|]*\|\s*"(?:[^"\\]|\\.)*"`)
-	reAwkLitGetline = lazyre.New(`"(?:[^"\\]|\\.)*"\s*\|\s*getline`)
-)
-
-var reAwkLoneSystem = lazyre.New(`system\s*\(\s*"(?:[^"\\]|\\.)*"\s*\)`)
-
 func (k *cmdCheck) awk() {
-	if prog := analyze.AwkProgram(k.args); prog != nil {
-		a := *prog
-		if strings.Contains(a.Value, "/inet/") {
-			k.addAt(a.Span, "SG2705", Deny, "awk opens a network socket (/inet/)")
+	for _, cd := range k.c.Code {
+		if strings.Contains(cd.Text, "/inet/") {
+			k.addAt(cd.Span, "SG2705", Deny, "awk opens a network socket (/inet/)")
 		}
-		runs, _ := analyze.AwkRuns(a.Value)
 		// system("literal") and print | "literal" are analysed as code;
 		// commands built at run time are not readable.
-		lone := len(reAwkLoneSystem.FindAllString(a.Value, -1))
-		calls := strings.Count(a.Value, "system")
-		pipes := len(reAwkAnyPipe.FindAllString(a.Value, -1))
-		litPipes := len(reAwkLitPipe.FindAllString(a.Value, -1))
-		if reAwkToShell.MatchString(a.Value) {
-			k.addAt(a.Span, "SG2505", Ask, "awk pipes its data into a shell or interpreter")
-		} else if runs && (lone < calls || pipes > litPipes || strings.Contains(a.Value, "getline") && strings.Contains(a.Value, "|") && !reAwkLitGetline.MatchString(a.Value)) {
-			k.addAt(a.Span, "SG2505", Ask, "awk program runs shell commands built at run time")
+		switch cd.Exec {
+		case analyze.ExecData:
+			k.addAt(cd.Span, "SG2505", Ask, "awk pipes its data into a shell or interpreter")
+		case analyze.ExecComputed:
+			k.addAt(cd.Span, "SG2505", Ask, "awk program runs shell commands built at run time")
 		}
 	}
 }
@@ -2605,7 +2455,10 @@ func (k *cmdCheck) writes() {
 		}
 	case "perl", "ruby":
 		if k.hasShort('i') {
-			if cd, ok := analyze.InterpreterCode(k.name, k.args); ok {
+			for _, cd := range k.c.Code {
+				if cd.Stdin {
+					continue
+				}
 				for _, a := range ops {
 					if a.Span != cd.Span {
 						targets = append(targets, a)
@@ -2838,52 +2691,6 @@ func (k *cmdCheck) exportF() {
 	if k.has("-f") && (len(k.args) > 1 || len(k.c.Assigns) > 0) {
 		k.add("SG3501", Ask, "exports a function to child shells (can shadow commands)")
 	}
-}
-
-// printfLite renders the common printf directives (%s %b %d %%, \n \t)
-// well enough to read the text a printf feeds into a shell.
-func printfLite(format string, args []string) string {
-	var sb strings.Builder
-	ai := 0
-	next := func() string {
-		if ai < len(args) {
-			ai++
-			return args[ai-1]
-		}
-		return ""
-	}
-	for {
-		for i := 0; i < len(format); i++ {
-			c := format[i]
-			switch {
-			case c == '%' && i+1 < len(format):
-				i++
-				switch format[i] {
-				case '%':
-					sb.WriteByte('%')
-				default:
-					sb.WriteString(next())
-				}
-			case c == '\\' && i+1 < len(format):
-				i++
-				switch format[i] {
-				case 'n':
-					sb.WriteByte('\n')
-				case 't':
-					sb.WriteByte('\t')
-				default:
-					sb.WriteByte(format[i])
-				}
-			default:
-				sb.WriteByte(c)
-			}
-		}
-		// printf reuses the format while arguments remain
-		if ai >= len(args) || !strings.Contains(format, "%") {
-			break
-		}
-	}
-	return sb.String()
 }
 
 func (k *cmdCheck) rgPre() {

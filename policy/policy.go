@@ -163,12 +163,10 @@ func (e *evaluator) notes() {
 		case analyze.NoteDynamicCode:
 			// eval, sh -c and shells reading here-documents are judged
 			// with what fed them (codeRunner); other wrappers ask here
-			d := nt.Detail
-			if d == "eval" || d == "source <<" || d == ". <<" || strings.HasSuffix(d, " -c") && analyze.IsShell(strings.TrimSuffix(d, " -c")) ||
-				strings.HasSuffix(d, " <<") && analyze.IsShell(strings.TrimSuffix(d, " <<")) {
+			if nt.Wrapper.Via == analyze.ViaShell {
 				continue
 			}
-			e.add(-1, sp, "SG2305", Ask, quote(d)+" runs code that is only known at run time")
+			e.add(-1, sp, "SG2305", Ask, quote(nt.Wrapper.Text)+" runs code that is only known at run time")
 		case analyze.NoteHistory:
 			e.add(-1, sp, "SG2406", Ask, "history expansion "+quote(nt.Detail)+" runs text that is not shown")
 		case analyze.NoteForkBomb:

@@ -36,6 +36,8 @@ type helperSpec struct {
 	BashInit  bool     `json:"bash_init"`
 	// NSReason says why namespaces were not requested.
 	NSReason string `json:"ns_reason,omitempty"`
+	// FS: HOME allowlist, secret roots, .git (home_linux.go, git_linux.go).
+	FS fsSpec `json:"fs"`
 }
 
 // helperReport is what the helper writes to fd 3 just before exec.
@@ -106,7 +108,8 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 	}
 	cmd := exec.CommandContext(ctx, "/proc/self/exe", helperArg, string(js), script)
 	cmd.Args[0] = "shellguard-sandbox"
-	cmd.Env = withCacheEnv(env, cacheDirOf(spec, env), hs.Writable)
+	cmd.Env = withCacheEnv(env, cacheDirOf(spec, env), hs.Writable, hs.Workspace)
+	cmd.Env = goProxyEnv(cmd.Env, env, hs.FS.Home)
 	cmd.Dir = dir
 	cmd.ExtraFiles = []*os.File{w}
 	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -317,17 +320,8 @@ func resolve(spec Spec, env []string, dir string) (*helperSpec, error) {
 		}
 	}
 	cache := cacheDirOf(spec, env)
-	if cache != "" {
-		if err := os.MkdirAll(cache, 0o700); err == nil {
-			// Refuse a cache dir someone else owns (e.g. pre-created in /tmp).
-			if fi, err := os.Stat(cache); err == nil {
-				if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-					cache = ""
-				}
-			}
-		} else {
-			cache = ""
-		}
+	if err := prepareCache(cache, hs.Workspace); err != nil {
+		return nil, err
 	}
 	tmpdir, _ := envGet(env, "TMPDIR")
 	roots := []string{hs.Workspace, "/tmp", "/dev/shm", tmpdir, cache}
@@ -348,11 +342,13 @@ func resolve(spec Spec, env []string, dir string) (*helperSpec, error) {
 		}
 		hs.ReadOnly = append(hs.ReadOnly, filepath.Clean(p))
 	}
-	for _, p := range append(append([]string{}, DefaultMaskedPaths...), spec.MaskedPaths...) {
+	for _, p := range spec.MaskedPaths {
 		if e := expandHome(p, home); e != "" && filepath.IsAbs(e) {
 			hs.Masked = append(hs.Masked, e)
 		}
 	}
+	path, _ := envGet(env, "PATH")
+	resolveHome(&hs.FS, home, append(append([]string{}, DefaultHomeAllow...), spec.HomeAllow...), path)
 	hs.Limits = resolveLimits(spec.Limits)
 	return hs, nil
 }
