@@ -100,6 +100,9 @@ var keyCases = map[string]struct {
 	"sandbox.masked_paths": {"sandbox: {masked_paths: [/etc/secret]}", func(c *Config) bool {
 		return reflect.DeepEqual(c.Sandbox.MaskedPaths, []string{"/etc/secret"})
 	}},
+	"sandbox.home_allow": {"sandbox: {home_allow: [.config/tool]}", func(c *Config) bool {
+		return reflect.DeepEqual(c.Sandbox.HomeAllow, []string{".config/tool"})
+	}},
 	"sandbox.excluded_commands": {"sandbox: {excluded_commands: [\"docker *\"]}", func(c *Config) bool {
 		return reflect.DeepEqual(c.Sandbox.ExcludedCommands, []string{"docker *"})
 	}},

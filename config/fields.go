@@ -58,6 +58,7 @@ var schemaOrder = []string{
 	"rules.allowed_commands", "rules.blocked_commands", "rules.allowed_roots",
 	"rules.readonly", "rules.unrestricted", "rules.builtin_defaults",
 	"sandbox.mode", "sandbox.network", "sandbox.writable_roots", "sandbox.masked_paths",
+	"sandbox.home_allow",
 	"sandbox.excluded_commands", "sandbox.allow_unsandboxed",
 	"sandbox.limits.processes", "sandbox.limits.memory_mb", "sandbox.limits.file_size_mb",
 	"sandbox.limits.cpu_seconds", "sandbox.limits.open_files",
@@ -96,10 +97,12 @@ var fields = map[string]field{
 	"rules.unrestricted":          {kBool, tFalseOnly, func(c *Config) any { return &c.Rules.Unrestricted }, false},
 	"rules.builtin_defaults":      {kBool, tTrueOnly, func(c *Config) any { return &c.Rules.BuiltinDefaults }, false},
 
-	"sandbox.mode":              {kString, tStricterMode, func(c *Config) any { return &c.Sandbox.Mode }, false},
-	"sandbox.network":           {kBool, tFalseOnly, func(c *Config) any { return &c.Sandbox.Network }, false},
-	"sandbox.writable_roots":    {kStrings, tForbidden, func(c *Config) any { return &c.Sandbox.WritableRoots }, true},
-	"sandbox.masked_paths":      {kStrings, tAdd, func(c *Config) any { return &c.Sandbox.MaskedPaths }, true},
+	"sandbox.mode":           {kString, tStricterMode, func(c *Config) any { return &c.Sandbox.Mode }, false},
+	"sandbox.network":        {kBool, tFalseOnly, func(c *Config) any { return &c.Sandbox.Network }, false},
+	"sandbox.writable_roots": {kStrings, tForbidden, func(c *Config) any { return &c.Sandbox.WritableRoots }, true},
+	"sandbox.masked_paths":   {kStrings, tAdd, func(c *Config) any { return &c.Sandbox.MaskedPaths }, true},
+	// Bringing more of HOME into the sandbox loosens it: user file only.
+	"sandbox.home_allow":        {kStrings, tForbidden, func(c *Config) any { return &c.Sandbox.HomeAllow }, false},
 	"sandbox.excluded_commands": {kStrings, tForbidden, func(c *Config) any { return &c.Sandbox.ExcludedCommands }, false},
 	"sandbox.allow_unsandboxed": {kBool, tFalseOnly, func(c *Config) any { return &c.Sandbox.AllowUnsandboxed }, false},
 

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"time"
@@ -47,7 +49,12 @@ func (g *guardFlags) load(extra ...config.Setting) (*config.Config, error) {
 		}
 		ws = wd
 	}
-	if st, err := os.Stat(ws); err != nil || !st.IsDir() {
+	switch st, err := os.Stat(ws); {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, fmt.Errorf("workspace %s does not exist", ws)
+	case err != nil:
+		return nil, fmt.Errorf("workspace: %w", err)
+	case !st.IsDir():
 		return nil, fmt.Errorf("workspace %s is not a directory", ws)
 	}
 	var flags []config.Setting
@@ -109,6 +116,7 @@ func guardConfig(c *config.Config) (shellguard.Config, error) {
 			Network:       c.Sandbox.Network,
 			WritableRoots: append(append([]string(nil), c.Sandbox.WritableRoots...), c.Rules.AllowedRoots...),
 			MaskedPaths:   c.Sandbox.MaskedPaths,
+			HomeAllow:     c.Sandbox.HomeAllow,
 		}
 		// Configured limits cap the built-in ones; they never raise them.
 		d := sandbox.DefaultLimits()
@@ -141,4 +149,15 @@ func (g *guardFlags) newGuard(extra ...config.Setting) (*shellguard.Guard, *conf
 	}
 	guard, err := shellguard.New(gc)
 	return guard, c, err
+}
+
+// printConfigNotes tells the user what they should know about their
+// configuration files (a config.yml that is not read, …).
+func printConfigNotes(w io.Writer, c *config.Config) {
+	if c == nil {
+		return
+	}
+	for _, n := range c.Notes {
+		fmt.Fprintln(w, "shellguard: note:", n)
+	}
 }
