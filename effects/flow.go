@@ -186,7 +186,7 @@ func (x *extractor) appended(i int, c *analyze.Command, p *parsed, recursive boo
 	if len(c.Wrappers) == 0 {
 		return
 	}
-	w := c.Wrappers[len(c.Wrappers)-1]
+	w := c.Wrappers[len(c.Wrappers)-1].Text
 	var root Path
 	via := ""
 	switch {
