@@ -30,13 +30,13 @@ type EscapeFilter struct {
 type escState uint8
 
 const (
-	stGround escState = iota
-	stEsc             // after ESC
-	stEscInter        // ESC and intermediate bytes
-	stCSI             // reading a CSI sequence
-	stCSIIgnore       // discarding a CSI sequence to its final byte
-	stString          // discarding an OSC/DCS/SOS/PM/APC string
-	stStringEsc       // ESC inside a string: ST if '\\' follows
+	stGround    escState = iota
+	stEsc                // after ESC
+	stEscInter           // ESC and intermediate bytes
+	stCSI                // reading a CSI sequence
+	stCSIIgnore          // discarding a CSI sequence to its final byte
+	stString             // discarding an OSC/DCS/SOS/PM/APC string
+	stStringEsc          // ESC inside a string: ST if '\\' follows
 )
 
 // maxCSI bounds a CSI sequence kept in memory while its final byte is
