@@ -57,6 +57,10 @@ type Handle struct {
 	err      error
 	off      bool
 	offApply Applied
+	// git is the .git view to move back after the run (git_linux.go);
+	// post is filled in by Close and shared with the reported Applied.
+	git  *gitState
+	post *PostRun
 }
 
 // nsDisabled caches "user namespaces cannot be created here" after a
@@ -98,6 +102,12 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 			hs.NetNS = true
 		}
 	}
+	var gst *gitState
+	if hs.UserNS {
+		if hs.FS.Git, gst, err = prepareGit(hs.Workspace, env); err != nil {
+			return nil, nil, fmt.Errorf("sandbox: preparing the .git view: %w", err)
+		}
+	}
 	js, err := json.Marshal(hs)
 	if err != nil {
 		return nil, nil, err
@@ -125,7 +135,7 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 		attr.AmbientCaps = []uintptr{capSetPCap, capNetAdmin, capSysAdmin}
 	}
 	cmd.SysProcAttr = attr
-	return cmd, &Handle{mode: spec.Mode, r: r, w: w, userns: hs.UserNS}, nil
+	return cmd, &Handle{mode: spec.Mode, r: r, w: w, userns: hs.UserNS, git: gst, post: &PostRun{}}, nil
 }
 
 const (
@@ -210,6 +220,7 @@ func (h *Handle) Applied() (Applied, error) {
 			return
 		}
 		h.applied = rep.Applied
+		h.applied.Post = h.post
 		if rep.Fatal {
 			if len(rep.Applied.Missing) > 0 {
 				h.err = &LayerError{Missing: rep.Applied.Missing}
@@ -221,8 +232,18 @@ func (h *Handle) Applied() (Applied, error) {
 	return h.applied, h.err
 }
 
-// Close releases the pipe. Safe to call more than once.
+// Close releases the pipe and, once every process of the command is gone,
+// moves what git wrote in the .git view back (see PostRun). Call it after
+// the command has been waited for. Safe to call more than once.
 func (h *Handle) Close() error {
+	if h.git != nil {
+		notes, warns := h.git.finish()
+		h.git = nil
+		if h.post != nil {
+			h.post.Git = append(notes, warns...)
+			h.post.Warnings = warns
+		}
+	}
 	if h.w != nil {
 		h.w.Close()
 		h.w = nil

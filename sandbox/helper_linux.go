@@ -210,7 +210,7 @@ func (h *helper) namespaces() {
 		if !h.hs.Network {
 			h.miss(LayerNetNS, errors.New(why), fix)
 		}
-		for _, n := range []string{LayerReadOnlyRoot, LayerReadOnlyPaths, LayerMasks, LayerProc, LayerHome} {
+		for _, n := range []string{LayerReadOnlyRoot, LayerReadOnlyPaths, LayerMasks, LayerProc, LayerHome, LayerGit} {
 			h.miss(n, errors.New("needs the mount namespace"), fix)
 		}
 		return
@@ -291,7 +291,8 @@ func (h *helper) mounts() {
 	var roErrs []string
 	if roErr == nil {
 		gitDir := filepath.Join(hs.Workspace, ".git")
-		if fi, err := os.Lstat(gitDir); err == nil && fi.IsDir() {
+		viewOK := h.gitLayer(gitDir)
+		if fi, err := os.Lstat(gitDir); !viewOK && err == nil && fi.IsDir() {
 			if err := unix.Mount(gitDir, gitDir, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 				roErrs = append(roErrs, gitDir+": "+err.Error())
 			}
@@ -301,6 +302,9 @@ func (h *helper) mounts() {
 			}
 		}
 		for _, p := range hs.ReadOnly {
+			if viewOK && under(p, gitDir) {
+				continue // the view protects .git as a whole
+			}
 			fi, err := os.Lstat(p)
 			if err != nil || fi.Mode()&os.ModeSymlink != 0 {
 				continue // absent, or a symlink (its target is checked on its own)

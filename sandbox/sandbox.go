@@ -220,6 +220,9 @@ type Applied struct {
 	// Init is "go-init" or "bash" (who is pid 1 of the pid namespace) or
 	// "" without a pid namespace.
 	Init string `json:"init,omitempty"`
+	// Post is what shellguard did after the command ended (the .git
+	// broker); filled in when the run's handle is closed.
+	Post *PostRun `json:"post_run,omitempty"`
 }
 
 // Has reports whether the layer name was applied.
@@ -254,6 +257,9 @@ func (a Applied) Warnings() []string {
 			s += " (" + m.Reason + ")"
 		}
 		w = append(w, s)
+	}
+	if a.Post != nil {
+		w = append(w, a.Post.Warnings...)
 	}
 	return w
 }
