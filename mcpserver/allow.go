@@ -30,7 +30,7 @@ type AllowAdvisor interface {
 var floorIDs = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, f := range policy.Catalog {
-		if f.Floor {
+		if f.Floor() {
 			m[f.ID] = true
 		}
 	}
