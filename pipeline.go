@@ -357,6 +357,9 @@ func (g *Guard) applyPipelineConfig() error {
 	if err := g.rules.Validate(); err != nil {
 		return fmt.Errorf("shellguard: rules: %w", err)
 	}
+	if _, err := policy.CheckWorkspace(g.rules.Workspace, g.rules.Home); err != nil {
+		return fmt.Errorf("shellguard: %w", err)
+	}
 	if len(g.cfg.RedactPatterns) > 0 {
 		if _, err := redact.New(redact.Options{Patterns: g.cfg.RedactPatterns, NoGitleaks: true}); err != nil {
 			return fmt.Errorf("shellguard: redaction patterns: %w", err)
