@@ -79,6 +79,9 @@ type Config struct {
 	Output struct {
 		MaxBytes      int64 `json:"max_bytes"`       // per stream, head+tail kept
 		MaxTotalBytes int64 `json:"max_total_bytes"` // everything a command may print before it is killed
+		// Escapes is "strip" (terminal control sequences other than SGR
+		// colours are removed from output) or "keep".
+		Escapes string `json:"escapes"`
 	} `json:"output"`
 	Rules struct {
 		Allow               []Rule   `json:"allow"`
@@ -125,6 +128,9 @@ type Config struct {
 	} `json:"redact"`
 	Audit struct {
 		Path string `json:"path"` // "" = no audit log
+		// KeyFile holds the key that signs the chain (HMAC-SHA256); "" =
+		// plain SHA-256.
+		KeyFile string `json:"key_file"`
 	} `json:"audit"`
 
 	// Workspace is Options.Workspace, made absolute.
