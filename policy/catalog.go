@@ -142,4 +142,7 @@ var Catalog = []Finding{
 	{"SG3703", "user", false, "matches a custom deny pattern"},
 	{"SG3704", "user", false, "blocked command"},
 	{"SG3705", "user", false, "command not in allowed_commands"},
+
+	{"SG9001", "request", false, "request to run outside the sandbox, which the configuration does not allow (deny)"},
+	{"SG9002", "request", false, "request to run outside the sandbox (always ask)"},
 }
