@@ -209,7 +209,7 @@ func (e *evaluator) verdict() Verdict {
 		seen[key] = true
 		v.Decision = v.Decision.Max(f.d)
 		v.Reasons = append(v.Reasons, Reason{ID: f.id, Decision: f.d, Message: f.msg,
-			Span: Span{Start: f.span.Start, End: f.span.End}, Rule: f.rule})
+			Span: Span{Start: f.span.Start, End: f.span.End}, Rule: f.rule, Floor: f.floor})
 	}
 	for _, c := range e.res.Commands {
 		if c.FuncDef != "" || len(c.Argv) == 0 {

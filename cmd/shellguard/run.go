@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/shellguard/shellguard"
-	"github.com/shellguard/shellguard/runner"
+	"github.com/shellguard/shellguard/internal/runner"
 	"github.com/shellguard/shellguard/sandbox"
 )
 
@@ -82,14 +82,7 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 		Approve:   ttyApprover(command, stderr),
 	})
 	if *jsonOut {
-		if err != nil {
-			writeJSON(stdout, struct {
-				shellguard.Result
-				Error string `json:"error"`
-			}{res, err.Error()})
-			return 0
-		}
-		writeJSON(stdout, res)
+		writeJSON(stdout, res) // a failed request says why in its error field
 		return 0
 	}
 	var denied *shellguard.DeniedError
@@ -123,7 +116,7 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "shellguard:", err)
 		return exitStopped
 	}
-	return res.ExitCode
+	return *res.ExitCode // set: the command ran to its end
 }
 
 // ttyApprover asks the person at the terminal about a command whose
