@@ -240,7 +240,7 @@ func TestPipesAndStdin(t *testing.T) {
 	if bash == nil || !bash.StdinPipe || len(bash.Pipes) == 0 || bash.Pipes[0].Stage != 1 {
 		t.Fatalf("bash under sudo in a pipeline: %+v", bash)
 	}
-	if !slices.Contains(bash.Wrappers, "sudo") {
+	if !slices.Contains(bash.Wrappers, Wrapper{Program: "sudo", Text: "sudo", Via: ViaArgv}) {
 		t.Fatalf("wrapper chain %q", bash.Wrappers)
 	}
 }

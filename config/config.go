@@ -79,6 +79,9 @@ type Config struct {
 	Output struct {
 		MaxBytes      int64 `json:"max_bytes"`       // per stream, head+tail kept
 		MaxTotalBytes int64 `json:"max_total_bytes"` // everything a command may print before it is killed
+		// Escapes is "strip" (terminal control sequences other than SGR
+		// colours are removed from output) or "keep".
+		Escapes string `json:"escapes"`
 	} `json:"output"`
 	Rules struct {
 		Allow               []Rule   `json:"allow"`
@@ -98,6 +101,7 @@ type Config struct {
 		Network          bool     `json:"network"`
 		WritableRoots    []string `json:"writable_roots"`
 		MaskedPaths      []string `json:"masked_paths"`
+		HomeAllow        []string `json:"home_allow"`
 		ExcludedCommands []string `json:"excluded_commands"`
 		AllowUnsandboxed bool     `json:"allow_unsandboxed"`
 		// Limits are caps; 0 means the sandbox's built-in default. The
@@ -124,12 +128,21 @@ type Config struct {
 	} `json:"redact"`
 	Audit struct {
 		Path string `json:"path"` // "" = no audit log
+		// KeyFile holds the key that signs the chain (HMAC-SHA256); "" =
+		// plain SHA-256.
+		KeyFile string `json:"key_file"`
 	} `json:"audit"`
 
 	// Workspace is Options.Workspace, made absolute.
 	Workspace string `json:"workspace,omitempty"`
 	// Files lists the files that were read, weakest first.
 	Files []Source `json:"-"`
+	// Searched lists every place a file was looked for, found or not,
+	// weakest first.
+	Searched []Searched `json:"-"`
+	// Notes are things about the files the user should know, e.g. a
+	// config.yml next to the config.yaml that was looked for (and not read).
+	Notes []string `json:"-"`
 	// Provenance maps every key ("timeout.default") and every list element
 	// ("rules.deny[0]") to where its value came from.
 	Provenance map[string]Source `json:"-"`
@@ -307,20 +320,47 @@ type loader struct {
 	errs []error
 }
 
+// Searched is one place a configuration file was looked for.
+type Searched struct {
+	Kind  SourceKind `json:"kind"`
+	Path  string     `json:"path"`
+	Found bool       `json:"found"`
+}
+
 func (l *loader) loadFile(path string, kind SourceKind, optional bool) error {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
 	data, err := os.ReadFile(path)
+	l.c.Searched = append(l.c.Searched, Searched{Kind: kind, Path: path, Found: err == nil})
+	l.noteSpelling(path)
 	if err != nil {
 		if optional && errors.Is(err, os.ErrNotExist) {
 			return nil
 		}
 		return fmt.Errorf("config: %w", err)
 	}
-	if abs, err := filepath.Abs(path); err == nil {
-		path = abs
-	}
 	src := Source{Kind: kind, File: path}
 	l.c.Files = append(l.c.Files, src)
 	return l.loadBytes(data, src)
+}
+
+// noteSpelling notes a file with the other spelling of a YAML extension
+// next to path (config.yml for config.yaml): it is never read, which is
+// easy to miss.
+func (l *loader) noteSpelling(path string) {
+	var other string
+	switch {
+	case strings.HasSuffix(path, ".yaml"):
+		other = strings.TrimSuffix(path, ".yaml") + ".yml"
+	case strings.HasSuffix(path, ".yml"):
+		other = strings.TrimSuffix(path, ".yml") + ".yaml"
+	default:
+		return
+	}
+	if _, err := os.Stat(other); err == nil {
+		l.c.Notes = append(l.c.Notes, fmt.Sprintf("%s is not read: shellguard reads %s (rename it, or merge the two)", other, path))
+	}
 }
 
 func (l *loader) loadBytes(data []byte, src Source) error {

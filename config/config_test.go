@@ -100,6 +100,9 @@ var keyCases = map[string]struct {
 	"sandbox.masked_paths": {"sandbox: {masked_paths: [/etc/secret]}", func(c *Config) bool {
 		return reflect.DeepEqual(c.Sandbox.MaskedPaths, []string{"/etc/secret"})
 	}},
+	"sandbox.home_allow": {"sandbox: {home_allow: [.config/tool]}", func(c *Config) bool {
+		return reflect.DeepEqual(c.Sandbox.HomeAllow, []string{".config/tool"})
+	}},
 	"sandbox.excluded_commands": {"sandbox: {excluded_commands: [\"docker *\"]}", func(c *Config) bool {
 		return reflect.DeepEqual(c.Sandbox.ExcludedCommands, []string{"docker *"})
 	}},
@@ -118,7 +121,9 @@ var keyCases = map[string]struct {
 		p := c.RedactPatterns()
 		return len(p) == 2 && p[0].Regex == "TICKET-[0-9]{6}" && p[1].Name == "corp" && p[1].Keywords[0] == "corp_"
 	}},
-	"audit.path": {"audit: {path: /var/log/sg.jsonl}", func(c *Config) bool { return c.Audit.Path == "/var/log/sg.jsonl" }},
+	"audit.path":     {"audit: {path: /var/log/sg.jsonl}", func(c *Config) bool { return c.Audit.Path == "/var/log/sg.jsonl" }},
+	"audit.key_file": {"audit: {key_file: /etc/sg/audit.key}", func(c *Config) bool { return c.Audit.KeyFile == "/etc/sg/audit.key" }},
+	"output.escapes": {"output: {escapes: keep}", func(c *Config) bool { return c.Output.Escapes == "keep" }},
 }
 
 func TestEveryKey(t *testing.T) {
@@ -208,6 +213,7 @@ func TestRejects(t *testing.T) {
 		{"rules:\n  allow:\n    - {rule: \"go *\", exampels: [x]}", "3", "rules.allow.exampels: unknown key"},
 		{"rules: {allow: [{match: [x]}]}", "1", "rule mapping without rule"},
 		{"sandbox: {mode: strict}", "1", "sandbox.mode: want auto, required or off"},
+		{"output: {escapes: raw}", "1", "output.escapes: want keep or strip, got \"raw\""},
 		{"sandbox: {limits: {procs: 3}}", "1", "sandbox.limits.procs: unknown key"},
 		{"sandbox: [a]", "1", "sandbox: want a mapping"},
 		{"timeout: {default: 30}\ntimeout: {max: 60}", "2", "duplicate key"},
@@ -454,6 +460,8 @@ func TestProjectCannotLoosen(t *testing.T) {
 		{"", "tasks: {ring_lines: 20000}", "1", "tasks.ring_lines: a project file may only lower"},
 		{"", "tasks: {blocking_budget: 55}", "1", "tasks.blocking_budget: a project file may only lower"},
 		{"", "audit: {path: /dev/null}", "1", "audit.path: not allowed"},
+		{"", "audit: {key_file: /dev/null}", "1", "audit.key_file: not allowed"},
+		{"", "output: {escapes: keep}", "1", "output.escapes: a project file may only make this stricter (now strip, project says keep)"},
 		{"", "rules: {nonsense: 1}", "1", "rules.nonsense: unknown key"},
 	} {
 		_, err := project(t, tc.base, tc.proj)

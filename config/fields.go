@@ -35,7 +35,7 @@ const (
 	tAdd                         // list entries are added
 	tTrueOnly                    // may only be set to true
 	tFalseOnly                   // may only be set to false
-	tStricterMode                // sandbox mode: off < auto < required
+	tStricterMode                // a value of a ranked set no weaker than the current one (modeRanks)
 	tNarrow                      // allowed_commands: intersect with the current list
 )
 
@@ -54,17 +54,18 @@ var sections = map[string]bool{
 // schemaOrder is the order of keys in `config show`.
 var schemaOrder = []string{
 	"timeout.default", "timeout.max",
-	"output.max_bytes", "output.max_total_bytes",
+	"output.max_bytes", "output.max_total_bytes", "output.escapes",
 	"rules.allow", "rules.ask", "rules.deny", "rules.custom_deny_patterns", "rules.custom_allow_patterns",
 	"rules.allowed_commands", "rules.blocked_commands", "rules.allowed_roots",
 	"rules.readonly", "rules.unrestricted", "rules.builtin_defaults",
 	"sandbox.mode", "sandbox.network", "sandbox.writable_roots", "sandbox.masked_paths",
+	"sandbox.home_allow",
 	"sandbox.excluded_commands", "sandbox.allow_unsandboxed",
 	"sandbox.limits.processes", "sandbox.limits.memory_mb", "sandbox.limits.file_size_mb",
 	"sandbox.limits.cpu_seconds", "sandbox.limits.open_files",
 	"env.allow", "env.scrub",
 	"tasks.max", "tasks.ring_lines", "tasks.blocking_budget",
-	"redact.patterns", "audit.path",
+	"redact.patterns", "audit.path", "audit.key_file",
 }
 
 var fieldOrder = func() map[string]int {
@@ -84,6 +85,7 @@ var fields = map[string]field{
 
 	"output.max_bytes":       {kInt64, tLower, func(c *Config) any { return &c.Output.MaxBytes }, false},
 	"output.max_total_bytes": {kInt64, tLower, func(c *Config) any { return &c.Output.MaxTotalBytes }, false},
+	"output.escapes":         {kString, tStricterMode, func(c *Config) any { return &c.Output.Escapes }, false},
 
 	"rules.allow":                 {kRules, tForbidden, func(c *Config) any { return &c.Rules.Allow }, false},
 	"rules.ask":                   {kRules, tAdd, func(c *Config) any { return &c.Rules.Ask }, false},
@@ -97,10 +99,12 @@ var fields = map[string]field{
 	"rules.unrestricted":          {kBool, tFalseOnly, func(c *Config) any { return &c.Rules.Unrestricted }, false},
 	"rules.builtin_defaults":      {kBool, tTrueOnly, func(c *Config) any { return &c.Rules.BuiltinDefaults }, false},
 
-	"sandbox.mode":              {kString, tStricterMode, func(c *Config) any { return &c.Sandbox.Mode }, false},
-	"sandbox.network":           {kBool, tFalseOnly, func(c *Config) any { return &c.Sandbox.Network }, false},
-	"sandbox.writable_roots":    {kStrings, tForbidden, func(c *Config) any { return &c.Sandbox.WritableRoots }, true},
-	"sandbox.masked_paths":      {kStrings, tAdd, func(c *Config) any { return &c.Sandbox.MaskedPaths }, true},
+	"sandbox.mode":           {kString, tStricterMode, func(c *Config) any { return &c.Sandbox.Mode }, false},
+	"sandbox.network":        {kBool, tFalseOnly, func(c *Config) any { return &c.Sandbox.Network }, false},
+	"sandbox.writable_roots": {kStrings, tForbidden, func(c *Config) any { return &c.Sandbox.WritableRoots }, true},
+	"sandbox.masked_paths":   {kStrings, tAdd, func(c *Config) any { return &c.Sandbox.MaskedPaths }, true},
+	// Bringing more of HOME into the sandbox loosens it: user file only.
+	"sandbox.home_allow":        {kStrings, tForbidden, func(c *Config) any { return &c.Sandbox.HomeAllow }, false},
 	"sandbox.excluded_commands": {kStrings, tForbidden, func(c *Config) any { return &c.Sandbox.ExcludedCommands }, false},
 	"sandbox.allow_unsandboxed": {kBool, tFalseOnly, func(c *Config) any { return &c.Sandbox.AllowUnsandboxed }, false},
 
@@ -119,9 +123,28 @@ var fields = map[string]field{
 
 	"redact.patterns": {kPatterns, tAdd, func(c *Config) any { return &c.Redact.Patterns }, false},
 	"audit.path":      {kString, tForbidden, func(c *Config) any { return &c.Audit.Path }, false},
+	"audit.key_file":  {kString, tForbidden, func(c *Config) any { return &c.Audit.KeyFile }, false},
 }
 
 var modeRank = map[string]int{"off": 0, "auto": 1, "required": 2}
+
+// modeRanks orders the values of each string key with a fixed set of
+// values, weakest first: a project file may only move up.
+var modeRanks = map[string]map[string]int{
+	"sandbox.mode":   modeRank,
+	"output.escapes": {"keep": 0, "strip": 1},
+}
+
+func rankNames(r map[string]int) string {
+	names := make([]string, len(r))
+	for n, i := range r {
+		names[i] = n
+	}
+	if len(names) == 2 {
+		return names[0] + " or " + names[1]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
 
 // set decodes n into the field at key and applies it from src.
 func (l *loader) set(f field, key string, n *yaml.Node, src Source) {
@@ -213,8 +236,18 @@ func (l *loader) set(f field, key string, n *yaml.Node, src Source) {
 				l.errorf(n, src, key, "a project file may only make the sandbox stricter (now %s, project says %s)", c.Sandbox.Mode, v)
 				return
 			}
+		} else if ranks, ok := modeRanks[key]; ok {
+			v = strings.ToLower(strings.TrimSpace(v))
+			if _, ok := ranks[v]; !ok {
+				l.errorf(n, src, key, "want %s, got %q", rankNames(ranks), n.Value)
+				return
+			}
+			if cur := *f.ptr(c).(*string); project && ranks[v] < ranks[cur] {
+				l.errorf(n, src, key, "a project file may only make this stricter (now %s, project says %s)", cur, v)
+				return
+			}
 		}
-		if key == "audit.path" && v != "" {
+		if (key == "audit.path" || key == "audit.key_file") && v != "" {
 			v = l.expandPath(v, src)
 		}
 		*f.ptr(c).(*string) = v

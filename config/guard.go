@@ -57,6 +57,7 @@ func (c *Config) GuardConfig() (shellguard.Config, error) {
 		Network:       c.Sandbox.Network,
 		WritableRoots: append(append([]string(nil), c.Sandbox.WritableRoots...), c.Rules.AllowedRoots...),
 		MaskedPaths:   c.Sandbox.MaskedPaths,
+		HomeAllow:     c.Sandbox.HomeAllow,
 	}
 	// Configured limits cap the built-in ones; they never raise them.
 	d := sandbox.DefaultLimits()

@@ -23,9 +23,9 @@ func Suggest(command string, v Verdict, rules Rules) string {
 	base.Reasons = nil
 	for _, r := range v.Reasons {
 		switch r.ID {
-		case IDUnsandboxedDenied:
+		case UnsandboxedOff.ID:
 			b.WriteString("Running outside the sandbox needs sandbox.allow_unsandboxed: true in the user's configuration (then it is always asked). Run the command inside the sandbox instead.\n")
-		case IDUnsandboxedAsked:
+		case UnsandboxedAsk.ID:
 		default:
 			base.Reasons = append(base.Reasons, r)
 		}

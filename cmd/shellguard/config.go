@@ -25,22 +25,20 @@ const configUsage = `usage:
 
 func configMain(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, configUsage)
-		return 2
+		return argError(stderr, "config", "missing subcommand: show, check or defaults")
 	}
 	switch args[0] {
 	case "show":
-		fs := flag.NewFlagSet("config show", flag.ContinueOnError)
-		fs.SetOutput(stderr)
+		fs := flag.NewFlagSet("config", flag.ContinueOnError)
+		fs.Usage = func() { fmt.Fprintln(fs.Output(), configUsage); fs.PrintDefaults() }
 		asJSON := fs.Bool("json", false, "print JSON")
 		file := fs.String("config", "", "configuration file (over the user file)")
 		ws := fs.String("workspace", "", "workspace whose "+config.ProjectFile+" applies (default: the current directory)")
-		if err := fs.Parse(args[1:]); err != nil {
-			return 2
+		if code, done := parseFlags(fs, args[1:], stdout, stderr, exitUsage); done {
+			return code
 		}
 		if fs.NArg() != 0 {
-			fmt.Fprintln(stderr, configUsage)
-			return 2
+			return argError(stderr, "config", fmt.Sprintf("show: unexpected argument %q", fs.Arg(0)))
 		}
 		if *ws == "" {
 			if wd, err := os.Getwd(); err == nil {
@@ -58,15 +56,14 @@ func configMain(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	case "check":
-		fs := flag.NewFlagSet("config check", flag.ContinueOnError)
-		fs.SetOutput(stderr)
+		fs := flag.NewFlagSet("config", flag.ContinueOnError)
+		fs.Usage = func() { fmt.Fprintln(fs.Output(), configUsage); fs.PrintDefaults() }
 		project := fs.Bool("project", false, "check FILE as a project file (only tightening keys)")
-		if err := fs.Parse(args[1:]); err != nil {
-			return 2
+		if code, done := parseFlags(fs, args[1:], stdout, stderr, exitUsage); done {
+			return code
 		}
 		if fs.NArg() != 1 {
-			fmt.Fprintln(stderr, configUsage)
-			return 2
+			return argError(stderr, "config", "check: give exactly one FILE")
 		}
 		if filepath.Base(fs.Arg(0)) == config.ProjectFile {
 			*project = true
@@ -84,6 +81,5 @@ func configMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, configUsage)
 		return 0
 	}
-	fmt.Fprintln(stderr, configUsage)
-	return 2
+	return argError(stderr, "config", fmt.Sprintf("unknown subcommand %q (want show, check or defaults)", args[0]))
 }

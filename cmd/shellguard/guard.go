@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 
@@ -43,7 +45,12 @@ func (g *guardFlags) load(extra ...config.Setting) (*config.Config, error) {
 		}
 		ws = wd
 	}
-	if st, err := os.Stat(ws); err != nil || !st.IsDir() {
+	switch st, err := os.Stat(ws); {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, fmt.Errorf("workspace %s does not exist", ws)
+	case err != nil:
+		return nil, fmt.Errorf("workspace: %w", err)
+	case !st.IsDir():
 		return nil, fmt.Errorf("workspace %s is not a directory", ws)
 	}
 	var flags []config.Setting
@@ -71,4 +78,15 @@ func (g *guardFlags) newGuard(extra ...config.Setting) (*shellguard.Guard, *conf
 	}
 	guard, err := c.Guard()
 	return guard, c, err
+}
+
+// printConfigNotes tells the user what they should know about their
+// configuration files (a config.yml that is not read, …).
+func printConfigNotes(w io.Writer, c *config.Config) {
+	if c == nil {
+		return
+	}
+	for _, n := range c.Notes {
+		fmt.Fprintln(w, "shellguard: note:", n)
+	}
 }

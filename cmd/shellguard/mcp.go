@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/shellguard/shellguard/internal/runner"
+	"github.com/shellguard/shellguard/internal/version"
 	"github.com/shellguard/shellguard/mcpserver"
 )
 
@@ -26,37 +27,33 @@ func init() {
 // ended the server.
 func startServer(gf *guardFlags, stderr io.Writer) (srv *mcpserver.Server, ctx context.Context, stop func(), err error) {
 	runner.EnableSubreaper()
-	g, _, err := gf.newGuard()
+	g, c, err := gf.newGuard()
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	printConfigNotes(stderr, c)
 	// The first command's output should not wait for the redaction rules
 	// to compile: do it while the client connects.
 	go g.Prepare()
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	srv = mcpserver.New(g, &mcpserver.Options{Version: version, Logger: logger})
+	srv = mcpserver.New(g, &mcpserver.Options{Version: version.String(), Logger: logger})
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	return srv, ctx, func() { cancel(); g.Close() }, nil
 }
 
 func mcpMain(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	gf := addGuardFlags(fs, true)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: shellguard mcp [--config FILE] [--workspace DIR] [--sandbox MODE] [--network]")
 		fmt.Fprintln(fs.Output(), "Serves one MCP session over stdin and stdout; logs go to stderr.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return exitUsage
+	if code, done := parseFlags(fs, args, stdout, stderr, exitUsage); done {
+		return code
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "shellguard mcp: unexpected argument %q\n", fs.Arg(0))
-		return exitUsage
+		return argError(stderr, "mcp", fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
 	}
 	srv, ctx, stop, err := startServer(gf, stderr)
 	if err != nil {
@@ -70,6 +67,3 @@ func mcpMain(args []string, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
-
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
