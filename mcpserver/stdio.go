@@ -10,13 +10,34 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/shellguard/shellguard"
 )
 
 // MaxMessageBytes bounds one JSON-RPC message on stdio.
 const MaxMessageBytes = 8 << 20
+
+// DrainTimeout is how long, after the client's input ends, calls in
+// progress may run on before their commands are stopped.
+const DrainTimeout = 2 * time.Second
+
+// stopCommands stops every command of every session (foreground runs
+// and tasks); their calls return as stopped.
+func (s *Server) stopCommands() {
+	s.mu.Lock()
+	var all []*shellguard.Session
+	for _, x := range s.sessions {
+		all = append(all, x)
+	}
+	s.mu.Unlock()
+	for _, x := range all {
+		x.Close()
+	}
+}
 
 // RunStdio serves one session over stdin and stdout until the client
 // disconnects or ctx is done, then closes the session's tasks.
@@ -31,15 +52,17 @@ func (s *Server) RunStdio(ctx context.Context) error {
 // checked first: a malformed one gets a JSON-RPC error response (with its
 // id when one can be read) and the session goes on.
 //
-// When r reaches its end, every request already read is answered before
-// the session ends: a request the server sent the client by then (an
-// approval) can no longer be answered, so it is failed on the client's
-// behalf.
+// When r reaches its end (the client's way to end a stdio session), every
+// request already read is answered before the session ends: a request the
+// server sent the client by then (an approval) can no longer be answered,
+// so it is failed on the client's behalf, and commands still running
+// DrainTimeout after the end are stopped, so that their calls are
+// answered (as stopped) and the server exits promptly.
 func (s *Server) RunIO(ctx context.Context, r io.Reader, w io.Writer) error {
 	pr, pw := io.Pipe()
 	tr := &tracker{pw: pw, inReq: map[string]bool{}, outReq: map[string]json.RawMessage{}, changed: make(chan struct{}, 1)}
 	out := &lockedWriter{w: w, tr: tr}
-	go filterLines(ctx, r, pw, out, tr)
+	go filterLines(ctx, r, pw, out, tr, s.stopCommands)
 	err := s.mcp.Run(ctx, &mcp.IOTransport{Reader: pr, Writer: out, MaxLineLength: MaxMessageBytes + 1})
 	pr.Close()
 	s.Close()
@@ -152,8 +175,9 @@ func (t *tracker) fail(id json.RawMessage) {
 
 // drain is called at the end of the client's input: it fails the
 // server's open requests, then waits until every client request has been
-// answered or ctx is done.
-func (t *tracker) drain(ctx context.Context) {
+// answered or ctx is done. Calls still open after DrainTimeout get stop
+// called, and DrainTimeout more to answer.
+func (t *tracker) drain(ctx context.Context, stop func()) {
 	t.mu.Lock()
 	t.eof = true
 	for _, id := range t.outReq {
@@ -161,6 +185,9 @@ func (t *tracker) drain(ctx context.Context) {
 	}
 	t.outReq = map[string]json.RawMessage{}
 	t.mu.Unlock()
+	bound := time.NewTimer(DrainTimeout)
+	defer bound.Stop()
+	stopped := false
 	for {
 		t.mu.Lock()
 		n := len(t.inReq)
@@ -172,6 +199,13 @@ func (t *tracker) drain(ctx context.Context) {
 		case <-t.changed:
 		case <-ctx.Done():
 			return
+		case <-bound.C:
+			if stopped {
+				return
+			}
+			stopped = true
+			stop()
+			bound.Reset(DrainTimeout)
 		}
 	}
 }
@@ -181,7 +215,7 @@ func (l *lockedWriter) Close() error { return nil }
 // filterLines copies well-formed JSON-RPC lines from r to pw and answers
 // the others itself. At the end of r it waits for the server to answer
 // what was read (tracker.drain) before it ends the session.
-func filterLines(ctx context.Context, r io.Reader, pw *io.PipeWriter, out io.Writer, tr *tracker) {
+func filterLines(ctx context.Context, r io.Reader, pw *io.PipeWriter, out io.Writer, tr *tracker, stop func()) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
 		line, tooLong, err := readLine(br, MaxMessageBytes)
@@ -200,7 +234,7 @@ func filterLines(ctx context.Context, r io.Reader, pw *io.PipeWriter, out io.Wri
 			}
 		}
 		if err != nil {
-			tr.drain(ctx)
+			tr.drain(ctx, stop)
 			pw.Close()
 			return
 		}

@@ -71,3 +71,24 @@ type syncBuf struct {
 
 func (s *syncBuf) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
 func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+// A call still running DrainTimeout after the input ends is stopped and
+// answered, and the server returns soon after.
+func TestStdioDrainStopsLongCalls(t *testing.T) {
+	g, _ := newGuard(t)
+	var in bytes.Buffer
+	in.WriteString(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n")
+	in.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+	in.WriteString(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"bash","arguments":{"command":"echo started; sleep 30"}}}` + "\n")
+	var out syncBuf
+	start := time.Now()
+	if err := New(g, nil).RunIO(context.Background(), &in, &out); err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el > 2*DrainTimeout+3*time.Second {
+		t.Errorf("RunIO returned after %v", el)
+	}
+	if !strings.Contains(out.String(), `"id":2`) {
+		t.Errorf("the long call was not answered:\n%s", out.String())
+	}
+}
