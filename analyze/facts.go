@@ -212,7 +212,7 @@ const (
 	NoteRecursiveFunc                       // function calls itself (Detail: name)
 	NoteForkBomb                            // function calls itself in a pipeline or background
 	NoteDepthLimit                          // nesting too deep to follow
-	NoteTooLarge                            // input larger than the analysis budget
+	NoteTooLarge                            // input larger than the analysis budget (MaxInput): not parsed
 	NoteUnparsedCode                        // code in a string that could not be parsed
 	NoteTooManyCommands                     // more commands than the analysis budget
 	NoteDynamicCode                         // code run by a wrapper is only known at run time (Wrapper says which)

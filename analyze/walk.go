@@ -12,8 +12,9 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// MaxInput is the size above which the input is reported as too large.
-const MaxInput = 64 << 10
+// MaxInput is the analysis budget: a longer input is not parsed, only
+// scanned for characters, and reported as too large (NoteTooLarge).
+const MaxInput = 1 << 20
 
 var parserPool = sync.Pool{New: func() any {
 	return syntax.NewParser(syntax.Variant(syntax.LangBash))
@@ -40,7 +41,8 @@ func Analyze(src string, opts Options) *Result {
 	scanChars(src, r)
 	if len(src) > MaxInput {
 		r.Notes = append(r.Notes, Note{Kind: NoteTooLarge, Span: Span{0, len(src)}, Cmd: -1,
-			Detail: fmt.Sprintf("%d bytes", len(src))})
+			Detail: fmt.Sprintf("%d bytes, over the %d-byte analysis budget", len(src), MaxInput)})
+		return r
 	}
 	f, err := parse(src)
 	if err != nil {

@@ -30,6 +30,12 @@ type Resolver interface {
 // MaxCommands is the complexity budget: more commands than this ask.
 const MaxCommands = 50
 
+// MaxCommandSize is the review budget: a longer command text asks
+// (SG1012), whatever else it holds. Texts up to analyze.MaxInput (1 MiB)
+// are still analysed, so a deny inside them is found; longer ones are
+// not analysed at all.
+const MaxCommandSize = 64 << 10
+
 // Check analyses command text and evaluates it against rules.
 func Check(src string, rules Rules) Verdict {
 	return Evaluate(analyze.Analyze(src, AnalyzeOptions(rules)), rules)
@@ -74,6 +80,7 @@ type evaluator struct {
 	res            *analyze.Result
 	rules          Rules
 	ws, home       string
+	wsSystem       bool // the workspace is "/" or a system directory: it confines nothing
 	roots          []string
 	fs             []finding
 	downloaded     map[string]bool
@@ -96,7 +103,11 @@ func Evaluate(res *analyze.Result, rules Rules) (v Verdict) {
 func evaluate(res *analyze.Result, rules Rules) Verdict {
 	e := &evaluator{res: res, rules: rules, home: homeOf(rules), downloaded: map[string]bool{}}
 	e.ws = e.resolve(workspaceOf(rules))
-	e.roots = []string{e.ws, "/tmp"} // like the sandbox: workspace, /tmp, $TMPDIR, configured roots
+	e.wsSystem = systemWorkspace(e.ws, e.home)
+	e.roots = []string{"/tmp"} // like the sandbox: workspace, /tmp, $TMPDIR, configured roots
+	if !e.wsSystem {
+		e.roots = append(e.roots, e.ws)
+	}
 	if rules.TempDir != "" {
 		e.roots = append(e.roots, e.resolve(path.Clean(rules.TempDir)))
 	}
@@ -128,6 +139,9 @@ func (e *evaluator) emit(r *Finding, cmd int, span analyze.Span, msg string) {
 }
 
 func (e *evaluator) notes() {
+	if n := len(e.res.Src); n > MaxCommandSize && n <= analyze.MaxInput {
+		e.emit(sg1012, -1, analyze.Span{Start: 0, End: n}, fmt.Sprintf("command text of %d bytes is over the %d-byte review budget", n, MaxCommandSize))
+	}
 	if e.res.SimpleCommands > MaxCommands {
 		e.emit(sg1010, -1, analyze.Span{Start: 0, End: len(e.res.Src)}, "more than 50 commands: too complex to review automatically")
 	}
@@ -218,6 +232,10 @@ func (e *evaluator) verdict() Verdict {
 	v.Classification = classify(e.res)
 	if ws := warnings(e.res); ws != nil {
 		v.Warnings = ws
+	}
+	if e.ws == e.home {
+		w, _ := CheckWorkspace(e.ws, e.home)
+		v.Warnings = append(v.Warnings, w)
 	}
 	return v
 }
