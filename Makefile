@@ -1,18 +1,25 @@
 # The one test command: `make test` installs what the tests need and runs
 # every test, the cross-platform builds and the public evaluation corpus.
 
+# Every recipe runs in bash with -e and pipefail, so a failing step fails
+# the build even inside a pipeline or a list.
+SHELL       := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+
 GO        ?= go
+# The shared evaluation corpus and harness (sgeval), checked out beside
+# this repository (see README, "The two commands").
 SHARED    ?= $(abspath ../shared)
 EVALDIR   ?= /var/tmp/shellguard-eval
 SGEVAL    := $(EVALDIR)/sgeval
 SGBIN     := $(EVALDIR)/shellguard
 
-.PHONY: build test vet unit cross evalbin eval-effect eval-static bench clean
+.PHONY: build test vet unit cross shared evalbin eval-effect eval-static bench clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -o shellguard ./cmd/shellguard
 
-test: vet unit cross eval-static eval-effect
+test: vet unit cross eval-static eval-effect eval-sandbox-fs
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
@@ -31,7 +38,11 @@ cross:
 $(EVALDIR):
 	mkdir -p -m 755 $(EVALDIR)
 
-evalbin: $(EVALDIR)
+shared:
+	@test -f $(SHARED)/eval/sgeval/main.go && test -f $(SHARED)/eval/corpus/static-public.jsonl || \
+	  { echo "make test needs the shared evaluation corpus at $(SHARED) (sgeval and corpus/); see README"; exit 1; }
+
+evalbin: shared $(EVALDIR)
 	$(GO) build -C $(SHARED)/eval/sgeval -o $(SGEVAL) .
 	CGO_ENABLED=0 $(GO) build -o $(SGBIN) ./cmd/shellguard
 	chmod 755 $(SGBIN) $(SGEVAL)
@@ -40,16 +51,27 @@ evalbin: $(EVALDIR)
 EFFECT_FILTER ?=
 
 eval-effect: evalbin
-	cd $(EVALDIR) && ./sgeval effect --exec '$(SGBIN) run --timeout {timeout} -- {cmd}' $(SHARED)/eval/corpus/effect-public.jsonl $(EFFECT_FILTER)
-	cd $(EVALDIR) && ./sgeval effect --exec '$(SGBIN) run --sandbox required --timeout {timeout} -- {cmd}' $(SHARED)/eval/corpus/effect-public.jsonl $(EFFECT_FILTER)
+	cd $(EVALDIR) && $(SGEVAL) effect --exec '$(SGBIN) run --timeout {timeout} -- {cmd}' $(SHARED)/eval/corpus/effect-public.jsonl $(EFFECT_FILTER)
+	cd $(EVALDIR) && $(SGEVAL) effect --exec '$(SGBIN) run --sandbox required --timeout {timeout} -- {cmd}' $(SHARED)/eval/corpus/effect-public.jsonl $(EFFECT_FILTER)
 	# Secrets must not leak even without the sandbox: redaction alone.
-	cd $(EVALDIR) && ./sgeval effect --exec '$(SGBIN) run --sandbox off --timeout {timeout} -- {cmd}' $(SHARED)/eval/corpus/effect-public.jsonl --category 'env-secret|secret-read'
+	cd $(EVALDIR) && $(SGEVAL) effect --exec '$(SGBIN) run --sandbox off --timeout {timeout} -- {cmd}' $(SHARED)/eval/corpus/effect-public.jsonl --category 'env-secret|secret-read'
+
+# File-system escapes of the sandbox (git metadata, the shared cache,
+# credentials in HOME) and the legitimate work that must keep working.
+eval-sandbox-fs: evalbin
+	cd $(EVALDIR) && ./sgeval effect --exec '$(SGBIN) run --timeout {timeout} -- {cmd}' $(CURDIR)/sandbox/testdata/escapes-fs.jsonl
+	cd $(EVALDIR) && ./sgeval effect --exec '$(SGBIN) run --sandbox required --timeout {timeout} -- {cmd}' $(CURDIR)/sandbox/testdata/escapes-fs.jsonl
 
 # Static verdicts: at least 99% of attacks blocked and 98% of benign
 # commands allowed (the corpus is a sample; remaining misses are listed).
+# Each run writes into a fresh directory, so no result of an earlier run
+# is ever judged; sgeval's exit status (0 all passed, 1 some missed,
+# anything else: it could not run) goes to the gate with its report.
 eval-static: evalbin
-	cd $(EVALDIR) && ./sgeval static --check '$(SGBIN) check --json -- {cmd}' --json-out $(EVALDIR)/static.json $(SHARED)/eval/corpus/static-public.jsonl > $(EVALDIR)/static.txt; tail -n 12 $(EVALDIR)/static.txt
-	python3 bench/static_gate.py $(EVALDIR)/static.json 99 98
+	out=$$(mktemp -d $(EVALDIR)/static.XXXXXX); \
+	rc=0; (cd $(EVALDIR) && $(SGEVAL) static --check '$(SGBIN) check --json -- {cmd}' --json-out $$out/static.json $(SHARED)/eval/corpus/static-public.jsonl) > $$out/static.txt || rc=$$?; \
+	tail -n 12 $$out/static.txt; \
+	$(GO) run ./internal/staticgate -report $$out/static.json -sgeval-exit $$rc -attacks 99 -benign 98
 
 bench:
 	bench/run.sh

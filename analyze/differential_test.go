@@ -181,7 +181,7 @@ b' "$(printf x)"`,
 			}
 			ok := true
 			for _, w := range c.Wrappers {
-				if !transparent(w) {
+				if !transparent(w.Text) {
 					ok = false
 				}
 			}

@@ -86,8 +86,8 @@ type Command struct {
 	Assigns   []Assign   // leading assignments (including env NAME=VAL)
 	Redirects []Redirect // redirects of this command
 	// Wrappers is the chain the command was found under, outermost first:
-	// "sudo", "bash -c", "eval", "find -exec", "function f", …
-	Wrappers []string
+	// sudo, bash -c, eval, find -exec, function f, …
+	Wrappers []Wrapper
 	Span     Span
 	// Cwd is the logical working directory ("" when unknown).
 	Cwd string
@@ -113,7 +113,76 @@ type Command struct {
 	Builtin bool
 	// Func is set when the name is a function defined in the script.
 	Func bool
+	// Program is the program's base name: the literal name, or the base
+	// of a path whose directory a locator prints ($(which node),
+	// $(npm bin)/eslint; then Located is set). "" when unknown.
+	Program string
+	Located bool
+	// Lang is the language the program runs code in ("sh" for shells,
+	// "python", "perl", "js", "awk", "sed", …; "" for other programs).
+	Lang string
+	// Code is the program text the command runs: shell code (sh -c,
+	// eval, a here-document fed to a shell), interpreter code (python -c,
+	// a here-document fed to perl), awk and sed programs. Shell code is
+	// also analysed: its commands are in Result.Commands.
+	Code []Code
+	// StdinCode is set when the program reads the code it runs from
+	// standard input (bash with no script, python -, source /dev/stdin).
+	StdinCode bool
 }
+
+// Code is program text a command runs.
+type Code struct {
+	Lang    string // "sh", "python", "perl", "js", "ruby", "php", "awk", "sed", …
+	Text    string // the text, as far as it is known
+	Span    Span   // where it is in the source (the word or the here-document)
+	Dynamic bool   // part of the text is only known at run time
+	// Stdin is set when the text reaches the program on standard input
+	// (a here-document, a here-string, or literal text piped into it).
+	Stdin bool
+	// Piped is set when the text is literal echo/printf output piped
+	// into the program.
+	Piped bool
+	// Exec says whether the code runs shell commands and whether they
+	// could be read. Commands that could be read are analysed.
+	Exec Exec
+	// Writes lists files the code writes by name (sed w, s///w).
+	Writes []string
+}
+
+// Exec says whether code runs shell commands and whether they could be
+// read statically.
+type Exec int
+
+const (
+	ExecNone     Exec = iota // runs no shell command that could be seen
+	ExecRead                 // runs shell commands, all read and analysed
+	ExecComputed             // runs shell commands built at run time
+	ExecOpaque               // calls an API that runs commands that could not be read
+	ExecData                 // pipes its data into a shell or interpreter (awk print | "sh")
+)
+
+// Via says how a wrapper runs what it wraps.
+type Via int
+
+const (
+	ViaArgv   Via = iota + 1 // runs the rest of its argv: sudo, env, nice, xargs, find -exec, docker exec
+	ViaShell                 // is a shell (or eval, source) running the text: sh -c, bash <<, eval
+	ViaOption                // an option or argument of another program holds shell code: su -c, ssh, git -c core.pager, awk system()
+	ViaFunc                  // a call of a function defined in the script
+)
+
+// Wrapper is one link of the chain a command was found under.
+type Wrapper struct {
+	Program string // the wrapping program: "sudo", "bash", "find", "eval", "function"
+	Text    string // as shown: "sudo", "bash -c", "find -exec", "function f"
+	Via     Via
+	// Stdin is set when the wrapper is a shell reading the code on
+	// standard input (a here-document, a here-string, text piped in).
+	Stdin bool
+}
+
+func (w Wrapper) String() string { return w.Text }
 
 // Name returns the base name of the command ("" when there is none or it
 // is dynamic).
@@ -123,6 +192,10 @@ func (c *Command) Name() string {
 	}
 	return baseName(c.Args[0].Value)
 }
+
+// Shell reports whether the command is a shell program (not eval or
+// source, which run code in the current shell).
+func (c *Command) Shell() bool { return c.Lang == "sh" && !c.Builtin }
 
 // NoteKind classifies structural observations that are not commands.
 type NoteKind int
@@ -142,10 +215,10 @@ const (
 	NoteRecursiveFunc                       // function calls itself (Detail: name)
 	NoteForkBomb                            // function calls itself in a pipeline or background
 	NoteDepthLimit                          // nesting too deep to follow
-	NoteTooLarge                            // input larger than the analysis budget
+	NoteTooLarge                            // input larger than the analysis budget (MaxInput): not parsed
 	NoteUnparsedCode                        // code in a string that could not be parsed
 	NoteTooManyCommands                     // more commands than the analysis budget
-	NoteDynamicCode                         // code run by a wrapper is only known at run time (Detail: wrapper)
+	NoteDynamicCode                         // code run by a wrapper is only known at run time (Wrapper says which)
 )
 
 var noteNames = map[NoteKind]string{
@@ -166,10 +239,15 @@ func (k NoteKind) String() string {
 
 // Note is a structural observation.
 type Note struct {
-	Kind   NoteKind
-	Span   Span
+	Kind NoteKind
+	Span Span
+	// Detail is display text: the character, the parser's message, the
+	// size, the function name.
 	Detail string
 	Cmd    int // related command index, or -1
+	// Wrapper is the wrapper whose code is only known at run time
+	// (NoteDynamicCode).
+	Wrapper Wrapper
 }
 
 // Result holds every fact found in one command text.

@@ -1,8 +1,9 @@
 package analyze
 
 import (
-	"github.com/shellguard/shellguard/internal/lazyre"
 	"strings"
+
+	"github.com/shellguard/shellguard/internal/progs"
 )
 
 // innerCmd is a command that a wrapper runs with an argv of its own.
@@ -27,6 +28,8 @@ type codeArg struct {
 	sameShell     bool // runs in the current shell (eval, source of text)
 	positional    []string
 	positionalSet bool
+	via           Via  // ViaOption unless set
+	stdin         bool // the code comes on standard input (here-document, pipe)
 }
 
 type unwrapped struct {
@@ -97,11 +100,23 @@ func skipOpts(args []Arg, spec optSpec) []Arg {
 	return args
 }
 
-var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true,
-	"ash": true, "mksh": true, "yash": true, "busybox sh": true, "rbash": true, "fish": true, "tcsh": true, "csh": true}
+// wrapperOf builds the typed wrapper of a chain link shown as text.
+func wrapperOf(text string, via Via) Wrapper {
+	if via == 0 {
+		via = ViaOption
+	}
+	prog, _, _ := strings.Cut(text, " ")
+	return Wrapper{Program: prog, Text: text, Via: via}
+}
 
-// IsShell reports whether name is a shell that runs code.
-func IsShell(name string) bool { return shells[name] }
+// hdocSpan is the span of a here-document's body or a here-string's
+// word, or of the redirect when that is unknown.
+func hdocSpan(r Redirect) Span {
+	if t := r.Target.Span; t.End > t.Start {
+		return t
+	}
+	return r.Span
+}
 
 func hasFlag(args []Arg, flags ...string) bool {
 	for _, a := range args {
@@ -116,7 +131,7 @@ func hasFlag(args []Arg, flags ...string) bool {
 
 // unwrap returns what a command runs besides itself.
 func unwrap(cmd *Command) *unwrapped {
-	name := cmd.Name()
+	name := cmd.Program
 	args := cmd.Args[1:]
 	u := &unwrapped{}
 	switch name {
@@ -268,14 +283,14 @@ func unwrap(cmd *Command) *unwrapped {
 		if len(args) > 0 && (args[0].Value == "/dev/stdin" || args[0].Value == "-") {
 			for _, r := range cmd.Redirects {
 				if r.Op == "<<" || r.Op == "<<-" || r.Op == "<<<" {
-					u.code = append(u.code, codeArg{wrapper: name + " <<", text: r.Target.Value, span: r.Span, dynamic: r.Target.Dynamic, sameShell: true})
+					u.code = append(u.code, codeArg{wrapper: name + " <<", text: r.Target.Value, span: hdocSpan(r), dynamic: r.Target.Dynamic, sameShell: true, via: ViaShell, stdin: true})
 				}
 			}
 		}
 	case "eval":
 		if len(args) > 0 {
 			cd := joinArgs(args)
-			u.code = append(u.code, codeArg{wrapper: "eval", text: cd.Value, span: cd.Span, dynamic: cd.Dynamic, sameShell: true})
+			u.code = append(u.code, codeArg{wrapper: "eval", text: cd.Value, span: cd.Span, dynamic: cd.Dynamic, sameShell: true, via: ViaShell})
 		}
 	case "trap":
 		rest := skipOpts(args, optSpec{})
@@ -428,16 +443,21 @@ func unwrap(cmd *Command) *unwrapped {
 			u.code = append(u.code, codeArg{wrapper: "sed e", text: s.text, span: s.span, dynamic: s.dynamic})
 		}
 	default:
-		if shells[name] {
+		switch {
+		case cmd.Shell():
 			unwrapShell(name, cmd, args, u)
-		} else if isInterpreter(name) {
-			cd, ok := InterpreterCode(name, args)
-			if !ok {
-				cd, ok = StdinCode(cmd)
+			for _, cd := range cmd.Code {
+				if cd.Piped {
+					u.code = append(u.code, codeArg{wrapper: name + " <|", text: cd.Text, span: cd.Span, newShell: true, positionalSet: true, via: ViaShell, stdin: true})
+				}
 			}
-			if ok {
-				for _, s := range ShellStrings(cd.Value) {
+		case progs.IsInterpreter(name):
+			for _, cd := range cmd.Code {
+				for _, s := range shellStrings(cd.Text) {
 					u.code = append(u.code, codeArg{wrapper: name + " system", text: s, span: cd.Span})
+				}
+				for _, s := range shellBackticks(cd.Lang, cd.Text) {
+					u.code = append(u.code, codeArg{wrapper: name + " `…`", text: s, span: cd.Span})
 				}
 			}
 		}
@@ -461,809 +481,4 @@ func joinArgs(args []Arg) Arg {
 	a.Value = sb.String()
 	a.Span = argsSpan(args, Span{})
 	return a
-}
-
-func unwrapEnv(args []Arg, u *unwrapped) {
-	var assigns []Assign
-	cwd := ""
-	defer func() {
-		for i := range u.inner {
-			u.inner[i].cwd = cwd
-		}
-	}()
-	for len(args) > 0 {
-		a := args[0]
-		v := a.Value
-		switch {
-		case a.Dynamic:
-			u.inner = append(u.inner, innerCmd{wrapper: "env", args: args, assigns: assigns})
-			return
-		case v == "--":
-			args = args[1:]
-			if len(args) > 0 {
-				u.inner = append(u.inner, innerCmd{wrapper: "env", args: args, assigns: assigns})
-			}
-			return
-		case v == "-S" || v == "--split-string":
-			if len(args) > 1 {
-				u.addCode("env -S", args[1])
-			}
-			return
-		case strings.HasPrefix(v, "-S"):
-			a2 := a
-			a2.Value = v[2:]
-			u.addCode("env -S", a2)
-			return
-		case strings.HasPrefix(v, "--split-string="):
-			a2 := a
-			a2.Value = strings.TrimPrefix(v, "--split-string=")
-			u.addCode("env -S", a2)
-			return
-		case v == "-C" || v == "--chdir":
-			args = args[1:]
-			if len(args) > 0 {
-				cwd = args[0].Value
-				if args[0].Dynamic {
-					cwd = "\x00"
-				}
-				args = args[1:]
-			}
-			continue
-		case v == "-u" || v == "--unset":
-			args = args[1:]
-			if len(args) > 0 {
-				args = args[1:]
-			}
-			continue
-		case strings.HasPrefix(v, "-"):
-			args = args[1:]
-			continue
-		case strings.HasPrefix(v, "BASH_FUNC_") && strings.Contains(v, "="):
-			i := strings.IndexByte(v, '=')
-			val := a
-			val.Value = v[i+1:]
-			assigns = append(assigns, Assign{Name: v[:i], Value: val, Span: a.Span})
-			if body := strings.TrimSpace(v[i+1:]); strings.HasPrefix(body, "()") {
-				fn := strings.TrimSuffix(strings.TrimPrefix(v[:i], "BASH_FUNC_"), "%%")
-				fn = strings.TrimSuffix(fn, "()")
-				code := a
-				code.Value = "f_" + fn + " " + body + "\nf_" + fn
-				u.addCode("env BASH_FUNC", code)
-			}
-			args = args[1:]
-			continue
-		case strings.Contains(v, "=") && isName(v[:strings.IndexByte(v, '=')]):
-			i := strings.IndexByte(v, '=')
-			val := a
-			val.Value = v[i+1:]
-			assigns = append(assigns, Assign{Name: v[:i], Value: val, Span: a.Span})
-			args = args[1:]
-			continue
-		}
-		u.inner = append(u.inner, innerCmd{wrapper: "env", args: args, assigns: assigns})
-		return
-	}
-	// env with only assignments and no command prints the environment;
-	// keep the assignments visible as a command of their own.
-	if len(assigns) > 0 {
-		u.inner = append(u.inner, innerCmd{wrapper: "env", args: []Arg{{Value: "env", Span: assigns[0].Span}}, assigns: assigns})
-	}
-}
-
-func isName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, r := range s {
-		if !(r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (i > 0 && r >= '0' && r <= '9')) {
-			return false
-		}
-	}
-	return true
-}
-
-func unwrapSudo(name string, args []Arg, u *unwrapped) {
-	shellMode := false
-	for len(args) > 0 {
-		a := args[0]
-		v := a.Value
-		if a.Dynamic || v == "" || v[0] != '-' {
-			break
-		}
-		args = args[1:]
-		if v == "--" {
-			break
-		}
-		if strings.HasPrefix(v, "--") {
-			switch v {
-			case "--login", "--shell":
-				shellMode = true
-			case "--user", "--group", "--chdir", "--prompt", "--role", "--type", "--host", "--close-from", "--other-user", "--command-timeout":
-				if len(args) > 0 {
-					args = args[1:]
-				}
-			}
-			continue
-		}
-		for i := 1; i < len(v); i++ {
-			ch := v[i]
-			if ch == 'i' || ch == 's' {
-				shellMode = true
-			}
-			if strings.IndexByte("ugpCDhrtTUc", ch) >= 0 {
-				if i == len(v)-1 && len(args) > 0 {
-					args = args[1:]
-				}
-				break
-			}
-		}
-	}
-	if len(args) == 0 {
-		return
-	}
-	if shellMode {
-		u.addCode(name+" -s", joinArgs(args))
-		return
-	}
-	u.addInner(name, args)
-}
-
-func unwrapShell(name string, cmd *Command, args []Arg, u *unwrapped) {
-	for i := 0; i < len(args); i++ {
-		v := args[i].Value
-		if args[i].Dynamic {
-			return
-		}
-		if v == "--" || v == "-" {
-			return
-		}
-		if len(v) < 2 || (v[0] != '-' && v[0] != '+') {
-			return // a script file
-		}
-		if strings.HasPrefix(v, "--") {
-			if v == "--rcfile" || v == "--init-file" {
-				i++
-			}
-			continue
-		}
-		if v[0] == '-' && strings.ContainsRune(v[1:], 'c') {
-			if i+1 < len(args) {
-				cd := args[i+1]
-				// sh -c CODE [$0 [$1 …]]: the positional parameters are
-				// known unless arguments are appended at run time (xargs)
-				// or are themselves dynamic.
-				var pos []string
-				set := !cmd.ExtraArgs
-				for _, p := range args[i+2:] {
-					pos = append(pos, p.Value)
-					set = set && !p.Dynamic
-				}
-				if len(pos) == 0 {
-					pos = []string{name} // $0 defaults to the shell's name
-				}
-				u.code = append(u.code, codeArg{wrapper: name + " -c", text: cd.Value, span: cd.Span,
-					dynamic: cd.Dynamic, newShell: true, positional: pos, positionalSet: set})
-			}
-			return
-		}
-		if strings.ContainsAny(v[1:], "oO") {
-			i++
-		}
-	}
-	// no -c and no script: the shell reads code from stdin; heredocs and
-	// here-strings are code then.
-	for _, r := range cmd.Redirects {
-		if r.Op == "<<" || r.Op == "<<-" || r.Op == "<<<" {
-			u.code = append(u.code, codeArg{wrapper: name + " <<", text: r.Target.Value, span: r.Span,
-				dynamic: r.Target.Dynamic, newShell: true, positionalSet: true})
-		}
-	}
-}
-
-func unwrapFind(cmd *Command, args []Arg, u *unwrapped) {
-	var roots []string
-	i := 0
-	for i < len(args) && (args[i].Value == "-H" || args[i].Value == "-L" || args[i].Value == "-P" || strings.HasPrefix(args[i].Value, "-O") || args[i].Value == "-D") {
-		if args[i].Value == "-D" {
-			i++
-		}
-		i++
-	}
-	for ; i < len(args); i++ {
-		v := args[i].Value
-		if strings.HasPrefix(v, "-") || v == "(" || v == "!" || v == "\\(" {
-			break
-		}
-		roots = append(roots, v)
-	}
-	if len(roots) == 0 {
-		roots = []string{"."}
-	}
-	for ; i < len(args); i++ {
-		v := args[i].Value
-		if v != "-exec" && v != "-execdir" && v != "-ok" && v != "-okdir" {
-			continue
-		}
-		j := i + 1
-		for j < len(args) && args[j].Value != ";" && args[j].Value != "+" {
-			j++
-		}
-		inner := args[i+1 : j]
-		plus := j < len(args) && args[j].Value == "+"
-		for _, root := range roots {
-			sub := make([]Arg, len(inner))
-			for k, a := range inner {
-				sub[k] = a
-				if strings.Contains(a.Value, "{}") {
-					rep := strings.TrimSuffix(root, "/") + "/{}"
-					sub[k].Value = strings.ReplaceAll(a.Value, "{}", rep)
-				}
-			}
-			if len(sub) > 0 {
-				u.inner = append(u.inner, innerCmd{wrapper: "find " + v, args: sub, extraArgs: plus})
-			}
-		}
-		i = j
-	}
-}
-
-func unwrapSSH(args []Arg, u *unwrapped) {
-	i := 0
-	for i < len(args) {
-		v := args[i].Value
-		if len(v) < 2 || v[0] != '-' {
-			break
-		}
-		if v == "--" {
-			i++
-			break
-		}
-		if v == "-o" && i+1 < len(args) {
-			sshOption(args[i+1], u)
-			i += 2
-			continue
-		}
-		if strings.HasPrefix(v, "-o") {
-			a := args[i]
-			a.Value = v[2:]
-			sshOption(a, u)
-			i++
-			continue
-		}
-		last := v[len(v)-1]
-		i++
-		if strings.IndexByte("bcDEeFIiJLlmOopQRSWw", last) >= 0 && len(v) == 2 {
-			i++
-		}
-	}
-	if i >= len(args) {
-		return
-	}
-	rest := args[i+1:]
-	if len(rest) > 0 {
-		cd := joinArgs(rest)
-		u.code = append(u.code, codeArg{wrapper: "ssh", text: cd.Value, span: cd.Span, dynamic: cd.Dynamic, remote: true, newShell: true})
-	}
-}
-
-func sshOption(a Arg, u *unwrapped) {
-	v := a.Value
-	key, val, ok := strings.Cut(v, "=")
-	if !ok {
-		key, val, ok = strings.Cut(v, " ")
-	}
-	if !ok {
-		return
-	}
-	switch strings.ToLower(strings.TrimSpace(key)) {
-	case "proxycommand", "localcommand", "knownhostscommand", "remotecommand":
-		a2 := a
-		a2.Value = strings.TrimSpace(val)
-		u.addCode("ssh -o "+strings.ToLower(key), a2)
-	}
-}
-
-func unwrapDocker(name string, args []Arg, u *unwrapped) {
-	if len(args) == 0 {
-		return
-	}
-	sub := args[0].Value
-	if sub == "container" && len(args) > 1 {
-		args = args[1:]
-		sub = args[0].Value
-	}
-	if sub != "exec" && sub != "run" {
-		return
-	}
-	valued := map[string]bool{"-e": true, "--env": true, "-u": true, "--user": true, "-w": true, "--workdir": true,
-		"-v": true, "--volume": true, "-p": true, "--publish": true, "--name": true, "--network": true, "--net": true,
-		"--entrypoint": true, "--mount": true, "-l": true, "--label": true, "--platform": true, "--env-file": true,
-		"--add-host": true, "--cpus": true, "-m": true, "--memory": true, "--hostname": true, "-h": true,
-		"--cap-add": true, "--cap-drop": true, "--device": true, "--pid": true, "--ipc": true, "--security-opt": true,
-		"--restart": true, "--tmpfs": true, "--ulimit": true, "--dns": true, "--detach-keys": true, "--gpus": true,
-		"--shm-size": true, "--log-driver": true, "--log-opt": true, "--pull": true, "--runtime": true, "--userns": true}
-	i := 1
-	for i < len(args) {
-		v := args[i].Value
-		if len(v) < 2 || v[0] != '-' {
-			break
-		}
-		i++
-		if valued[v] {
-			i++
-		}
-	}
-	if i+1 < len(args) {
-		u.inner = append(u.inner, innerCmd{wrapper: name + " " + sub, args: args[i+1:], remote: true})
-	}
-}
-
-// gitExecKeys are configuration keys whose value git runs as a command.
-var gitExecKeys = map[string]bool{"core.pager": true, "core.sshcommand": true, "core.editor": true,
-	"core.fsmonitor": true, "core.askpass": true, "diff.external": true, "sequence.editor": true,
-	"credential.helper": true, "gpg.program": true, "pager.log": true, "pager.diff": true, "pager.show": true,
-	"core.hookspath": false, "uploadpack.packobjectshook": true, "merge.tool": false}
-
-// GitExecKey reports whether a git config key holds a command.
-func GitExecKey(key string) bool {
-	k := strings.ToLower(key)
-	if gitExecKeys[k] {
-		return true
-	}
-	return strings.HasPrefix(k, "pager.") || (strings.HasPrefix(k, "alias.")) ||
-		(strings.HasPrefix(k, "filter.") && (strings.HasSuffix(k, ".clean") || strings.HasSuffix(k, ".smudge") || strings.HasSuffix(k, ".process"))) ||
-		(strings.HasPrefix(k, "diff.") && (strings.HasSuffix(k, ".textconv") || strings.HasSuffix(k, ".command"))) ||
-		(strings.HasPrefix(k, "mergetool.") && strings.HasSuffix(k, ".cmd")) ||
-		(strings.HasPrefix(k, "difftool.") && strings.HasSuffix(k, ".cmd"))
-}
-
-func unwrapGit(args []Arg, u *unwrapped) {
-	for i := 0; i < len(args); i++ {
-		v := args[i].Value
-		var kv Arg
-		switch {
-		case v == "-c" && i+1 < len(args):
-			kv = args[i+1]
-			i++
-		case strings.HasPrefix(v, "-c") && len(v) > 2:
-			kv = args[i]
-			kv.Value = v[2:]
-		case strings.HasPrefix(v, "--config-env"):
-			continue
-		case v == "-C" || v == "--git-dir" || v == "--work-tree" || v == "--namespace":
-			i++
-			continue
-		case len(v) > 0 && v[0] != '-':
-			gitSubcommand(v, args[i+1:], u)
-			return
-		default:
-			continue
-		}
-		key, val, ok := strings.Cut(kv.Value, "=")
-		if !ok || !GitExecKey(key) {
-			continue
-		}
-		a := kv
-		a.Value = val
-		if strings.HasPrefix(strings.ToLower(key), "alias.") {
-			if !strings.HasPrefix(val, "!") {
-				continue
-			}
-			a.Value = val[1:]
-		}
-		u.addCode("git -c "+strings.ToLower(key), a)
-	}
-}
-
-// gitSubcommand follows the options of git subcommands that run commands.
-func gitSubcommand(sub string, args []Arg, u *unwrapped) {
-	valueOf := func(i int, a Arg, long string) (Arg, bool) {
-		if a.Value == long && i+1 < len(args) {
-			return args[i+1], true
-		}
-		if strings.HasPrefix(a.Value, long+"=") {
-			a.Value = strings.TrimPrefix(a.Value, long+"=")
-			return a, true
-		}
-		return Arg{}, false
-	}
-	for i, a := range args {
-		var code Arg
-		ok := false
-		switch sub {
-		case "rebase":
-			if code, ok = valueOf(i, a, "--exec"); !ok {
-				code, ok = valueOf(i, a, "-x")
-			}
-		case "difftool", "mergetool":
-			if code, ok = valueOf(i, a, "--extcmd"); !ok {
-				code, ok = valueOf(i, a, "-x")
-			}
-		case "grep":
-			if code, ok = valueOf(i, a, "--open-files-in-pager"); !ok && strings.HasPrefix(a.Value, "-O") && len(a.Value) > 2 {
-				code, ok = a, true
-				code.Value = a.Value[2:]
-			}
-		case "fetch", "pull", "clone", "ls-remote", "archive", "push":
-			for _, o := range []string{"--upload-pack", "--receive-pack", "--exec", "-u"} {
-				if code, ok = valueOf(i, a, o); ok {
-					break
-				}
-			}
-		case "submodule":
-			if a.Value == "foreach" {
-				rest := args[i+1:]
-				for len(rest) > 0 && strings.HasPrefix(rest[0].Value, "-") {
-					rest = rest[1:]
-				}
-				if len(rest) > 0 {
-					u.addCode("git submodule foreach", joinArgs(rest))
-				}
-				return
-			}
-		case "bisect":
-			if a.Value == "run" {
-				u.addInner("git bisect run", args[i+1:])
-				return
-			}
-		}
-		if ok {
-			u.addCode("git "+sub, code)
-		}
-	}
-}
-
-// ---- interpreters, awk, sed ----
-
-var interpreters = map[string]string{
-	"python": "-c", "python2": "-c", "python3": "-c", "pypy": "-c", "pypy3": "-c",
-	"perl": "-e", "ruby": "-e", "node": "-e", "nodejs": "-e", "deno": "eval", "bun": "-e",
-	"php": "-r", "lua": "-e", "Rscript": "-e", "osascript": "-e", "tclsh": "", "pwsh": "-c", "powershell": "-c",
-}
-
-func isInterpreter(name string) bool {
-	if _, ok := interpreters[name]; ok {
-		return true
-	}
-	return strings.HasPrefix(name, "python3.") || strings.HasPrefix(name, "python2.")
-}
-
-// IsInterpreter reports whether name is a scripting language interpreter.
-func IsInterpreter(name string) bool { return isInterpreter(name) }
-
-// StdinCode returns the program text an interpreter reads from a
-// here-document or here-string when it has no script argument.
-func StdinCode(cmd *Command) (Arg, bool) {
-	for _, a := range cmd.Args[1:] {
-		if !strings.HasPrefix(a.Value, "-") || a.Value == "-m" || a.Value == "-c" || a.Value == "-e" {
-			if a.Value != "-" {
-				return Arg{}, false
-			}
-		}
-	}
-	for _, r := range cmd.Redirects {
-		if r.Op == "<<" || r.Op == "<<-" || r.Op == "<<<" {
-			a := r.Target
-			a.Span = r.Span
-			return a, true
-		}
-	}
-	return Arg{}, false
-}
-
-// InterpreterCode returns the inline program of an interpreter command
-// (python -c, perl -e, node -e, …).
-func InterpreterCode(name string, args []Arg) (Arg, bool) {
-	flag := interpreters[name]
-	if strings.HasPrefix(name, "python") {
-		flag = "-c"
-	}
-	for i, a := range args {
-		v := a.Value
-		if a.Dynamic && i == 0 {
-			return Arg{}, false
-		}
-		if v == "--" || (len(v) > 0 && v[0] != '-') {
-			if name == "deno" && v == "eval" && i+1 < len(args) {
-				return args[i+1], true
-			}
-			return Arg{}, false
-		}
-		if v == flag || v == "--eval" || v == "-E" && name == "perl" || (name == "node" && (v == "-p" || v == "--print")) {
-			if i+1 < len(args) {
-				return args[i+1], true
-			}
-			return Arg{}, false
-		}
-		// grouped perl/ruby flags like -ne, -pe, -pie
-		if (name == "perl" || name == "ruby") && len(v) > 1 && v[0] == '-' && strings.HasSuffix(v, "e") && !strings.HasPrefix(v, "--") {
-			if i+1 < len(args) {
-				return args[i+1], true
-			}
-		}
-		if strings.HasPrefix(name, "python") && strings.HasPrefix(v, "-c") && len(v) > 2 {
-			a2 := a
-			a2.Value = v[2:]
-			return a2, true
-		}
-		if strings.HasPrefix(name, "python") && v == "-m" {
-			return Arg{}, false
-		}
-	}
-	return Arg{}, false
-}
-
-var (
-	reShellCall = lazyre.New(`(?:\bos\.system|\bos\.popen|\bsubprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|\bsystem|\bexec(?:Sync)?|\bspawnSync|\bspawn|\bpopen|\bshell_exec|\bpassthru|\bproc_open|%x|\bIO\.popen|\bOpen3\.\w+|\bos\.execute|\bio\.popen|do shell script)\s*\(?\s*(?:\[\s*)?(?:r|b|f)?("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')`)
-	reBacktick  = lazyre.New("`([^`]+)`")
-)
-
-// ShellStrings extracts string literals passed to shell-running calls in
-// interpreter code (os.system("…"), system('…'), execSync(`…`), …).
-func ShellStrings(code string) []string {
-	var out []string
-	for _, m := range reShellCall.FindAllStringSubmatch(code, 8) {
-		s := m[1]
-		s = s[1 : len(s)-1]
-		s = strings.NewReplacer(`\"`, `"`, `\'`, `'`, `\\`, `\`, `\n`, "\n").Replace(s)
-		out = append(out, s)
-	}
-	return out
-}
-
-var reShellCallDyn = lazyre.New(`(?:\bos\.system|\bos\.popen|\bsubprocess\.\w+|\bsystem|\bexec(?:Sync)?|\bspawnSync|\bpopen|\bshell_exec|\bpassthru|\bos\.execute)\s*\(\s*(?:r|b|f)?("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')\s*([^\s,)\]])`)
-
-// ShellStringsDynamic reports shell-running calls whose command is built
-// at run time ("rm -rf " + path).
-func ShellStringsDynamic(code string) bool {
-	return reShellCallDyn.MatchString(code)
-}
-
-// ShellBackticks extracts `…` commands (perl, ruby).
-func ShellBackticks(code string) []string {
-	var out []string
-	for _, m := range reBacktick.FindAllStringSubmatch(code, 8) {
-		out = append(out, m[1])
-	}
-	return out
-}
-
-// AwkProgram returns the program text argument of an awk command.
-func AwkProgram(args []Arg) *Arg { return awkProgram(args) }
-
-func awkProgram(args []Arg) *Arg {
-	for i := 0; i < len(args); i++ {
-		v := args[i].Value
-		if v == "-f" || v == "--file" {
-			return nil
-		}
-		if v == "-F" || v == "-v" || v == "--assign" || v == "--field-separator" {
-			i++
-			continue
-		}
-		if strings.HasPrefix(v, "-") && len(v) > 1 {
-			continue
-		}
-		return &args[i]
-	}
-	return nil
-}
-
-var reAwkSystem = lazyre.New(`system\s*\(\s*"((?:[^"\\]|\\.)*)"|\|\s*"((?:[^"\\]|\\.)*)"|"((?:[^"\\]|\\.)*)"\s*\|\s*getline`)
-
-func awkShellStrings(prog string) []string {
-	var out []string
-	for _, m := range reAwkSystem.FindAllStringSubmatch(prog, 8) {
-		for _, g := range m[1:] {
-			if g != "" {
-				out = append(out, strings.ReplaceAll(g, `\"`, `"`))
-			}
-		}
-	}
-	return out
-}
-
-// AwkRuns reports whether an awk program runs commands or writes files.
-var (
-	reAwkPipe  = lazyre.New(`(print|printf)[^;}|]*\|\s*("|[a-zA-Z_])`)
-	reAwkWrite = lazyre.New(`print[f]?[^;}]*>\s*"`)
-)
-
-func AwkRuns(prog string) (runs, writes bool) {
-	runs = strings.Contains(prog, "system") || strings.Contains(prog, "getline") && strings.Contains(prog, "|") ||
-		reAwkPipe.MatchString(prog)
-	writes = reAwkWrite.MatchString(prog)
-	return
-}
-
-type sedExec struct {
-	text    string
-	span    Span
-	dynamic bool
-}
-
-// SedScripts returns the sed scripts of a sed command.
-func SedScripts(args []Arg) []Arg {
-	var scripts []Arg
-	explicit := false
-	for i := 0; i < len(args); i++ {
-		v := args[i].Value
-		switch {
-		case v == "-e" || v == "--expression":
-			if i+1 < len(args) {
-				scripts = append(scripts, args[i+1])
-				i++
-			}
-			explicit = true
-		case strings.HasPrefix(v, "--expression="):
-			a := args[i]
-			a.Value = strings.TrimPrefix(v, "--expression=")
-			scripts = append(scripts, a)
-			explicit = true
-		case v == "-f" || v == "--file":
-			i++
-			explicit = true
-		}
-	}
-	if explicit {
-		return scripts
-	}
-	for i := 0; i < len(args); i++ {
-		v := args[i].Value
-		if v == "-l" || v == "--line-length" {
-			i++
-			continue
-		}
-		if strings.HasPrefix(v, "-") && len(v) > 1 {
-			continue
-		}
-		return []Arg{args[i]}
-	}
-	return nil
-}
-
-// SedCommand is one command of a sed script.
-type SedCommand struct {
-	Cmd   byte   // 'e', 's', 'w', 'W', 'r', …
-	Arg   string // the rest: command for e, file for w
-	Flags string // s flags
-	WFile string // s///w file
-}
-
-// ParseSed splits a sed script into commands, well enough to find the
-// ones that execute (e, s///e) or write (w, W, s///w).
-func ParseSed(script string) []SedCommand {
-	var out []SedCommand
-	s := script
-	for len(s) > 0 {
-		s = strings.TrimLeft(s, " \t\n;")
-		if s == "" {
-			break
-		}
-		// address
-		s = skipSedAddr(s)
-		s = strings.TrimLeft(s, " \t")
-		if strings.HasPrefix(s, ",") {
-			s = skipSedAddr(strings.TrimLeft(s[1:], " "))
-		}
-		s = strings.TrimLeft(s, " \t!")
-		if s == "" {
-			break
-		}
-		c := s[0]
-		s = s[1:]
-		switch c {
-		case '{', '}', '=', 'd', 'D', 'g', 'G', 'h', 'H', 'l', 'n', 'N', 'p', 'P', 'x', 'z', 'F':
-			continue
-		case 'e', 'w', 'W', 'r', 'R', 'a', 'i', 'c', 'b', 't', 'T', ':', 'q', 'Q', 'L', 'v':
-			end := strings.IndexByte(s, '\n')
-			if c == 'b' || c == 't' || c == 'T' || c == 'q' || c == 'Q' || c == 'v' || c == ':' || c == 'l' {
-				if e2 := strings.IndexByte(s, ';'); e2 >= 0 && (end < 0 || e2 < end) {
-					end = e2
-				}
-			}
-			var arg string
-			if end < 0 {
-				arg, s = s, ""
-			} else {
-				arg, s = s[:end], s[end:]
-			}
-			out = append(out, SedCommand{Cmd: c, Arg: strings.TrimSpace(arg)})
-		case 's', 'y':
-			if s == "" {
-				return out
-			}
-			d := s[0]
-			s = s[1:]
-			parts := 0
-			for parts < 2 && len(s) > 0 {
-				if s[0] == '\\' && len(s) > 1 {
-					s = s[2:]
-					continue
-				}
-				if s[0] == d {
-					parts++
-				}
-				s = s[1:]
-			}
-			fl := s
-			end := strings.IndexAny(fl, ";\n}")
-			if end >= 0 {
-				fl, s = fl[:end], fl[end:]
-			} else {
-				s = ""
-			}
-			sc := SedCommand{Cmd: c, Flags: fl}
-			if k := strings.IndexByte(fl, 'w'); k >= 0 && c == 's' {
-				sc.WFile = strings.TrimSpace(fl[k+1:])
-				sc.Flags = fl[:k+1]
-			}
-			out = append(out, sc)
-		default:
-			// unknown: skip to the next separator
-			end := strings.IndexAny(s, ";\n")
-			if end < 0 {
-				return out
-			}
-			s = s[end:]
-		}
-	}
-	return out
-}
-
-func skipSedAddr(s string) string {
-	if s == "" {
-		return s
-	}
-	switch {
-	case s[0] >= '0' && s[0] <= '9':
-		i := 0
-		for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '~') {
-			i++
-		}
-		return s[i:]
-	case s[0] == '$':
-		return s[1:]
-	case s[0] == '+' || s[0] == '~':
-		i := 1
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-		return s[i:]
-	case s[0] == '/' || s[0] == '\\':
-		d := byte('/')
-		i := 1
-		if s[0] == '\\' && len(s) > 1 {
-			d = s[1]
-			i = 2
-		}
-		for i < len(s) {
-			if s[i] == '\\' {
-				i += 2
-				continue
-			}
-			if s[i] == d {
-				i++
-				for i < len(s) && (s[i] == 'I' || s[i] == 'M') {
-					i++
-				}
-				return s[i:]
-			}
-			i++
-		}
-		return ""
-	}
-	return s
-}
-
-func sedExecs(args []Arg) []sedExec {
-	var out []sedExec
-	for _, sc := range SedScripts(args) {
-		for _, c := range ParseSed(sc.Value) {
-			if c.Cmd == 'e' && c.Arg != "" {
-				out = append(out, sedExec{text: c.Arg, span: sc.Span, dynamic: sc.Dynamic})
-			}
-		}
-	}
-	return out
 }

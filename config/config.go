@@ -79,6 +79,9 @@ type Config struct {
 	Output struct {
 		MaxBytes      int64 `json:"max_bytes"`       // per stream, head+tail kept
 		MaxTotalBytes int64 `json:"max_total_bytes"` // everything a command may print before it is killed
+		// Escapes is "strip" (terminal control sequences other than SGR
+		// colours are removed from output) or "keep".
+		Escapes string `json:"escapes"`
 	} `json:"output"`
 	Rules struct {
 		Allow               []Rule   `json:"allow"`
@@ -98,6 +101,7 @@ type Config struct {
 		Network          bool     `json:"network"`
 		WritableRoots    []string `json:"writable_roots"`
 		MaskedPaths      []string `json:"masked_paths"`
+		HomeAllow        []string `json:"home_allow"`
 		ExcludedCommands []string `json:"excluded_commands"`
 		AllowUnsandboxed bool     `json:"allow_unsandboxed"`
 		// Limits are caps; 0 means the sandbox's built-in default. The
@@ -108,6 +112,7 @@ type Config struct {
 			FileSizeMB int64 `json:"file_size_mb"`
 			CPUSeconds int   `json:"cpu_seconds"`
 			OpenFiles  int   `json:"open_files"`
+			CPUPercent int   `json:"cpu_percent"`
 		} `json:"limits"`
 	} `json:"sandbox"`
 	Env struct {
@@ -124,12 +129,21 @@ type Config struct {
 	} `json:"redact"`
 	Audit struct {
 		Path string `json:"path"` // "" = no audit log
+		// KeyFile holds the key that signs the chain (HMAC-SHA256); "" =
+		// plain SHA-256.
+		KeyFile string `json:"key_file"`
 	} `json:"audit"`
 
 	// Workspace is Options.Workspace, made absolute.
 	Workspace string `json:"workspace,omitempty"`
 	// Files lists the files that were read, weakest first.
 	Files []Source `json:"-"`
+	// Searched lists every place a file was looked for, found or not,
+	// weakest first.
+	Searched []Searched `json:"-"`
+	// Notes are things about the files the user should know, e.g. a
+	// config.yml next to the config.yaml that was looked for (and not read).
+	Notes []string `json:"-"`
 	// Provenance maps every key ("timeout.default") and every list element
 	// ("rules.deny[0]") to where its value came from.
 	Provenance map[string]Source `json:"-"`
@@ -216,10 +230,6 @@ type Options struct {
 	NoProjectFile bool
 	// Getenv is used for XDG_CONFIG_HOME and HOME; nil means os.Getenv.
 	Getenv func(string) string
-	// CheckExample reports whether cmd matches rule (kind "allow", "ask",
-	// "deny"); it checks the match/not_match examples. Nil
-	// means a simple word-prefix matcher (see PrefixMatch).
-	CheckExample func(rule, cmd, kind string) (bool, error)
 }
 
 // UserFilePath returns where the user file is looked for.
@@ -278,7 +288,7 @@ func Load(o Options) (*Config, error) {
 			}
 		}
 	}
-	if err := l.validate(o.CheckExample); err != nil {
+	if err := l.validate(); err != nil {
 		return nil, err
 	}
 	return l.c, nil
@@ -287,7 +297,7 @@ func Load(o Options) (*Config, error) {
 // CheckFile validates one file on its own (over the defaults), as
 // `shellguard config check` does, running the rules' examples. project
 // says to apply the project-file restrictions.
-func CheckFile(path string, project bool, check func(rule, cmd, kind string) (bool, error)) (*Config, error) {
+func CheckFile(path string, project bool) (*Config, error) {
 	l := &loader{c: &Config{Provenance: map[string]Source{}}, home: os.Getenv("HOME")}
 	if err := l.loadBytes(defaultsYAML, Source{Kind: FromDefault}); err != nil {
 		return nil, err
@@ -299,7 +309,7 @@ func CheckFile(path string, project bool, check func(rule, cmd, kind string) (bo
 	if err := l.loadFile(path, kind, false); err != nil {
 		return nil, err
 	}
-	if err := l.validate(check); err != nil {
+	if err := l.validate(); err != nil {
 		return nil, err
 	}
 	return l.c, nil
@@ -311,20 +321,47 @@ type loader struct {
 	errs []error
 }
 
+// Searched is one place a configuration file was looked for.
+type Searched struct {
+	Kind  SourceKind `json:"kind"`
+	Path  string     `json:"path"`
+	Found bool       `json:"found"`
+}
+
 func (l *loader) loadFile(path string, kind SourceKind, optional bool) error {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
 	data, err := os.ReadFile(path)
+	l.c.Searched = append(l.c.Searched, Searched{Kind: kind, Path: path, Found: err == nil})
+	l.noteSpelling(path)
 	if err != nil {
 		if optional && errors.Is(err, os.ErrNotExist) {
 			return nil
 		}
 		return fmt.Errorf("config: %w", err)
 	}
-	if abs, err := filepath.Abs(path); err == nil {
-		path = abs
-	}
 	src := Source{Kind: kind, File: path}
 	l.c.Files = append(l.c.Files, src)
 	return l.loadBytes(data, src)
+}
+
+// noteSpelling notes a file with the other spelling of a YAML extension
+// next to path (config.yml for config.yaml): it is never read, which is
+// easy to miss.
+func (l *loader) noteSpelling(path string) {
+	var other string
+	switch {
+	case strings.HasSuffix(path, ".yaml"):
+		other = strings.TrimSuffix(path, ".yaml") + ".yml"
+	case strings.HasSuffix(path, ".yml"):
+		other = strings.TrimSuffix(path, ".yml") + ".yaml"
+	default:
+		return
+	}
+	if _, err := os.Stat(other); err == nil {
+		l.c.Notes = append(l.c.Notes, fmt.Sprintf("%s is not read: shellguard reads %s (rename it, or merge the two)", other, path))
+	}
 }
 
 func (l *loader) loadBytes(data []byte, src Source) error {

@@ -77,13 +77,22 @@ func (c *Config) Show(w io.Writer, asJSON bool) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
-			Config  *Config  `json:"config"`
-			Sources []Entry  `json:"sources"`
-			Files   []string `json:"files"`
-		}{c, entries, files})
+			Config   *Config    `json:"config"`
+			Sources  []Entry    `json:"sources"`
+			Files    []string   `json:"files"`
+			Searched []Searched `json:"searched"`
+			Notes    []string   `json:"notes"`
+		}{c, entries, files, listValue(c.Searched).([]Searched), listValue(c.Notes).([]string)})
 	}
-	for _, f := range c.Files {
-		fmt.Fprintf(w, "# read %s\n", f)
+	for _, s := range c.Searched {
+		state := "read"
+		if !s.Found {
+			state = "not found"
+		}
+		fmt.Fprintf(w, "# looked for the %s file %s: %s\n", s.Kind, s.Path, state)
+	}
+	for _, n := range c.Notes {
+		fmt.Fprintf(w, "# note: %s\n", n)
 	}
 	if c.Workspace != "" {
 		fmt.Fprintf(w, "# workspace %s\n", c.Workspace)

@@ -36,6 +36,8 @@ type helperSpec struct {
 	IPC       ipcSpec  `json:"ipc"` // ipc_linux.go
 	// NSReason says why namespaces were not requested.
 	NSReason string `json:"ns_reason,omitempty"`
+	// FS: HOME allowlist, secret roots, .git (home_linux.go, git_linux.go).
+	FS fsSpec `json:"fs"`
 }
 
 // helperReport is what the helper writes to fd 3 just before exec.
@@ -56,6 +58,14 @@ type Handle struct {
 	off      bool
 	offApply Applied
 	sup      *supervisor // unix connect supervisor (unixconnect_linux.go)
+	// git is the .git view to move back after the run (git_linux.go);
+	// post is filled in by Close and shared with the reported Applied.
+	git  *gitState
+	ws   *wsGuard
+	post *PostRun
+	// cg is the run's cgroup (nil: cgErr says why there is none).
+	cg    *runCgroup
+	cgErr error
 }
 
 // nsDisabled caches "user namespaces cannot be created here" after a
@@ -98,6 +108,12 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 			hs.NetNS = true
 		}
 	}
+	var gst *gitState
+	if hs.UserNS {
+		if hs.FS.Git, gst, err = prepareGit(hs.Workspace, env); err != nil {
+			return nil, nil, fmt.Errorf("sandbox: preparing the .git view: %w", err)
+		}
+	}
 	js, err := json.Marshal(hs)
 	if err != nil {
 		return nil, nil, err
@@ -108,7 +124,8 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 	}
 	cmd := exec.CommandContext(ctx, "/proc/self/exe", helperArg, string(js), script)
 	cmd.Args[0] = "shellguard-sandbox"
-	cmd.Env = withCacheEnv(env, cacheDirOf(spec, env), hs.Writable)
+	cmd.Env = withCacheEnv(env, cacheDirOf(spec, env), hs.Writable, hs.Workspace)
+	cmd.Env = goProxyEnv(cmd.Env, env, hs.FS.Home)
 	cmd.Dir = dir
 	cmd.ExtraFiles = []*os.File{w}
 	// A session of its own: no controlling terminal (session_linux.go).
@@ -124,8 +141,15 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 		// helper drops them all before bash starts.
 		attr.AmbientCaps = []uintptr{capSetPCap, capNetAdmin, capSysAdmin}
 	}
+	// A cgroup v2 per run where the host has one (cgroup_linux.go).
+	rc, cgErr := newRunCgroup(hs.Limits, int(spec.Limits.CPUPercent))
+	if rc != nil {
+		attr.UseCgroupFD = true
+		attr.CgroupFD = rc.fd
+	}
 	cmd.SysProcAttr = attr
-	return cmd, &Handle{mode: spec.Mode, r: r, w: w, userns: hs.UserNS}, nil
+	return cmd, &Handle{mode: spec.Mode, r: r, w: w, userns: hs.UserNS, git: gst, post: &PostRun{}, cg: rc, cgErr: cgErr,
+		ws: prepareWSGuard(hs.Workspace, lookGit(env))}, nil
 }
 
 const (
@@ -211,6 +235,12 @@ func (h *Handle) Applied() (Applied, error) {
 			return
 		}
 		h.applied = rep.Applied
+		h.applied.Post = h.post
+		if h.cg != nil {
+			h.applied.Layers = append(h.applied.Layers, Layer{Name: LayerCgroup, Detail: h.cg.detail})
+		} else if h.cgErr != nil {
+			h.applied.Unavailable = append(h.applied.Unavailable, Missing{Name: LayerCgroup, Reason: h.cgErr.Error(), Fix: cgroupFix})
+		}
 		if rep.Fatal {
 			if len(rep.Applied.Missing) > 0 {
 				h.err = &LayerError{Missing: rep.Applied.Missing}
@@ -222,14 +252,35 @@ func (h *Handle) Applied() (Applied, error) {
 	return h.applied, h.err
 }
 
-// Close releases the report channel and stops the connect supervisor
+// Close releases the report channel, stops the unix connect supervisor
 // (which otherwise ends by itself when every process of the run has
-// exited). Call it after the command has ended. Safe to call more than
-// once.
+// exited) and, once every process of the command is gone, moves what git
+// wrote in the .git view back (see PostRun). Call it after the command
+// has been waited for. Safe to call more than once.
 func (h *Handle) Close() error {
 	if h.sup != nil {
 		h.sup.Stop()
 		h.sup = nil
+	}
+	if h.cg != nil {
+		h.cg.close()
+		h.cg = nil
+	}
+	if h.git != nil {
+		notes, warns := h.git.finish()
+		h.git = nil
+		if h.post != nil {
+			h.post.Git = append(notes, warns...)
+			h.post.Warnings = warns
+		}
+	}
+	if h.ws != nil {
+		warns := h.ws.finish()
+		h.ws = nil
+		if h.post != nil {
+			h.post.Git = append(h.post.Git, warns...)
+			h.post.Warnings = append(h.post.Warnings, warns...)
+		}
 	}
 	if h.w != nil {
 		h.w.Close()
@@ -328,17 +379,8 @@ func resolve(spec Spec, env []string, dir string) (*helperSpec, error) {
 		}
 	}
 	cache := cacheDirOf(spec, env)
-	if cache != "" {
-		if err := os.MkdirAll(cache, 0o700); err == nil {
-			// Refuse a cache dir someone else owns (e.g. pre-created in /tmp).
-			if fi, err := os.Stat(cache); err == nil {
-				if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-					cache = ""
-				}
-			}
-		} else {
-			cache = ""
-		}
+	if err := prepareCache(cache, hs.Workspace); err != nil {
+		return nil, err
 	}
 	tmpdir, _ := envGet(env, "TMPDIR")
 	roots := []string{hs.Workspace, "/tmp", "/dev/shm", tmpdir, cache}
@@ -359,11 +401,13 @@ func resolve(spec Spec, env []string, dir string) (*helperSpec, error) {
 		}
 		hs.ReadOnly = append(hs.ReadOnly, filepath.Clean(p))
 	}
-	for _, p := range append(append([]string{}, DefaultMaskedPaths...), spec.MaskedPaths...) {
+	for _, p := range spec.MaskedPaths {
 		if e := expandHome(p, home); e != "" && filepath.IsAbs(e) {
 			hs.Masked = append(hs.Masked, e)
 		}
 	}
+	path, _ := envGet(env, "PATH")
+	resolveHome(&hs.FS, home, append(append([]string{}, DefaultHomeAllow...), spec.HomeAllow...), path)
 	hs.Limits = resolveLimits(spec.Limits)
 	return hs, nil
 }

@@ -91,8 +91,10 @@ func helperMain(specJSON, script string) int {
 		h.session() // session_linux.go
 		// The cwd still points into the old (now read-only) mount:
 		// resolve it again through the new mounts.
-		if wd, err := os.Getwd(); err == nil {
-			unix.Chdir(wd)
+		// If it is hidden now, start in the workspace rather than keep a
+		// handle on the hidden directory.
+		if wd, err := os.Getwd(); err != nil || unix.Chdir(wd) != nil {
+			unix.Chdir(hs.Workspace)
 		}
 	}
 	if hs.NetNS {
@@ -216,7 +218,7 @@ func (h *helper) namespaces() {
 		if !h.hs.Network {
 			h.miss(LayerNetNS, errors.New(why), fix)
 		}
-		for _, n := range []string{LayerReadOnlyRoot, LayerReadOnlyPaths, LayerMasks, LayerProc} {
+		for _, n := range []string{LayerReadOnlyRoot, LayerReadOnlyPaths, LayerMasks, LayerProc, LayerHome, LayerGit} {
 			h.miss(n, errors.New("needs the mount namespace"), fix)
 		}
 		return
@@ -272,6 +274,8 @@ func (h *helper) mounts() {
 		h.miss(LayerMasks, errors.New("mount namespace unusable"), "")
 		return
 	}
+	// 0. HOME and the other secret roots by allowlist (home_linux.go).
+	h.isolateRoots()
 	// 1. Everything read-only: chmod, chown, utime, unlink and writes fail
 	//    with EROFS outside the writable roots (Landlock covers neither
 	//    chmod nor chown nor utime).
@@ -295,7 +299,8 @@ func (h *helper) mounts() {
 	var roErrs []string
 	if roErr == nil {
 		gitDir := filepath.Join(hs.Workspace, ".git")
-		if fi, err := os.Lstat(gitDir); err == nil && fi.IsDir() {
+		viewOK := h.gitLayer(gitDir)
+		if fi, err := os.Lstat(gitDir); !viewOK && err == nil && fi.IsDir() {
 			if err := unix.Mount(gitDir, gitDir, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 				roErrs = append(roErrs, gitDir+": "+err.Error())
 			}
@@ -305,6 +310,9 @@ func (h *helper) mounts() {
 			}
 		}
 		for _, p := range hs.ReadOnly {
+			if viewOK && under(p, gitDir) {
+				continue // the view protects .git as a whole
+			}
 			fi, err := os.Lstat(p)
 			if err != nil || fi.Mode()&os.ModeSymlink != 0 {
 				continue // absent, or a symlink (its target is checked on its own)

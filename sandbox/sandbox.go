@@ -101,11 +101,16 @@ type Spec struct {
 	// DefaultReadOnlyPaths.
 	ReadOnlyPaths []string `json:"readonly_paths,omitempty"`
 	// MaskedPaths are hidden (an empty, inaccessible directory or file is
-	// mounted over them). "~/" is Home. Added to DefaultMaskedPaths.
+	// mounted over them). "~/" is Home. DefaultMaskedPaths are added when
+	// Home cannot be hidden as a whole.
 	MaskedPaths []string `json:"masked_paths,omitempty"`
-	// Home is the home directory whose secrets are masked (default: HOME
-	// of the command's environment).
+	// Home is the home directory that is hidden (default: HOME of the
+	// command's environment).
 	Home string `json:"home,omitempty"`
+	// HomeAllow are added to DefaultHomeAllow: paths in Home ("~/"
+	// optional, globs in the last element) bound back read-only into the
+	// otherwise empty HOME.
+	HomeAllow []string `json:"home_allow,omitempty"`
 	// Network false (the default) means no network: a new network
 	// namespace with only loopback, or, without one, Landlock TCP rules and
 	// a seccomp rule against UDP/raw sockets.
@@ -137,6 +142,9 @@ type Limits struct {
 	CPUSecs   int64 `json:"cpu_secs"`   // RLIMIT_CPU per process
 	OpenFiles int64 `json:"open_files"` // RLIMIT_NOFILE (default: inherit)
 	CoreBytes int64 `json:"core_bytes"` // RLIMIT_CORE (default: 0)
+	// CPUPercent is the cgroup's cpu.max for the whole tree, in percent
+	// of one CPU (0: no bound). Only with a cgroup (see LayerCgroup).
+	CPUPercent int64 `json:"cpu_percent,omitempty"`
 }
 
 // Unlimited as a Limits field means RLIM_INFINITY.
@@ -145,7 +153,9 @@ const Unlimited int64 = -1
 // Inherit as a Limits field leaves the limit as inherited.
 const Inherit int64 = -2
 
-// DefaultMaskedPaths are hidden in every sandbox ("~/" is Spec.Home).
+// DefaultMaskedPaths are the fallback when HOME cannot be hidden as a
+// whole (no mount namespace, or HOME inside a writable root): then these
+// are masked one by one ("~/" is Spec.Home).
 var DefaultMaskedPaths = []string{
 	"~/.ssh", "~/.aws", "~/.gnupg", "~/.config/gh", "~/.config/gcloud", "~/.azure",
 	"~/.kube", "~/.docker/config.json", "~/.netrc", "~/.git-credentials", "~/.npmrc",
@@ -225,6 +235,14 @@ type Applied struct {
 	// Init is "go-init" or "bash" (who is pid 1 of the pid namespace) or
 	// "" without a pid namespace.
 	Init string `json:"init,omitempty"`
+	// Unavailable are layers this host cannot provide at all (cgroup v2
+	// on a cgroup v1 host, or without a delegated cgroup); unlike Missing
+	// they do not stop --sandbox required and are not repeated as a
+	// warning on every run (doctor explains them).
+	Unavailable []Missing `json:"unavailable,omitempty"`
+	// Post is what shellguard did after the command ended (the .git
+	// broker); filled in when the run's handle is closed.
+	Post *PostRun `json:"post_run,omitempty"`
 }
 
 // Has reports whether the layer name was applied.
@@ -260,6 +278,9 @@ func (a Applied) Warnings() []string {
 		}
 		w = append(w, s)
 	}
+	if a.Post != nil {
+		w = append(w, a.Post.Warnings...)
+	}
 	return w
 }
 
@@ -275,6 +296,12 @@ func describeMissing(name string) string {
 		return "chmod, chown and timestamps outside the workspace are not blocked"
 	case LayerMasks:
 		return "secret files in the home directory are readable"
+	case LayerHome:
+		return "HOME is not hidden: only the built-in list of secret files is masked, other files in HOME are readable"
+	case LayerGit:
+		return ".git metadata other than hooks and config is writable"
+	case LayerCgroup:
+		return "the total memory, task count and CPU of the command's process tree are not bounded; only per-process rlimits apply"
 	case LayerReadOnlyPaths:
 		return ".git/hooks and .git/config in the workspace are writable"
 	case LayerLandlockFS:
@@ -421,40 +448,6 @@ func under(p, root string) bool {
 		return strings.HasPrefix(p, "/")
 	}
 	return p == root || strings.HasPrefix(p, root+"/")
-}
-
-// cacheVars are pointed into CacheDir unless they already point into a
-// writable root.
-var cacheVars = []struct{ key, sub string }{
-	{"XDG_CACHE_HOME", "xdg"},
-	{"GOCACHE", "go-build"},
-	{"npm_config_cache", "npm"},
-	{"YARN_CACHE_FOLDER", "yarn"},
-	{"PIP_CACHE_DIR", "pip"},
-	{"CARGO_HOME", "cargo"},
-	{"GRADLE_USER_HOME", "gradle"},
-}
-
-// withCacheEnv returns env with the cache variables pointed into cacheDir.
-func withCacheEnv(env []string, cacheDir string, writable []string) []string {
-	if cacheDir == "" {
-		return env
-	}
-	for _, cv := range cacheVars {
-		if v, ok := envGet(env, cv.key); ok && filepath.IsAbs(v) {
-			keep := false
-			for _, w := range writable {
-				if under(filepath.Clean(v), w) {
-					keep = true
-				}
-			}
-			if keep {
-				continue
-			}
-		}
-		env = envSet(env, cv.key, filepath.Join(cacheDir, cv.sub))
-	}
-	return env
 }
 
 // String renders a Report as a doctor table.

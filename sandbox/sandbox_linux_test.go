@@ -363,18 +363,18 @@ func TestMaskedSecrets(t *testing.T) {
 	if strings.Contains(r.out, f.sshSecret) || strings.Contains(r.out, f.awsSecret) || strings.Contains(r.out, "sgtestGHx") {
 		t.Fatalf("secret leaked:\n%s", r.out)
 	}
-	if !strings.Contains(r.out, "# rc") {
-		t.Fatalf("the rest of HOME should stay readable:\n%s", r.out)
+	if strings.Contains(r.out, "# rc") {
+		t.Fatalf("HOME is hidden by allowlist; notes.txt is not on it:\n%s", r.out)
 	}
 	// Unmounting the mask must fail (seccomp, Landlock, no capabilities).
 	r = f.run(t, Spec{}, `umount $HOME/.ssh; umount -l $HOME/.ssh; cat $HOME/.ssh/id_rsa; echo rc=$?`, 20*time.Second)
 	if strings.Contains(r.out, f.sshSecret) {
 		t.Fatalf("secret readable after umount:\n%s", r.out)
 	}
-	// Extra masked paths from the spec.
+	// Extra masked paths from the spec apply to allowlisted entries too.
 	extra := filepath.Join(f.home, "project-secret.txt")
 	os.WriteFile(extra, []byte(f.awsSecret), 0o644)
-	r = f.run(t, Spec{MaskedPaths: []string{"~/project-secret.txt"}}, `cat ~/project-secret.txt`, 20*time.Second)
+	r = f.run(t, Spec{HomeAllow: []string{"project-secret.txt"}, MaskedPaths: []string{"~/project-secret.txt"}}, `cat ~/project-secret.txt`, 20*time.Second)
 	if strings.Contains(r.out, f.awsSecret) {
 		t.Fatalf("extra masked path leaked:\n%s", r.out)
 	}

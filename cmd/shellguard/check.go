@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -20,52 +19,30 @@ func init() {
 // checkMain implements: shellguard check [--json] [--workspace DIR] (--file PATH | -- COMMAND)
 // Exit codes: 0 allow, 1 ask, 2 deny, 3 usage error.
 func checkMain(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("shellguard check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	jsonOut := fs.Bool("json", false, "print the verdict as JSON")
 	gf := addGuardFlags(fs, false)
 	file := fs.String("file", "", "read the command byte for byte from `PATH` (- = stdin)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: shellguard check [--json] [--workspace DIR] (--file PATH | -- COMMAND)")
+		fmt.Fprintln(fs.Output(), "usage: shellguard check [--json] [--config FILE] [--workspace DIR] (--file PATH | -- COMMAND-LINE | -- PROGRAM ARG...)")
+		fmt.Fprintln(fs.Output(), "One word after -- is a bash command line; several are a program and its arguments, each passed exactly.")
+		fmt.Fprintln(fs.Output(), "Exit status: 0 allow, 1 ask, 2 deny, 3 usage error.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
+	if code, done := parseFlags(fs, args, stdout, stderr, 3); done {
+		return code
+	}
+	src, err := commandText(fs.Args(), *file)
+	if err != nil {
+		argError(stderr, "check", err.Error())
 		return 3
 	}
-	rest := fs.Args()
-	var src string
-	switch {
-	case *file != "" && len(rest) > 0:
-		fmt.Fprintln(stderr, "shellguard check: give either --file or a command, not both")
-		return 3
-	case *file == "-":
-		b, err := io.ReadAll(os.Stdin)
-		if err != nil {
-			fmt.Fprintln(stderr, "shellguard check:", err)
-			return 3
-		}
-		src = string(b)
-	case *file != "":
-		b, err := os.ReadFile(*file)
-		if err != nil {
-			fmt.Fprintln(stderr, "shellguard check:", err)
-			return 3
-		}
-		src = string(b)
-	case len(rest) > 0:
-		src = strings.Join(rest, " ")
-	default:
-		fs.Usage()
-		return 3
-	}
-	g, _, err := gf.newGuard()
+	g, c, err := gf.newGuard()
 	if err != nil {
 		fmt.Fprintln(stderr, "shellguard check:", err)
 		return 3
 	}
+	printConfigNotes(stderr, c)
 	v := g.Check(context.Background(), src)
 	if *jsonOut {
 		enc := json.NewEncoder(stdout)
@@ -76,6 +53,7 @@ func checkMain(args []string, stdout, stderr io.Writer) int {
 		}
 	} else {
 		printVerdict(stdout, src, v)
+		fmt.Fprint(stdout, policy.Suggest(src, v, g.Rules()))
 	}
 	switch v.Decision {
 	case policy.Allow:

@@ -25,29 +25,27 @@ const configUsage = `usage:
 
 func configMain(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, configUsage)
-		return 2
+		return argError(stderr, "config", "missing subcommand: show, check or defaults")
 	}
 	switch args[0] {
 	case "show":
-		fs := flag.NewFlagSet("config show", flag.ContinueOnError)
-		fs.SetOutput(stderr)
+		fs := flag.NewFlagSet("config", flag.ContinueOnError)
+		fs.Usage = func() { fmt.Fprintln(fs.Output(), configUsage); fs.PrintDefaults() }
 		asJSON := fs.Bool("json", false, "print JSON")
 		file := fs.String("config", "", "configuration file (over the user file)")
 		ws := fs.String("workspace", "", "workspace whose "+config.ProjectFile+" applies (default: the current directory)")
-		if err := fs.Parse(args[1:]); err != nil {
-			return 2
+		if code, done := parseFlags(fs, args[1:], stdout, stderr, exitUsage); done {
+			return code
 		}
 		if fs.NArg() != 0 {
-			fmt.Fprintln(stderr, configUsage)
-			return 2
+			return argError(stderr, "config", fmt.Sprintf("show: unexpected argument %q", fs.Arg(0)))
 		}
 		if *ws == "" {
 			if wd, err := os.Getwd(); err == nil {
 				*ws = wd
 			}
 		}
-		c, err := config.Load(config.Options{ConfigFile: *file, Workspace: *ws, CheckExample: checkExample})
+		c, err := config.Load(config.Options{ConfigFile: *file, Workspace: *ws})
 		if err != nil {
 			fmt.Fprintln(stderr, err)
 			return 1
@@ -58,20 +56,19 @@ func configMain(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	case "check":
-		fs := flag.NewFlagSet("config check", flag.ContinueOnError)
-		fs.SetOutput(stderr)
+		fs := flag.NewFlagSet("config", flag.ContinueOnError)
+		fs.Usage = func() { fmt.Fprintln(fs.Output(), configUsage); fs.PrintDefaults() }
 		project := fs.Bool("project", false, "check FILE as a project file (only tightening keys)")
-		if err := fs.Parse(args[1:]); err != nil {
-			return 2
+		if code, done := parseFlags(fs, args[1:], stdout, stderr, exitUsage); done {
+			return code
 		}
 		if fs.NArg() != 1 {
-			fmt.Fprintln(stderr, configUsage)
-			return 2
+			return argError(stderr, "config", "check: give exactly one FILE")
 		}
 		if filepath.Base(fs.Arg(0)) == config.ProjectFile {
 			*project = true
 		}
-		if _, err := config.CheckFile(fs.Arg(0), *project, checkExample); err != nil {
+		if _, err := config.CheckFile(fs.Arg(0), *project); err != nil {
 			fmt.Fprintln(stderr, err)
 			return 1
 		}
@@ -84,6 +81,5 @@ func configMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, configUsage)
 		return 0
 	}
-	fmt.Fprintln(stderr, configUsage)
-	return 2
+	return argError(stderr, "config", fmt.Sprintf("unknown subcommand %q (want show, check or defaults)", args[0]))
 }

@@ -6,13 +6,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/shellguard/shellguard/internal/testenv"
 )
 
 // runResult is the part of `run --json` these tests read.
 type runResult struct {
 	Stdout             string `json:"stdout"`
 	Stderr             string `json:"stderr"`
-	ExitCode           int    `json:"exit_code"`
+	ExitCode           *int   `json:"exit_code"` // null: not run
 	TimedOut           bool   `json:"timed_out"`
 	StdoutDroppedBytes int64  `json:"stdout_dropped_bytes"`
 	OutputLimit        bool   `json:"output_limit_exceeded"`
@@ -88,12 +90,12 @@ func TestConfigKeysTakeEffect(t *testing.T) {
 			}
 		}},
 		{"rules.deny", "rules: {deny: [\"touch *\"]}\n", "touch x", func(t *testing.T, r runResult, _ string) {
-			if r.Decision != "deny" || r.ExitCode != -1 {
+			if r.Decision != "deny" || r.ExitCode != nil {
 				t.Errorf("not denied: %+v", r)
 			}
 		}},
 		{"rules.ask", "rules: {ask: [\"touch *\"]}\n", "touch x", func(t *testing.T, r runResult, _ string) {
-			if r.Decision != "ask" || r.ExitCode != -1 || !strings.Contains(r.Error, "approv") {
+			if r.Decision != "ask" || r.ExitCode != nil || !strings.Contains(r.Error, "approv") {
 				t.Errorf("ask not refused without approver: %+v", r)
 			}
 		}},
@@ -169,7 +171,7 @@ func TestConfigEnvScrubRedactsValues(t *testing.T) {
 func TestConfigAuditPath(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "audit.jsonl")
 	r, _ := runWithConfig(t, "audit: {path: "+log+"}\n", "echo audited")
-	if r.ExitCode != 0 {
+	if r.ExitCode == nil || *r.ExitCode != 0 {
 		t.Fatalf("%+v", r)
 	}
 	b, err := os.ReadFile(log)
@@ -236,5 +238,28 @@ func TestConfigExamplesUsePolicyMatching(t *testing.T) {
 	}
 	if code, _, errs := cli(t, "run", "--config", bad, "--", "true"); code != exitFailure || !strings.Contains(errs, "npm run build") {
 		t.Fatalf("run loaded a config whose example fails: %d %s", code, errs)
+	}
+}
+
+// sandbox.home_allow brings a file of HOME back into the sandbox; without
+// it the file is hidden with the rest of HOME.
+func TestConfigHomeAllow(t *testing.T) {
+	home, err := os.MkdirTemp("/var/tmp", "sg-cfg-home-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	os.Chmod(home, 0o755)
+	if err := os.WriteFile(filepath.Join(home, "tool.conf"), []byte("visible-tool-setting\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", home)
+	r, _ := runWithConfig(t, "sandbox: {mode: auto}\n", "cat ~/tool.conf; echo done")
+	if r.Sandbox == nil || strings.Contains(r.Stdout, "visible-tool-setting") {
+		testenv.SkipOrFail(t, "HOME not hidden here (no mount namespace?): %+v", r)
+	}
+	r, _ = runWithConfig(t, "sandbox: {home_allow: [tool.conf]}\n", "cat ~/tool.conf")
+	if !strings.Contains(r.Stdout, "visible-tool-setting") {
+		t.Errorf("home_allow ignored: %+v", r)
 	}
 }

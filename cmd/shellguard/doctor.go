@@ -18,10 +18,17 @@ func init() {
 // every layer is available (--sandbox required works), 1 otherwise.
 func doctorMain(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: shellguard doctor [--json]")
+		fmt.Fprintln(fs.Output(), "Shows, layer by layer, what the kernel sandbox can enforce here; exit 0 when --sandbox required would work.")
+		fs.PrintDefaults()
+	}
+	if code, done := parseFlags(fs, args, stdout, stderr, exitUsage); done {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return argError(stderr, "doctor", fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
 	}
 	r := sandbox.Probe()
 	if *asJSON {

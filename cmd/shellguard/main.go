@@ -3,11 +3,14 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"sort"
 
+	"github.com/shellguard/shellguard/internal/version"
 	"github.com/shellguard/shellguard/sandbox"
 )
 
@@ -24,18 +27,39 @@ func register(name, summary string, main func(args []string, stdout, stderr io.W
 	subcommands[name] = subcommand{summary, main}
 }
 
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: shellguard <command> [flags] [-- COMMAND]")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "commands:")
+func commandNames() []string {
 	names := make([]string, 0, len(subcommands))
 	for n := range subcommands {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-8s %s\n", n, subcommands[n].summary)
+	return names
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: shellguard <command> [flags] [-- COMMAND]")
+	fmt.Fprintln(w, "       shellguard --version")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "commands:")
+	for _, n := range commandNames() {
+		fmt.Fprintf(w, "  %-10s %s\n", n, subcommands[n].summary)
 	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "shellguard <command> --help shows the flags of a command.")
+}
+
+func init() {
+	register("version", "print the version of shellguard", func(args []string, stdout, stderr io.Writer) int {
+		if len(args) > 0 {
+			if args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
+				fmt.Fprintln(stdout, "usage: shellguard version")
+				return 0
+			}
+			return argError(stderr, "version", fmt.Sprintf("unexpected argument %q", args[0]))
+		}
+		fmt.Fprintln(stdout, "shellguard", version.String())
+		return 0
+	})
 }
 
 func main() {
@@ -46,18 +70,55 @@ func main() {
 func mainArgs(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		usage(stderr)
-		return 2
+		return exitUsage
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
 		usage(stdout)
 		return 0
+	case "-version", "--version", "-V":
+		return subcommands["version"].main(nil, stdout, stderr)
 	}
 	sc, ok := subcommands[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "shellguard: unknown command %q\n", args[0])
-		usage(stderr)
-		return 2
+		fmt.Fprintln(stderr, "see 'shellguard --help'")
+		return exitUsage
 	}
 	return sc.main(args[1:], stdout, stderr)
+}
+
+// parseFlags parses args into fs. -h/--help prints the command's usage on
+// stdout (done, exit 0); a wrong flag prints one line and where to look
+// (done, exit code usageExit). The flag set's name is the subcommand's
+// ("run", "config show").
+func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer, usageExit int) (exit int, done bool) {
+	usage := fs.Usage
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.Usage = usage
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fs.SetOutput(stdout)
+		if fs.Usage != nil {
+			fs.Usage()
+		} else {
+			fs.PrintDefaults()
+		}
+		return 0, true
+	case err != nil:
+		fs.SetOutput(stderr)
+		argError(stderr, fs.Name(), err.Error())
+		return usageExit, true
+	}
+	fs.SetOutput(stderr)
+	return 0, false
+}
+
+// argError reports a mistake in the arguments in one line, plus where the
+// usage is, and returns the usage exit code.
+func argError(w io.Writer, cmd, msg string) int {
+	fmt.Fprintf(w, "shellguard %s: %s\nsee 'shellguard %s --help'\n", cmd, msg, cmd)
+	return exitUsage
 }

@@ -16,7 +16,8 @@ func cli(t *testing.T, args ...string) (code int, stdout, stderr string) {
 }
 
 func TestRunText(t *testing.T) {
-	code, out, errs := cli(t, "run", "--cwd", t.TempDir(), "--", "echo hi; echo err >&2; exit 3")
+	ws := t.TempDir()
+	code, out, errs := cli(t, "run", "--workspace", ws, "--cwd", ws, "--", "echo hi; echo err >&2; exit 3")
 	if code != 3 || out != "hi\n" || errs != "err\n" {
 		t.Fatalf("code=%d out=%q err=%q", code, out, errs)
 	}
@@ -70,7 +71,7 @@ func TestUsageErrors(t *testing.T) {
 		}
 	}
 	code, _, errs := cli(t, "run", "--cwd", "/nonexistent/x", "--", "true")
-	if code != 125 || !strings.Contains(errs, "/nonexistent/x") {
+	if code != 2 || !strings.Contains(errs, "/nonexistent/x") || !strings.Contains(errs, "does not exist") {
 		t.Errorf("missing cwd: code=%d stderr=%q", code, errs)
 	}
 }

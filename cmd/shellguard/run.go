@@ -13,8 +13,10 @@ import (
 	"syscall"
 	"time"
 
+	"mvdan.cc/sh/v3/syntax"
+
 	"github.com/shellguard/shellguard"
-	"github.com/shellguard/shellguard/runner"
+	"github.com/shellguard/shellguard/internal/runner"
 	"github.com/shellguard/shellguard/sandbox"
 )
 
@@ -27,67 +29,102 @@ const (
 	exitUsage   = 2
 	exitTimeout = 124
 	exitFailure = 125 // shellguard could not run the command
-	exitStopped = 137 // the command was stopped (output limit, cancel)
+	exitStopped = 137 // the command was stopped (output limit)
 	exitDenied  = 126 // the policy refused the command; nothing ran
 )
 
+const runUsage = `usage: shellguard run [flags] -- COMMAND-LINE
+       shellguard run [flags] -- PROGRAM ARG...
+       shellguard run [flags] --file PATH
+
+One word after -- is a bash command line ('ls -la | wc -l'); several words
+are a program and its arguments, each passed exactly as given.
+`
+
 func runMain(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	jsonOut := fs.Bool("json", false, "print the result as JSON and exit 0 whenever a result was printed")
-	timeout := fs.Float64("timeout", 0, "seconds before the command is stopped (default 120, max 600)")
-	cwd := fs.String("cwd", "", "working directory (default: the workspace)")
-	maxOutput := fs.Int("max-output", 0, "bytes of each stream to keep, head and tail (default 65536)")
+	timeout := fs.Float64("timeout", 0, "`SECONDS` before the command is stopped (default: timeout.default, 120; at most timeout.max, 600)")
+	cwd := fs.String("cwd", "", "working `DIR`, inside the workspace or an allowed root (default: the workspace)")
+	maxOutput := fs.Int("max-output", 0, "`BYTES` of each stream to keep in the result, head and tail (default: output.max_bytes, 65536)")
 	file := fs.String("file", "", "read the command byte for byte from `PATH` (- = stdin)")
 	gf := addGuardFlags(fs, true)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: shellguard run [flags] (--file PATH | -- COMMAND)")
+		fmt.Fprint(fs.Output(), runUsage)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return exitUsage
+	if code, done := parseFlags(fs, args, stdout, stderr, exitUsage); done {
+		return code
 	}
 	command, err := commandText(fs.Args(), *file)
 	if err != nil {
-		fmt.Fprintln(stderr, "shellguard run:", err)
-		fs.Usage()
-		return exitUsage
+		return argError(stderr, "run", err.Error())
 	}
-	if *timeout < 0 || *maxOutput < 0 {
-		fmt.Fprintln(stderr, "shellguard run: --timeout and --max-output must not be negative")
-		return exitUsage
-	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if _, err := sandbox.ParseMode(gf.sandbox); err != nil {
-		fmt.Fprintln(stderr, "shellguard run:", err)
-		return exitUsage
+		return argError(stderr, "run", err.Error())
 	}
 
 	runner.EnableSubreaper() // best effort: the process group and marker still work without it
-	g, _, err := gf.newGuard()
+	g, c, err := gf.newGuard()
 	if err != nil {
 		fmt.Fprintln(stderr, "shellguard:", err)
 		return exitFailure
 	}
 	defer g.Close()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
-	res, err := g.Run(ctx, shellguard.Request{
-		Command:   command,
-		Cwd:       *cwd,
-		Timeout:   time.Duration(*timeout * float64(time.Second)),
-		MaxOutput: *maxOutput,
-		Approve:   ttyApprover(command, stderr),
-	})
+	printConfigNotes(stderr, c)
+	req := shellguard.Request{Command: command, Cwd: *cwd}
+	if set["timeout"] {
+		req.Timeout = time.Duration(*timeout * float64(time.Second))
+		if err := g.CheckTimeout(req.Timeout); err != nil {
+			return argError(stderr, "run", "--"+err.Error())
+		}
+	}
+	if set["max-output"] {
+		req.MaxOutput = *maxOutput
+		if err := g.CheckMaxOutput(req.MaxOutput); err != nil {
+			return argError(stderr, "run", "--"+strings.Replace(err.Error(), "max_output", "max-output", 1))
+		}
+	}
+	if req.Cwd, err = g.ResolveCwd(*cwd); err != nil {
+		return argError(stderr, "run", "--"+err.Error())
+	}
+
+	// Ctrl-C, SIGTERM and SIGHUP stop the command and everything it
+	// started; shellguard then exits 128+signal like a shell would.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	var got os.Signal
+	sigDone := make(chan struct{})
+	go func() {
+		defer close(sigDone)
+		select {
+		case got = <-sigs:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+
+	ask := &asker{command: command, stderr: stderr}
+	req.Approve = ask.approver()
+	var live *liveOutput
+	if !*jsonOut {
+		live = newLiveOutput(stdout, stderr)
+		req.Stdout, req.Stderr = live.stdout, live.stderr
+	}
+	res, err := g.Run(ctx, req)
+	cancel()
+	<-sigDone
+	if live != nil {
+		live.close()
+	}
 	if *jsonOut {
 		if err != nil {
-			writeJSON(stdout, struct {
-				shellguard.Result
-				Error string `json:"error"`
-			}{res, err.Error()})
-			return 0
+			res.Error = plainError(err, got) // a failed request says why
 		}
 		writeJSON(stdout, res)
 		return 0
@@ -95,12 +132,17 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	var denied *shellguard.DeniedError
 	if errors.As(err, &denied) {
 		printVerdict(stderr, command, denied.Verdict)
-		if denied.Asked {
-			fmt.Fprintln(stderr, "shellguard: not run:", denied.Reason)
-		} else {
+		switch {
+		case !denied.Asked:
 			fmt.Fprintln(stderr, "shellguard: not run: the policy denies this command")
+		default:
+			fmt.Fprintln(stderr, "shellguard: not run:", ask.why(denied))
 		}
 		return exitDenied
+	}
+	if got != nil && !res.Started() {
+		fmt.Fprintln(stderr, "shellguard:", plainError(err, got))
+		return signalExit(got)
 	}
 	if !res.Started() {
 		// Nothing ran: a bad cwd, or --sandbox required and a layer is missing.
@@ -110,9 +152,10 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	for _, w := range res.SandboxWarnings {
 		fmt.Fprintln(stderr, "shellguard: warning:", w)
 	}
-	io.WriteString(stdout, res.Stdout)
-	io.WriteString(stderr, res.Stderr)
 	switch {
+	case got != nil:
+		fmt.Fprintln(stderr, "shellguard:", plainError(err, got))
+		return signalExit(got)
 	case res.TimedOut:
 		fmt.Fprintf(stderr, "shellguard: timed out after %.1fs; the command and everything it started were stopped\n", res.Duration)
 		return exitTimeout
@@ -121,34 +164,92 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 		return exitStopped
 	case err != nil:
 		fmt.Fprintln(stderr, "shellguard:", err)
-		return exitStopped
+		return exitFailure
 	}
-	return res.ExitCode
+	return *res.ExitCode // set: the command ran to its end
 }
 
-// ttyApprover asks the person at the terminal about a command whose
-// verdict is ask. Without a terminal there is no one to ask: nil.
-func ttyApprover(command string, stderr io.Writer) func(context.Context, shellguard.Verdict) (bool, error) {
+// plainError says in words why a run ended early; a signal to shellguard
+// itself reads as what the person did, not as "context canceled".
+func plainError(err error, sig os.Signal) string {
+	if sig != nil {
+		return fmt.Sprintf("stopped by %s; the command and everything it started were stopped", signalName(sig))
+	}
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+func signalName(sig os.Signal) string {
+	switch sig {
+	case os.Interrupt:
+		return "an interrupt (Ctrl-C)"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "a hangup (SIGHUP)"
+	}
+	return sig.String()
+}
+
+// signalExit is the exit status of a process ended by sig: 128+n.
+func signalExit(sig os.Signal) int {
+	if s, ok := sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 130
+}
+
+// asker puts an ask verdict to the person at the terminal and remembers
+// what happened, so a refusal can be told in plain words.
+type asker struct {
+	command  string
+	stderr   io.Writer
+	noTTY    bool  // stdin is not a terminal: there is no one to ask
+	answered bool  // the person answered (and said no, if it was refused)
+	ttyErr   error // the terminal could not be opened
+}
+
+func (a *asker) approver() func(context.Context, shellguard.Verdict) (bool, error) {
 	if !isTerminal(os.Stdin) {
+		a.noTTY = true
 		return nil
 	}
 	return func(ctx context.Context, v shellguard.Verdict) (bool, error) {
 		tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
 		if err != nil {
+			a.ttyErr = err
 			return false, err
 		}
 		defer tty.Close()
-		printVerdict(tty, command, v)
+		printVerdict(tty, a.command, v)
 		fmt.Fprint(tty, "Run this command? [y/N] ")
 		var answer string
 		fmt.Fscanln(tty, &answer)
+		a.answered = true
 		answer = strings.ToLower(strings.TrimSpace(answer))
 		return answer == "y" || answer == "yes", nil
 	}
 }
 
-// commandText returns the command from the arguments after "--" (joined by
-// spaces) or from a file.
+// why says why an ask was not run.
+func (a *asker) why(d *shellguard.DeniedError) string {
+	switch {
+	case a.answered:
+		return "you answered no"
+	case a.noTTY:
+		return "this command needs your approval, and there is no terminal to ask on (stdin is not a terminal); " +
+			"run it from a terminal, or allow it in your configuration (rules.allow; see 'shellguard config show')"
+	case a.ttyErr != nil:
+		return "this command needs your approval, and the terminal could not be opened to ask: " + a.ttyErr.Error()
+	}
+	return strings.TrimPrefix(d.Reason, "shellguard: ")
+}
+
+// commandText returns the command from the arguments after "--" or from a
+// file. One argument is a bash command line as it stands; several are a
+// program and its arguments, quoted so that bash passes each on exactly.
 func commandText(args []string, file string) (string, error) {
 	if file != "" {
 		if len(args) > 0 {
@@ -175,13 +276,33 @@ func commandText(args []string, file string) (string, error) {
 		return string(b), nil
 	}
 	if len(args) == 0 {
-		return "", errors.New("no command given")
+		return "", errors.New("no command given: put it after -- (or use --file)")
 	}
-	cmd := strings.Join(args, " ")
+	cmd, err := argvCommand(args)
+	if err != nil {
+		return "", err
+	}
 	if len(cmd) > maxCommandBytes {
 		return "", fmt.Errorf("command is larger than %d bytes", maxCommandBytes)
 	}
 	return cmd, nil
+}
+
+// argvCommand turns the words after "--" into the command line bash runs:
+// one word as it stands, several quoted one by one.
+func argvCommand(args []string) (string, error) {
+	if len(args) == 1 {
+		return args[0], nil
+	}
+	words := make([]string, len(args))
+	for i, a := range args {
+		q, err := syntax.Quote(a, syntax.LangBash)
+		if err != nil {
+			return "", fmt.Errorf("argument %d cannot be passed to bash: %v", i+1, err)
+		}
+		words[i] = q
+	}
+	return strings.Join(words, " "), nil
 }
 
 // maxCommandBytes bounds the size of one command.

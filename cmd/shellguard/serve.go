@@ -18,7 +18,6 @@ func init() {
 
 func serveMain(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8765", "listen address `HOST:PORT`; anything but loopback needs --token-file")
 	tokenFile := fs.String("token-file", "", "`FILE` holding the bearer token clients must send")
 	gf := addGuardFlags(fs, true)
@@ -26,28 +25,22 @@ func serveMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(fs.Output(), "usage: shellguard serve [--addr 127.0.0.1:PORT] [--token-file F] [--config FILE] [--workspace DIR] [--sandbox MODE] [--network]")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return exitUsage
+	if code, done := parseFlags(fs, args, stdout, stderr, exitUsage); done {
+		return code
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "shellguard serve: unexpected argument %q\n", fs.Arg(0))
-		return exitUsage
+		return argError(stderr, "serve", fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
+	}
+	if err := checkListenAddr(*addr); err != nil {
+		return argError(stderr, "serve", err.Error())
 	}
 	var token string
 	if *tokenFile != "" {
-		b, err := os.ReadFile(*tokenFile)
+		t, err := readTokenFile(*tokenFile)
 		if err != nil {
-			fmt.Fprintln(stderr, "shellguard serve: --token-file:", err)
-			return exitUsage
+			return argError(stderr, "serve", "--token-file: "+err.Error())
 		}
-		token = strings.TrimSpace(string(b))
-		if len(token) < 16 {
-			fmt.Fprintln(stderr, "shellguard serve: --token-file: the token must be at least 16 characters")
-			return exitUsage
-		}
+		token = t
 	}
 	if !mcpserver.IsLoopbackAddr(*addr) && token == "" {
 		fmt.Fprintf(stderr, "shellguard serve: refusing to listen on %s without a token: anything but loopback needs --token-file\n", *addr)
@@ -67,4 +60,52 @@ func serveMain(args []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	return 0
+}
+
+// checkListenAddr accepts HOST:PORT with a numeric port (HOST may be empty
+// for every interface, a name or an IP address).
+func checkListenAddr(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err == nil {
+		var n int
+		if _, perr := fmt.Sscanf(port, "%d", &n); perr != nil || fmt.Sprint(n) != port || n < 0 || n > 65535 {
+			err = fmt.Errorf("port %q is not a number from 0 to 65535", port)
+		} else if strings.ContainsAny(host, " /\t") {
+			err = fmt.Errorf("host %q is not a host name or IP address", host)
+		}
+	}
+	if err != nil {
+		var ae *net.AddrError
+		if errors.As(err, &ae) {
+			err = errors.New(ae.Err)
+		}
+		return fmt.Errorf("--addr %q is not a valid address (%v): give HOST:PORT, e.g. 127.0.0.1:8765", addr, err)
+	}
+	return nil
+}
+
+// readTokenFile reads the bearer token. A token file others can read is
+// refused: anyone who can read it can run commands through the server.
+func readTokenFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	if err := checkPrivate(st); err != nil {
+		return "", fmt.Errorf("%s %v", path, err)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 64<<10))
+	if err != nil {
+		return "", err
+	}
+	token := strings.TrimSpace(string(b))
+	if len(token) < 16 {
+		return "", errors.New("the token must be at least 16 characters")
+	}
+	return token, nil
 }

@@ -1,0 +1,592 @@
+package analyze
+
+import (
+	"strings"
+
+	"github.com/shellguard/shellguard/internal/lazyre"
+	"github.com/shellguard/shellguard/internal/progs"
+)
+
+// ---- the code a command runs: shells, interpreters, awk, sed ----
+
+// codeFacts fills the language, the code and the stdin flag of a
+// command. prev holds the commands emitted before it (for text piped
+// into a shell).
+func codeFacts(cmd *Command, prev []*Command) {
+	name := cmd.Program
+	if name == "" {
+		return
+	}
+	args := cmd.Args[1:]
+	switch name {
+	case "eval":
+		cmd.Lang = progs.Shell
+		if len(args) > 0 {
+			cd := joinArgs(args)
+			cmd.Code = append(cmd.Code, Code{Lang: progs.Shell, Text: cd.Value, Span: cd.Span, Dynamic: cd.Dynamic, Exec: ExecRead})
+		}
+		return
+	case "source", ".":
+		cmd.Lang = progs.Shell
+		cmd.StdinCode = len(args) > 0 && (args[0].Value == "/dev/stdin" || args[0].Value == "-")
+		if cmd.StdinCode {
+			cmd.Code = append(cmd.Code, stdinCode(cmd, progs.Shell)...)
+		}
+		return
+	}
+	cmd.Lang = progs.Lang(name)
+	switch cmd.Lang {
+	case "":
+		return
+	case progs.Shell:
+		u := &unwrapped{}
+		unwrapShell(name, cmd, args, u)
+		for _, cd := range u.code {
+			cmd.Code = append(cmd.Code, Code{Lang: progs.Shell, Text: cd.text, Span: cd.span, Dynamic: cd.dynamic,
+				Stdin: strings.HasSuffix(cd.wrapper, " <<"), Exec: ExecRead})
+		}
+		cmd.StdinCode = shellReadsStdin(args)
+		if cmd.StdinCode && cmd.StdinPipe {
+			cmd.Code = append(cmd.Code, pipedCode(cmd, prev)...)
+		}
+	case progs.Awk:
+		if prog := awkProgram(args); prog != nil {
+			cmd.Code = append(cmd.Code, Code{Lang: progs.Awk, Text: prog.Value, Span: prog.Span, Dynamic: prog.Dynamic, Exec: awkExec(prog.Value)})
+		}
+	case progs.Sed:
+		for _, sc := range sedScripts(args) {
+			cd := Code{Lang: progs.Sed, Text: sc.Value, Span: sc.Span, Dynamic: sc.Dynamic}
+			for _, c := range parseSed(sc.Value) {
+				switch {
+				case c.Cmd == 'e' && c.Arg != "":
+					cd.Exec = max(cd.Exec, ExecRead)
+				case c.Cmd == 'e', c.Cmd == 's' && strings.ContainsRune(c.Flags, 'e'):
+					cd.Exec = max(cd.Exec, ExecComputed)
+				case (c.Cmd == 'w' || c.Cmd == 'W') && c.Arg != "":
+					cd.Writes = append(cd.Writes, c.Arg)
+				case c.WFile != "":
+					cd.Writes = append(cd.Writes, c.WFile)
+				}
+			}
+			cmd.Code = append(cmd.Code, cd)
+		}
+	default: // interpreters
+		cd, ok := interpreterCode(name, args)
+		stdin := false
+		if !ok {
+			cd, ok = interpreterStdin(cmd)
+			stdin = ok
+		}
+		if ok {
+			cmd.Code = append(cmd.Code, Code{Lang: cmd.Lang, Text: cd.Value, Span: cd.Span, Dynamic: cd.Dynamic, Stdin: stdin,
+				Exec: interpreterExec(cmd.Lang, cd.Value)})
+		} else {
+			cmd.StdinCode = interpreterReadsStdin(args)
+		}
+		if stdin {
+			cmd.StdinCode = true
+		}
+	}
+}
+
+// stdinCode returns the here-documents and here-strings of a command as
+// code read from standard input.
+func stdinCode(cmd *Command, lang string) []Code {
+	var out []Code
+	for _, r := range cmd.Redirects {
+		if r.Op == "<<" || r.Op == "<<-" || r.Op == "<<<" {
+			out = append(out, Code{Lang: lang, Text: r.Target.Value, Span: hdocSpan(r), Dynamic: r.Target.Dynamic, Stdin: true, Exec: ExecRead})
+		}
+	}
+	return out
+}
+
+// shellReadsStdin reports a shell invocation that takes its program from
+// standard input: no -c and no script operand, or -s, - or /dev/stdin.
+func shellReadsStdin(args []Arg) bool {
+	for _, a := range args {
+		v := a.Value
+		if v == "-s" || v == "-" || v == "/dev/stdin" {
+			return true
+		}
+		if len(v) > 1 && v[0] == '-' {
+			if strings.ContainsRune(v[1:], 'c') && !strings.HasPrefix(v, "--") {
+				return false
+			}
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// interpreterReadsStdin reports an interpreter invocation with no inline
+// code and no script operand, or with "-" as the script.
+func interpreterReadsStdin(args []Arg) bool {
+	for _, a := range args {
+		v := a.Value
+		if v == "-" {
+			return true
+		}
+		if v == "-m" || v == "-V" || v == "--version" || v == "-h" || v == "--help" || v == "-v" {
+			return false
+		}
+		if len(v) > 1 && v[0] == '-' {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// pipedCode returns the text that literal echo/printf stages of the same
+// pipeline feed into a shell. It returns nothing unless every earlier
+// stage is such a literal echo or printf.
+func pipedCode(cmd *Command, prev []*Command) []Code {
+	var up []*Command
+	for _, p := range cmd.Pipes {
+		for _, o := range prev {
+			for _, q := range o.Pipes {
+				if q.ID == p.ID && q.Stage < p.Stage {
+					up = append(up, o)
+					break
+				}
+			}
+		}
+	}
+	if len(up) == 0 {
+		return nil
+	}
+	var out []Code
+	for _, u := range up {
+		n := u.Name()
+		if n != "echo" && n != "printf" {
+			return nil
+		}
+		for _, a := range u.Args {
+			if a.Dynamic || len(a.Subst) > 0 {
+				return nil
+			}
+		}
+		args := u.Argv[1:]
+		if len(args) == 0 {
+			continue
+		}
+		if n == "echo" && strings.HasPrefix(args[0], "-") {
+			args = args[1:]
+		}
+		text := strings.Join(args, " ")
+		if n == "printf" && len(args) > 0 {
+			text = printfLite(args[0], args[1:])
+		}
+		out = append(out, Code{Lang: progs.Shell, Text: text, Span: argsSpan(u.Args[1:], cmd.Span), Stdin: true, Piped: true, Exec: ExecRead})
+	}
+	return out
+}
+
+// printfLite renders the common printf directives (%s %b %d %%, \n \t)
+// well enough to read the text a printf feeds into a shell.
+func printfLite(format string, args []string) string {
+	var sb strings.Builder
+	ai := 0
+	next := func() string {
+		if ai < len(args) {
+			ai++
+			return args[ai-1]
+		}
+		return ""
+	}
+	for {
+		for i := 0; i < len(format); i++ {
+			c := format[i]
+			switch {
+			case c == '%' && i+1 < len(format):
+				i++
+				switch format[i] {
+				case '%':
+					sb.WriteByte('%')
+				default:
+					sb.WriteString(next())
+				}
+			case c == '\\' && i+1 < len(format):
+				i++
+				switch format[i] {
+				case 'n':
+					sb.WriteByte('\n')
+				case 't':
+					sb.WriteByte('\t')
+				default:
+					sb.WriteByte(format[i])
+				}
+			default:
+				sb.WriteByte(c)
+			}
+		}
+		// printf reuses the format while arguments remain
+		if ai >= len(args) || !strings.Contains(format, "%") {
+			break
+		}
+	}
+	return sb.String()
+}
+
+// interpreterStdin returns the program text an interpreter reads from a
+// here-document or here-string when it has no script argument.
+func interpreterStdin(cmd *Command) (Arg, bool) {
+	for _, a := range cmd.Args[1:] {
+		if !strings.HasPrefix(a.Value, "-") || a.Value == "-m" || a.Value == "-c" || a.Value == "-e" {
+			if a.Value != "-" {
+				return Arg{}, false
+			}
+		}
+	}
+	for _, r := range cmd.Redirects {
+		if r.Op == "<<" || r.Op == "<<-" || r.Op == "<<<" {
+			a := r.Target
+			a.Span = hdocSpan(r)
+			return a, true
+		}
+	}
+	return Arg{}, false
+}
+
+// interpreterCode returns the inline program of an interpreter command
+// (python -c, perl -e, node -e, …).
+func interpreterCode(name string, args []Arg) (Arg, bool) {
+	flag := progs.CodeFlag(name)
+	for i, a := range args {
+		v := a.Value
+		if a.Dynamic && i == 0 {
+			return Arg{}, false
+		}
+		if v == "--" || (len(v) > 0 && v[0] != '-') {
+			if name == "deno" && v == "eval" && i+1 < len(args) {
+				return args[i+1], true
+			}
+			return Arg{}, false
+		}
+		if v == flag || v == "--eval" || v == "-E" && name == "perl" || (name == "node" && (v == "-p" || v == "--print")) {
+			if i+1 < len(args) {
+				return args[i+1], true
+			}
+			return Arg{}, false
+		}
+		// grouped perl/ruby flags like -ne, -pe, -pie
+		if (name == "perl" || name == "ruby") && len(v) > 1 && v[0] == '-' && strings.HasSuffix(v, "e") && !strings.HasPrefix(v, "--") {
+			if i+1 < len(args) {
+				return args[i+1], true
+			}
+		}
+		if strings.HasPrefix(name, "python") && strings.HasPrefix(v, "-c") && len(v) > 2 {
+			a2 := a
+			a2.Value = v[2:]
+			return a2, true
+		}
+		if strings.HasPrefix(name, "python") && v == "-m" {
+			return Arg{}, false
+		}
+	}
+	return Arg{}, false
+}
+
+var (
+	reShellCall = lazyre.New(`(?:\bos\.system|\bos\.popen|\bsubprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|\bsystem|\bexec(?:Sync)?|\bspawnSync|\bspawn|\bpopen|\bshell_exec|\bpassthru|\bproc_open|%x|\bIO\.popen|\bOpen3\.\w+|\bos\.execute|\bio\.popen|do shell script)\s*\(?\s*(?:\[\s*)?(?:r|b|f)?("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')`)
+	reBacktick  = lazyre.New("`([^`]+)`")
+	// reShellCallDyn: a shell-running call whose command is a literal
+	// joined with something computed ("rm -rf " + path).
+	reShellCallDyn = lazyre.New(`(?:\bos\.system|\bos\.popen|\bsubprocess\.\w+|\bsystem|\bexec(?:Sync)?|\bspawnSync|\bpopen|\bshell_exec|\bpassthru|\bos\.execute)\s*\(\s*(?:r|b|f)?("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')\s*([^\s,)\]])`)
+	// reShellAPI: any API that runs a command.
+	reShellAPI = lazyre.New(`os\.system|os\.popen|subprocess|\bsystem\s*\(|\bexec\s*\(|execSync|spawnSync|\bspawn\s*\(|child_process|popen|shell_exec|passthru|proc_open|%x[\(\{\[]|IO\.popen|Open3|` + "`")
+)
+
+// shellStrings extracts string literals passed to shell-running calls in
+// interpreter code (os.system("…"), system('…'), execSync(`…`), …).
+func shellStrings(code string) []string {
+	var out []string
+	for _, m := range reShellCall.FindAllStringSubmatch(code, 8) {
+		s := m[1]
+		s = s[1 : len(s)-1]
+		s = strings.NewReplacer(`\"`, `"`, `\'`, `'`, `\\`, `\`, `\n`, "\n").Replace(s)
+		out = append(out, s)
+	}
+	return out
+}
+
+// shellBackticks extracts `…` commands (perl, ruby).
+func shellBackticks(lang, code string) []string {
+	if lang != progs.Perl && lang != progs.Ruby {
+		return nil
+	}
+	var out []string
+	for _, m := range reBacktick.FindAllStringSubmatch(code, 8) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// interpreterExec classifies the shell commands interpreter code runs.
+func interpreterExec(lang, code string) Exec {
+	switch {
+	case reShellCallDyn.MatchString(code):
+		return ExecComputed
+	case len(shellStrings(code)) > 0 || len(shellBackticks(lang, code)) > 0:
+		return ExecRead
+	case reShellAPI.MatchString(code):
+		return ExecOpaque
+	}
+	return ExecNone
+}
+
+func awkProgram(args []Arg) *Arg {
+	for i := 0; i < len(args); i++ {
+		v := args[i].Value
+		if v == "-f" || v == "--file" {
+			return nil
+		}
+		if v == "-F" || v == "-v" || v == "--assign" || v == "--field-separator" {
+			i++
+			continue
+		}
+		if strings.HasPrefix(v, "-") && len(v) > 1 {
+			continue
+		}
+		return &args[i]
+	}
+	return nil
+}
+
+var (
+	reAwkSystem     = lazyre.New(`system\s*\(\s*"((?:[^"\\]|\\.)*)"|\|\s*"((?:[^"\\]|\\.)*)"|"((?:[^"\\]|\\.)*)"\s*\|\s*getline`)
+	reAwkPipe       = lazyre.New(`(print|printf)[^;}|]*\|\s*("|[a-zA-Z_])`)
+	reAwkToShell    = lazyre.New(`\|\s*"\s*(/bin/|/usr/bin/)?(sh|bash|zsh|dash|ksh|python[0-9.]*|perl|ruby|node|php)\b`)
+	reAwkAnyPipe    = lazyre.New(`(print|printf)[^;}|]*\|[^|&]`)
+	reAwkLitPipe    = lazyre.New(`(print|printf)[^;}|]*\|\s*"(?:[^"\\]|\\.)*"`)
+	reAwkLitGetline = lazyre.New(`"(?:[^"\\]|\\.)*"\s*\|\s*getline`)
+	reAwkLoneSystem = lazyre.New(`system\s*\(\s*"(?:[^"\\]|\\.)*"\s*\)`)
+)
+
+func awkShellStrings(prog string) []string {
+	var out []string
+	for _, m := range reAwkSystem.FindAllStringSubmatch(prog, 8) {
+		for _, g := range m[1:] {
+			if g != "" {
+				out = append(out, strings.ReplaceAll(g, `\"`, `"`))
+			}
+		}
+	}
+	return out
+}
+
+// awkExec classifies the commands an awk program runs: system("literal")
+// and print | "literal" are read (and analysed as code); commands built
+// at run time are not readable; print | "sh" feeds data to a shell.
+func awkExec(prog string) Exec {
+	runs := strings.Contains(prog, "system") || strings.Contains(prog, "getline") && strings.Contains(prog, "|") ||
+		reAwkPipe.MatchString(prog)
+	if reAwkToShell.MatchString(prog) {
+		return ExecData
+	}
+	if !runs {
+		return ExecNone
+	}
+	lone := len(reAwkLoneSystem.FindAllString(prog, -1))
+	calls := strings.Count(prog, "system")
+	pipes := len(reAwkAnyPipe.FindAllString(prog, -1))
+	litPipes := len(reAwkLitPipe.FindAllString(prog, -1))
+	if lone < calls || pipes > litPipes || strings.Contains(prog, "getline") && strings.Contains(prog, "|") && !reAwkLitGetline.MatchString(prog) {
+		return ExecComputed
+	}
+	return ExecRead
+}
+
+type sedExec struct {
+	text    string
+	span    Span
+	dynamic bool
+}
+
+// sedScripts returns the sed scripts of a sed command.
+func sedScripts(args []Arg) []Arg {
+	var scripts []Arg
+	explicit := false
+	for i := 0; i < len(args); i++ {
+		v := args[i].Value
+		switch {
+		case v == "-e" || v == "--expression":
+			if i+1 < len(args) {
+				scripts = append(scripts, args[i+1])
+				i++
+			}
+			explicit = true
+		case strings.HasPrefix(v, "--expression="):
+			a := args[i]
+			a.Value = strings.TrimPrefix(v, "--expression=")
+			scripts = append(scripts, a)
+			explicit = true
+		case v == "-f" || v == "--file":
+			i++
+			explicit = true
+		}
+	}
+	if explicit {
+		return scripts
+	}
+	for i := 0; i < len(args); i++ {
+		v := args[i].Value
+		if v == "-l" || v == "--line-length" {
+			i++
+			continue
+		}
+		if strings.HasPrefix(v, "-") && len(v) > 1 {
+			continue
+		}
+		return []Arg{args[i]}
+	}
+	return nil
+}
+
+// sedCommand is one command of a sed script.
+type sedCommand struct {
+	Cmd   byte   // 'e', 's', 'w', 'W', 'r', …
+	Arg   string // the rest: command for e, file for w
+	Flags string // s flags
+	WFile string // s///w file
+}
+
+// parseSed splits a sed script into commands, well enough to find the
+// ones that execute (e, s///e) or write (w, W, s///w).
+func parseSed(script string) []sedCommand {
+	var out []sedCommand
+	s := script
+	for len(s) > 0 {
+		s = strings.TrimLeft(s, " \t\n;")
+		if s == "" {
+			break
+		}
+		// address
+		s = skipSedAddr(s)
+		s = strings.TrimLeft(s, " \t")
+		if strings.HasPrefix(s, ",") {
+			s = skipSedAddr(strings.TrimLeft(s[1:], " "))
+		}
+		s = strings.TrimLeft(s, " \t!")
+		if s == "" {
+			break
+		}
+		c := s[0]
+		s = s[1:]
+		switch c {
+		case '{', '}', '=', 'd', 'D', 'g', 'G', 'h', 'H', 'l', 'n', 'N', 'p', 'P', 'x', 'z', 'F':
+			continue
+		case 'e', 'w', 'W', 'r', 'R', 'a', 'i', 'c', 'b', 't', 'T', ':', 'q', 'Q', 'L', 'v':
+			end := strings.IndexByte(s, '\n')
+			if c == 'b' || c == 't' || c == 'T' || c == 'q' || c == 'Q' || c == 'v' || c == ':' || c == 'l' {
+				if e2 := strings.IndexByte(s, ';'); e2 >= 0 && (end < 0 || e2 < end) {
+					end = e2
+				}
+			}
+			var arg string
+			if end < 0 {
+				arg, s = s, ""
+			} else {
+				arg, s = s[:end], s[end:]
+			}
+			out = append(out, sedCommand{Cmd: c, Arg: strings.TrimSpace(arg)})
+		case 's', 'y':
+			if s == "" {
+				return out
+			}
+			d := s[0]
+			s = s[1:]
+			parts := 0
+			for parts < 2 && len(s) > 0 {
+				if s[0] == '\\' && len(s) > 1 {
+					s = s[2:]
+					continue
+				}
+				if s[0] == d {
+					parts++
+				}
+				s = s[1:]
+			}
+			fl := s
+			end := strings.IndexAny(fl, ";\n}")
+			if end >= 0 {
+				fl, s = fl[:end], fl[end:]
+			} else {
+				s = ""
+			}
+			sc := sedCommand{Cmd: c, Flags: fl}
+			if k := strings.IndexByte(fl, 'w'); k >= 0 && c == 's' {
+				sc.WFile = strings.TrimSpace(fl[k+1:])
+				sc.Flags = fl[:k+1]
+			}
+			out = append(out, sc)
+		default:
+			// unknown: skip to the next separator
+			end := strings.IndexAny(s, ";\n")
+			if end < 0 {
+				return out
+			}
+			s = s[end:]
+		}
+	}
+	return out
+}
+
+func skipSedAddr(s string) string {
+	if s == "" {
+		return s
+	}
+	switch {
+	case s[0] >= '0' && s[0] <= '9':
+		i := 0
+		for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '~') {
+			i++
+		}
+		return s[i:]
+	case s[0] == '$':
+		return s[1:]
+	case s[0] == '+' || s[0] == '~':
+		i := 1
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return s[i:]
+	case s[0] == '/' || s[0] == '\\':
+		d := byte('/')
+		i := 1
+		if s[0] == '\\' && len(s) > 1 {
+			d = s[1]
+			i = 2
+		}
+		for i < len(s) {
+			if s[i] == '\\' {
+				i += 2
+				continue
+			}
+			if s[i] == d {
+				i++
+				for i < len(s) && (s[i] == 'I' || s[i] == 'M') {
+					i++
+				}
+				return s[i:]
+			}
+			i++
+		}
+		return ""
+	}
+	return s
+}
+
+func sedExecs(args []Arg) []sedExec {
+	var out []sedExec
+	for _, sc := range sedScripts(args) {
+		for _, c := range parseSed(sc.Value) {
+			if c.Cmd == 'e' && c.Arg != "" {
+				out = append(out, sedExec{text: c.Arg, span: sc.Span, dynamic: sc.Dynamic})
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,126 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"archive/zip"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A symlink planted where the cache directory goes (class: the shared
+// cache) is refused before anything runs; so are a directory of wider mode
+// and, as root, one owned by someone else.
+func TestCacheDirRefusesPlantedLink(t *testing.T) {
+	f := newFixture(t)
+	cache := filepath.Join(f.tmp, "planted-cache")
+	if err := os.Symlink(f.outside, cache); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := Command(context.Background(), Spec{Workspace: f.ws, CacheDir: cache}, "true", f.env(), f.ws)
+	if err == nil || !strings.Contains(err.Error(), "symlink") {
+		t.Fatalf("planted symlink accepted: %v", err)
+	}
+	wide := filepath.Join(f.tmp, "wide-cache")
+	os.Mkdir(wide, 0o777)
+	os.Chmod(wide, 0o777)
+	if _, _, err := Command(context.Background(), Spec{Workspace: f.ws, CacheDir: wide}, "true", f.env(), f.ws); err == nil || !strings.Contains(err.Error(), "mode") {
+		t.Fatalf("world-writable cache accepted: %v", err)
+	}
+	if os.Getuid() == 0 {
+		other := filepath.Join(f.tmp, "other-cache")
+		os.Mkdir(other, 0o700)
+		os.Chown(other, 65534, 65534)
+		if _, _, err := Command(context.Background(), Spec{Workspace: f.ws, CacheDir: other}, "true", f.env(), f.ws); err == nil || !strings.Contains(err.Error(), "owned") {
+			t.Fatalf("foreign cache accepted: %v", err)
+		}
+	}
+	// The default location in $TMPDIR gets the same check.
+	def := DefaultCacheDir(f.env())
+	if err := os.Symlink(f.outside, def); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Command(context.Background(), Spec{Workspace: f.ws}, "true", f.env(), f.ws); err == nil {
+		t.Fatalf("planted default cache link accepted")
+	}
+	f.canaryIntact(t)
+}
+
+// Config-bearing homes are per workspace; download caches are shared;
+// GOMODCACHE is redirected.
+func TestCacheEnvPerWorkspace(t *testing.T) {
+	f := newFixture(t)
+	f.assertActive(t, Spec{})
+	ws2 := filepath.Join(f.root, "ws2")
+	os.Mkdir(ws2, 0o755)
+	script := `echo "CARGO_HOME=$CARGO_HOME"; echo "GRADLE_USER_HOME=$GRADLE_USER_HOME"; echo "GOMODCACHE=$GOMODCACHE"; echo "GOCACHE=$GOCACHE"; mkdir -p "$CARGO_HOME" && echo x > "$CARGO_HOME/config.toml" && echo wrote`
+	a := f.run(t, Spec{}, script, 20*time.Second)
+	b := f.run(t, Spec{Workspace: ws2}, script, 20*time.Second)
+	line := func(out, k string) string {
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, k+"=") {
+				return strings.TrimPrefix(l, k+"=")
+			}
+		}
+		return ""
+	}
+	if line(a.out, "CARGO_HOME") == "" || line(a.out, "CARGO_HOME") == line(b.out, "CARGO_HOME") || line(a.out, "GRADLE_USER_HOME") == line(b.out, "GRADLE_USER_HOME") {
+		t.Fatalf("config homes shared between workspaces:\n%s\n%s", a.out, b.out)
+	}
+	if line(a.out, "GOCACHE") != line(b.out, "GOCACHE") || line(a.out, "GOMODCACHE") == "" || line(a.out, "GOMODCACHE") != line(b.out, "GOMODCACHE") {
+		t.Fatalf("download caches not shared / GOMODCACHE not set:\n%s\n%s", a.out, b.out)
+	}
+	if !strings.Contains(a.out, "wrote") {
+		t.Fatalf("CARGO_HOME not writable:\n%s", a.out)
+	}
+}
+
+// writeModProxy writes a GOPROXY directory serving example.com/sgdep v1.0.0.
+func writeModProxy(t *testing.T, dir string) {
+	t.Helper()
+	v := filepath.Join(dir, "example.com", "sgdep", "@v")
+	if err := os.MkdirAll(v, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mod := "module example.com/sgdep\n\ngo 1.21\n"
+	os.WriteFile(filepath.Join(v, "list"), []byte("v1.0.0\n"), 0o644)
+	os.WriteFile(filepath.Join(v, "v1.0.0.info"), []byte(`{"Version":"v1.0.0","Time":"2024-01-01T00:00:00Z"}`), 0o644)
+	os.WriteFile(filepath.Join(v, "v1.0.0.mod"), []byte(mod), 0o644)
+	zf, err := os.Create(filepath.Join(v, "v1.0.0.zip"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(zf)
+	for name, body := range map[string]string{"go.mod": mod, "dep.go": "package sgdep\n\nfunc Answer() int { return 42 }\n"} {
+		w, _ := zw.Create("example.com/sgdep@v1.0.0/" + name)
+		w.Write([]byte(body))
+	}
+	zw.Close()
+	zf.Close()
+}
+
+// `go get` of a new dependency and `go build` work inside (offline: the
+// module proxy is a local directory).
+func TestGoGetInside(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		skipOrFail(t, "no go toolchain: %v", err)
+	}
+	f := newFixture(t)
+	f.assertActive(t, Spec{})
+	proxy := filepath.Join(f.root, "proxy")
+	writeModProxy(t, proxy)
+	os.WriteFile(filepath.Join(f.ws, "go.mod"), []byte("module example.com/app\n\ngo 1.21\n"), 0o644)
+	os.WriteFile(filepath.Join(f.ws, "main.go"), []byte("package main\n\nimport \"example.com/sgdep\"\n\nfunc main() { println(sgdep.Answer()) }\n"), 0o644)
+	script := `export PATH=` + filepath.Dir(gobin) + `:$PATH GOTOOLCHAIN=local GOSUMDB=off GOPROXY=file://` + proxy + ` GOFLAGS=-mod=mod
+go get example.com/sgdep@v1.0.0 && go build -o app . && ./app && echo built`
+	r := f.run(t, Spec{Network: true}, script, 120*time.Second)
+	if !strings.Contains(r.out, "42") || !strings.Contains(r.out, "built") {
+		t.Fatalf("go get/build inside failed (exit %d):\n%s", r.code, r.out)
+	}
+}

@@ -1,0 +1,185 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const gitIdent = `export GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@example.com GIT_COMMITTER_NAME=a GIT_COMMITTER_EMAIL=a@example.com GIT_CONFIG_NOSYSTEM=1; `
+
+// gitOutside runs git on the fixture's repository from the test (never
+// inside the sandbox), with a scratch HOME.
+func gitOutside(t *testing.T, f *fixture, args ...string) string {
+	t.Helper()
+	c := exec.Command("git", append([]string{"-C", f.ws}, args...)...)
+	c.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + f.home, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@example.com", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@example.com"}
+	out, err := c.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func gitFixture(t *testing.T) *fixture {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		skipOrFail(t, "no git: %v", err)
+	}
+	f := newFixture(t)
+	os.Remove(filepath.Join(f.home, ".gitconfig"))
+	gitOutside(t, f, "init", "-q", "-b", "main")
+	os.WriteFile(filepath.Join(f.ws, "a.txt"), []byte("a\n"), 0o644)
+	gitOutside(t, f, "add", "a.txt")
+	gitOutside(t, f, "commit", "-q", "-m", "first")
+	return f
+}
+
+func TestGitWorkInside(t *testing.T) {
+	f := gitFixture(t)
+	a := f.assertActive(t, Spec{})
+	need(t, a, LayerGit)
+	r := f.run(t, Spec{}, gitIdent+`set -e
+echo b > b.txt; git add b.txt; git commit -q -m second
+git config user.email dev@example.com
+git remote add o https://example.com/r.git
+git checkout -q -b topic; echo c > c.txt; git add c.txt; git commit -q -m third
+git checkout -q main; echo d > d.txt; git add d.txt; git commit -q -m fourth
+git checkout -q topic; git rebase -q main
+git checkout -q main; git merge -q --no-edit topic
+git stash list; echo ok`, 60*time.Second)
+	if r.code != 0 || !strings.Contains(r.out, "ok") {
+		t.Fatalf("git work failed inside (exit %d):\n%s", r.code, r.out)
+	}
+	log := gitOutside(t, f, "log", "--format=%s", "main")
+	for _, s := range []string{"first", "second", "third", "fourth"} {
+		if !strings.Contains(log, s) {
+			t.Errorf("commit %q missing outside:\n%s", s, log)
+		}
+	}
+	if got := gitOutside(t, f, "config", "user.email"); strings.TrimSpace(got) != "dev@example.com" {
+		t.Errorf("user.email not applied: %q", got)
+	}
+	if got := gitOutside(t, f, "config", "remote.o.url"); strings.TrimSpace(got) != "https://example.com/r.git" {
+		t.Errorf("remote not applied: %q", got)
+	}
+	gitOutside(t, f, "fsck", "--no-progress")
+	if st := gitOutside(t, f, "status", "--porcelain"); st != "" {
+		t.Errorf("index out of sync outside: %q", st)
+	}
+	if ents, _ := filepath.Glob(filepath.Join(f.ws, ".git", gitViewPrefix+"*")); len(ents) != 0 {
+		t.Errorf("view left behind: %v", ents)
+	}
+	// A merge conflict leaves MERGE_HEAD; the next run can abort it.
+	r = f.run(t, Spec{}, gitIdent+`git checkout -q -b x HEAD~1 && echo 1 > z && git add z && git commit -q -m z1 && git checkout -q main && echo 2 > z && git add z && git commit -q -m z2 && git merge x; echo merged`, 60*time.Second)
+	if _, err := os.Stat(filepath.Join(f.ws, ".git", "MERGE_HEAD")); err != nil {
+		t.Fatalf("MERGE_HEAD not kept:\n%s", r.out)
+	}
+	f.run(t, Spec{}, gitIdent+`git merge --abort`, 60*time.Second)
+	if _, err := os.Stat(filepath.Join(f.ws, ".git", "MERGE_HEAD")); err == nil {
+		t.Fatalf("MERGE_HEAD not removed by merge --abort")
+	}
+}
+
+// Class: git metadata redirections. Each must leave the real .git as it was.
+func TestGitMetadataRedirectsFail(t *testing.T) {
+	f := gitFixture(t)
+	f.assertActive(t, Spec{})
+	before, _ := os.ReadFile(filepath.Join(f.ws, ".git", "config"))
+	r := f.run(t, Spec{}, gitIdent+`
+git config core.fsmonitor "touch $TMPDIR/pwned-fsmonitor"
+git config core.hooksPath "$TMPDIR"
+git config alias.st '!touch pwned'
+git config include.path "$TMPDIR/evil"
+git config remote.o.url 'ext::sh -c touch% pwned'
+echo "$TMPDIR" > .git/commondir
+printf 'gitdir: %s\n' "$TMPDIR/evil" > .git/gitdir-planted
+mkdir -p .git/worktrees/w && echo x > .git/worktrees/w/commondir
+echo 'touch pwned' > .git/hooks/pre-commit
+chmod +x .git/hooks/pre-commit
+echo done`, 30*time.Second)
+	if !strings.Contains(r.out, "done") {
+		t.Fatalf("script did not run:\n%s", r.out)
+	}
+	after, _ := os.ReadFile(filepath.Join(f.ws, ".git", "config"))
+	if string(after) != string(before) {
+		t.Fatalf(".git/config changed:\n%s", after)
+	}
+	for _, p := range []string{"commondir", "gitdir-planted", "worktrees", "hooks/pre-commit"} {
+		if _, err := os.Lstat(filepath.Join(f.ws, ".git", p)); err == nil {
+			t.Errorf(".git/%s exists after the run", p)
+		}
+	}
+	w := strings.Join(r.applied.Warnings(), "\n")
+	for _, k := range []string{"core.fsmonitor", "core.hookspath", "alias.st", "include.path", "remote.o.url", ".git/commondir"} {
+		if !strings.Contains(w, k) {
+			t.Errorf("no warning for %s:\n%s", k, w)
+		}
+	}
+}
+
+func TestGitConfigAllowed(t *testing.T) {
+	for k, want := range map[[2]string]bool{
+		{"user.email", "a@b"}:                                true,
+		{"remote.o.url", "https://h/r"}:                      true,
+		{"remote.o.url", "ext::sh -c x"}:                     false,
+		{"remote.o.fetch", "+refs/heads/*:refs/remotes/o/*"}: true,
+		{"remote.o.fetch", "+refs/heads/*:refs/heads/*"}:     false,
+		{"remote.o.mirror", "true"}:                          false,
+		{"remote.o.uploadpack", "evil"}:                      false,
+		{"branch.main.remote", "o"}:                          true,
+		{"core.fsmonitor", "x"}:                              false,
+		{"core.hookspath", "/tmp"}:                           false,
+		{"alias.x", "!sh"}:                                   false,
+		{"diff.x.textconv", "sh"}:                            false,
+		{"includeif.gitdir:/.path", "x"}:                     false,
+		{"user.name.x", "y"}:                                 false,
+	} {
+		if got := gitConfigAllowed(k[0], k[1]); got != want {
+			t.Errorf("gitConfigAllowed(%q, %q) = %v", k[0], k[1], got)
+		}
+	}
+}
+
+// Gitfiles, nested repositories and protected files that did not exist
+// are refused after the run; a nested clone-like repository stays.
+func TestWorkspaceGitMetadataRefused(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		skipOrFail(t, "no git: %v", err)
+	}
+	f := newFixture(t)
+	f.assertActive(t, Spec{})
+	r := f.run(t, Spec{}, gitIdent+`
+mkdir -p src/deep && printf 'gitdir: %s\n' "$TMPDIR/evil" > src/.git
+ln -s "$TMPDIR/evil2" src/deep/.git
+git init -q sub && git -C sub config core.fsmonitor "touch pwned" && git -C sub config user.email ok@example.com
+echo 'touch pwned' > sub/.git/hooks/post-checkout
+git init -q . && git config core.hooksPath "$TMPDIR"
+echo 'export X=1' > .envrc
+echo 'rules: {}' > .shellguard.yaml
+echo done`, 30*time.Second)
+	if !strings.Contains(r.out, "done") {
+		t.Fatalf("script:\n%s", r.out)
+	}
+	for _, p := range []string{"src/.git", "src/deep/.git", "sub/.git/hooks/post-checkout", ".envrc", ".shellguard.yaml"} {
+		if _, err := os.Lstat(filepath.Join(f.ws, p)); err == nil {
+			t.Errorf("%s still exists", p)
+		}
+	}
+	sub, _ := os.ReadFile(filepath.Join(f.ws, "sub/.git/config"))
+	if strings.Contains(string(sub), "fsmonitor") || !strings.Contains(string(sub), "ok@example.com") {
+		t.Errorf("nested config not cleaned:\n%s", sub)
+	}
+	root, _ := os.ReadFile(filepath.Join(f.ws, ".git/config"))
+	if strings.Contains(strings.ToLower(string(root)), "hookspath") || !strings.Contains(string(root), "repositoryformatversion") {
+		t.Errorf("new root repo config not cleaned:\n%s", root)
+	}
+	if w := strings.Join(r.applied.Warnings(), "\n"); !strings.Contains(w, "src/.git") || !strings.Contains(w, ".envrc") {
+		t.Errorf("warnings:\n%s", w)
+	}
+}

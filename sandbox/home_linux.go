@@ -1,0 +1,256 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// fsSpec is the part of the helper spec for the HOME allowlist, the
+// secret roots, .git and the cgroup (resolved by the parent).
+type fsSpec struct {
+	// Home is HOME (real path); "" when there is none to isolate.
+	Home string `json:"home,omitempty"`
+	// HomeEntries are the existing allowlisted paths in Home, bound back
+	// read-only.
+	HomeEntries []string `json:"home_entries,omitempty"`
+	// GitConfigs are the git config files in Home that are replaced by
+	// filtered copies.
+	GitConfigs []string `json:"git_configs,omitempty"`
+	// SecretRoots are hidden like Home (only writable roots under them
+	// come back).
+	SecretRoots []string `json:"secret_roots,omitempty"`
+	// FallbackMasks are masked when Home cannot be isolated.
+	FallbackMasks []string `json:"fallback_masks,omitempty"`
+	// Git protects the workspace's .git (see git_linux.go).
+	Git *gitSpec `json:"git,omitempty"`
+}
+
+// secretRoots is DefaultSecretRoots (tests point it at scratch directories).
+var secretRoots = DefaultSecretRoots
+
+// resolveHome fills the HOME part of fs from the parent's view.
+func resolveHome(fs *fsSpec, home string, allow []string, path string) {
+	for _, p := range DefaultMaskedPaths {
+		if e := expandHome(p, home); e != "" && filepath.IsAbs(e) {
+			fs.FallbackMasks = append(fs.FallbackMasks, e)
+		}
+	}
+	for _, r := range secretRoots {
+		if rp := realpath(r); rp != "" && rp != "/" {
+			fs.SecretRoots = append(fs.SecretRoots, rp)
+		}
+	}
+	if home == "" || home == "/" || !filepath.IsAbs(home) {
+		return
+	}
+	fs.Home = home
+	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
+	fs.HomeEntries = homeEntries(home, allow, path, exists)
+	for g := range gitconfigFiles {
+		if p := filepath.Join(home, g); exists(p) {
+			fs.GitConfigs = append(fs.GitConfigs, p)
+		}
+	}
+	sort.Strings(fs.GitConfigs)
+}
+
+// isolateRoots hides HOME and the other secret roots behind empty tmpfs
+// mounts and binds back, read-only by the later read-only root step, only
+// the allowlisted entries and the writable roots that lie under them. It
+// runs in the new mount namespace before the read-only root step. When
+// HOME cannot be isolated it falls back to masking the built-in list.
+func (h *helper) isolateRoots() {
+	hs := &h.hs
+	fs := &hs.FS
+	fallback := func(err error) {
+		hs.Masked = append(append([]string{}, fs.FallbackMasks...), hs.Masked...)
+		h.miss(LayerHome, err, "")
+	}
+	// Roots to hide: the secret roots and HOME unless it is under one.
+	roots := map[string][]string{}
+	var order []string
+	addRoot := func(r string) {
+		if _, ok := roots[r]; !ok {
+			roots[r] = nil
+			order = append(order, r)
+		}
+	}
+	homeRoot := ""
+	if fs.Home != "" {
+		homeRoot = fs.Home
+		for _, r := range fs.SecretRoots {
+			if under(fs.Home, r) {
+				homeRoot = r
+			}
+		}
+	}
+	if homeRoot != "" {
+		addRoot(homeRoot)
+	}
+	for _, r := range fs.SecretRoots {
+		addRoot(r)
+	}
+	var skipped []string
+	homeOK := homeRoot != ""
+	var hidden []string
+	gitFiles := map[string][]byte{}
+	var dropped []string
+	for _, g := range fs.GitConfigs {
+		b, err := os.ReadFile(g)
+		if err != nil {
+			continue
+		}
+		text, d := FilterGitConfig(string(b))
+		gitFiles[g] = []byte(text)
+		dropped = append(dropped, d...)
+	}
+	for _, r := range order {
+		fi, err := os.Lstat(r)
+		if err != nil || !fi.IsDir() {
+			continue
+		}
+		// A writable root at or above r: r cannot be hidden.
+		blocked := ""
+		for _, w := range hs.Writable {
+			if under(r, w) {
+				blocked = w
+			}
+		}
+		if blocked != "" {
+			skipped = append(skipped, r+" (inside writable "+blocked+")")
+			if r == homeRoot {
+				homeOK = false
+			}
+			continue
+		}
+		var keep []string
+		for _, w := range hs.Writable {
+			if under(w, r) {
+				keep = append(keep, w)
+			}
+		}
+		files := map[string][]byte{}
+		if r == homeRoot {
+			keep = append(keep, fs.HomeEntries...)
+			keep = append(keep, fs.Home)
+			files = gitFiles
+		}
+		if err := isolate(r, keep, files, fs.Home); err != nil {
+			if r == homeRoot {
+				fallback(fmt.Errorf("hiding %s: %w", r, err))
+				return
+			}
+			skipped = append(skipped, r+" ("+err.Error()+")")
+			continue
+		}
+		hidden = append(hidden, r)
+	}
+	if !homeOK {
+		why := "no HOME"
+		if homeRoot != "" {
+			why = "HOME " + fs.Home + " lies inside a writable root"
+		}
+		fallback(errors.New(why + "; the built-in secret list is masked instead"))
+		return
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "HOME %s empty but %d allowlisted entries (read-only)", fs.Home, len(fs.HomeEntries))
+	if len(gitFiles) > 0 {
+		fmt.Fprintf(&b, ", git config filtered (%d secret keys dropped)", len(dropped))
+	}
+	fmt.Fprintf(&b, "; hidden: %s", strings.Join(hidden, " "))
+	if len(skipped) > 0 {
+		fmt.Fprintf(&b, "; not hidden: %s", strings.Join(skipped, ", "))
+	}
+	h.ok(LayerHome, b.String())
+}
+
+// isolate mounts an empty tmpfs over root and puts back, at the same
+// paths, detached copies of keep (taken before the tmpfs hides them;
+// "home", when under root, is re-created as an empty directory) and the
+// given generated files.
+func isolate(root string, keep []string, files map[string][]byte, home string) error {
+	type tree struct {
+		fd   int
+		path string
+		dir  bool
+	}
+	var trees []tree
+	defer func() {
+		for _, t := range trees {
+			unix.Close(t.fd)
+		}
+	}()
+	var dirs []string
+	sort.Strings(keep)
+	for _, k := range keep {
+		if k == home && k != root {
+			dirs = append(dirs, k)
+			continue
+		}
+		if k == root {
+			continue
+		}
+		fi, err := os.Stat(k)
+		if err != nil {
+			continue
+		}
+		fd, err := unix.OpenTree(unix.AT_FDCWD, k, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
+		if err != nil {
+			return fmt.Errorf("open_tree %s: %w", k, err)
+		}
+		trees = append(trees, tree{fd, k, fi.IsDir()})
+	}
+	mode := uint32(0o755)
+	if fi, err := os.Stat(root); err == nil {
+		mode = uint32(fi.Mode().Perm()) &^ 0o022
+	}
+	opts := fmt.Sprintf("mode=%o,size=4m,nr_inodes=%d", mode, 256+4*len(keep)+len(files))
+	if err := unix.Mount("tmpfs", root, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
+		return fmt.Errorf("tmpfs: %w", err)
+	}
+	for _, d := range dirs {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return err
+		}
+	}
+	for _, t := range trees {
+		if err := os.MkdirAll(filepath.Dir(t.path), 0o755); err != nil {
+			return err
+		}
+		if t.dir {
+			if err := os.Mkdir(t.path, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+				return err
+			}
+		} else {
+			f, err := os.OpenFile(t.path, os.O_CREATE|os.O_WRONLY, 0o600)
+			if err != nil {
+				return err
+			}
+			f.Close()
+		}
+		if err := unix.MoveMount(t.fd, "", unix.AT_FDCWD, t.path, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+			return fmt.Errorf("move_mount %s: %w", t.path, err)
+		}
+	}
+	for p, b := range files {
+		if !under(p, root) {
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
