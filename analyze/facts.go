@@ -177,6 +177,9 @@ type Wrapper struct {
 	Program string // the wrapping program: "sudo", "bash", "find", "eval", "function"
 	Text    string // as shown: "sudo", "bash -c", "find -exec", "function f"
 	Via     Via
+	// Stdin is set when the wrapper is a shell reading the code on
+	// standard input (a here-document, a here-string, text piped in).
+	Stdin bool
 }
 
 func (w Wrapper) String() string { return w.Text }

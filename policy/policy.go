@@ -219,6 +219,9 @@ func (e *evaluator) verdict() Verdict {
 			continue
 		}
 		seen[key] = true
+		if f.cmd >= 0 && f.cmd < len(e.res.Commands) {
+			f.msg += e.stdinLine(e.res.Commands[f.cmd], f.span)
+		}
 		v.Decision = v.Decision.Max(f.row.Decision)
 		v.Reasons = append(v.Reasons, Reason{ID: f.row.ID, Decision: f.row.Decision, Floor: f.row.Tier == Floor,
 			Message: f.msg, Span: Span{Start: f.span.Start, End: f.span.End}, Rule: f.rule})
@@ -238,6 +241,27 @@ func (e *evaluator) verdict() Verdict {
 		v.Warnings = append(v.Warnings, w)
 	}
 	return v
+}
+
+// stdinLine quotes the line a finding is about when its command came in
+// the text a shell reads on standard input (a here-document, text piped
+// into it): "bash <<EOF" alone does not say what is wrong. When the span
+// is that line (the text is in the source verbatim), the source line is
+// quoted; otherwise the command as analysed.
+func (e *evaluator) stdinLine(c *analyze.Command, sp analyze.Span) string {
+	stdin := false
+	for _, w := range c.Wrappers {
+		stdin = stdin || w.Stdin
+	}
+	if !stdin {
+		return ""
+	}
+	src := e.res.Src
+	if sp.Start >= 0 && sp.End <= len(src) && sp.Start <= sp.End && !strings.Contains(src[sp.Start:sp.End], "\n") {
+		start, end := lineAround(src, sp.Start)
+		return "; line: " + quote(strings.TrimSpace(src[start:end]))
+	}
+	return "; line: " + quote(strings.Join(c.Argv, " "))
 }
 
 // ---- user rules ----

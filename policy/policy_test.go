@@ -502,3 +502,31 @@ func TestCheckWorkspace(t *testing.T) {
 		t.Errorf("relative workspace accepted")
 	}
 }
+
+// When a here-document or piped text is run, the reason quotes the line
+// of the body that is wrong, and its span is that line when the body is
+// in the source verbatim.
+func TestStdinBodyLineQuoted(t *testing.T) {
+	tests := []struct{ src, line string }{
+		{"bash <<'EOF'\necho start\nrm -rf /etc\necho done\nEOF\n", "rm -rf /etc"},
+		{"sh <<EOF\ncd build\nrm -rf ~\nEOF\n", "rm -rf ~"},
+		{"echo 'ls; rm -rf /usr' | sh", "echo 'ls; rm -rf /usr' | sh"},
+		{"python3 - <<'EOF'\nimport shutil\nshutil.rmtree('/etc')\nEOF\n", "shutil.rmtree('/etc')"},
+		{"perl <<'EOF'\nmy $n = 0;\nfork while fork;\nEOF\n", "fork while fork;"},
+	}
+	for _, tt := range tests {
+		v := Check(tt.src, testRules)
+		ok := false
+		for _, r := range v.Reasons {
+			if strings.Contains(r.Message, "line: "+quote(tt.line)) {
+				ok = true
+				if got := tt.src[r.Span.Start:r.Span.End]; !strings.Contains(tt.line, strings.TrimSpace(got)) {
+					t.Errorf("%q: span %q is not on the line %q", tt.src, got, tt.line)
+				}
+			}
+		}
+		if !ok || v.Decision != Deny {
+			t.Errorf("%q: %v, no reason quotes %q: %+v", tt.src, v.Decision, tt.line, v.Reasons)
+		}
+	}
+}
