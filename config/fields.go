@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"github.com/shellguard/shellguard/internal/lazyre"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -10,6 +9,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/shellguard/shellguard/internal/lazyre"
+	"github.com/shellguard/shellguard/policy"
 	"github.com/shellguard/shellguard/redact"
 )
 
@@ -34,7 +35,7 @@ const (
 	tAdd                         // list entries are added
 	tTrueOnly                    // may only be set to true
 	tFalseOnly                   // may only be set to false
-	tStricterMode                // sandbox mode: off < auto < required
+	tStricterMode                // a value of a ranked set no weaker than the current one (modeRanks)
 	tNarrow                      // allowed_commands: intersect with the current list
 )
 
@@ -53,7 +54,7 @@ var sections = map[string]bool{
 // schemaOrder is the order of keys in `config show`.
 var schemaOrder = []string{
 	"timeout.default", "timeout.max",
-	"output.max_bytes", "output.max_total_bytes",
+	"output.max_bytes", "output.max_total_bytes", "output.escapes",
 	"rules.allow", "rules.ask", "rules.deny", "rules.custom_deny_patterns", "rules.custom_allow_patterns",
 	"rules.allowed_commands", "rules.blocked_commands", "rules.allowed_roots",
 	"rules.readonly", "rules.unrestricted", "rules.builtin_defaults",
@@ -61,10 +62,10 @@ var schemaOrder = []string{
 	"sandbox.home_allow",
 	"sandbox.excluded_commands", "sandbox.allow_unsandboxed",
 	"sandbox.limits.processes", "sandbox.limits.memory_mb", "sandbox.limits.file_size_mb",
-	"sandbox.limits.cpu_seconds", "sandbox.limits.open_files",
+	"sandbox.limits.cpu_seconds", "sandbox.limits.open_files", "sandbox.limits.cpu_percent",
 	"env.allow", "env.scrub",
 	"tasks.max", "tasks.ring_lines", "tasks.blocking_budget",
-	"redact.patterns", "audit.path",
+	"redact.patterns", "audit.path", "audit.key_file",
 }
 
 var fieldOrder = func() map[string]int {
@@ -84,6 +85,7 @@ var fields = map[string]field{
 
 	"output.max_bytes":       {kInt64, tLower, func(c *Config) any { return &c.Output.MaxBytes }, false},
 	"output.max_total_bytes": {kInt64, tLower, func(c *Config) any { return &c.Output.MaxTotalBytes }, false},
+	"output.escapes":         {kString, tStricterMode, func(c *Config) any { return &c.Output.Escapes }, false},
 
 	"rules.allow":                 {kRules, tForbidden, func(c *Config) any { return &c.Rules.Allow }, false},
 	"rules.ask":                   {kRules, tAdd, func(c *Config) any { return &c.Rules.Ask }, false},
@@ -111,6 +113,7 @@ var fields = map[string]field{
 	"sandbox.limits.file_size_mb": {kInt64, tLower, func(c *Config) any { return &c.Sandbox.Limits.FileSizeMB }, false},
 	"sandbox.limits.cpu_seconds":  {kInt, tLower, func(c *Config) any { return &c.Sandbox.Limits.CPUSeconds }, false},
 	"sandbox.limits.open_files":   {kInt, tLower, func(c *Config) any { return &c.Sandbox.Limits.OpenFiles }, false},
+	"sandbox.limits.cpu_percent":  {kInt, tLower, func(c *Config) any { return &c.Sandbox.Limits.CPUPercent }, false},
 
 	"env.allow": {kStrings, tForbidden, func(c *Config) any { return &c.Env.Allow }, false},
 	"env.scrub": {kStrings, tAdd, func(c *Config) any { return &c.Env.Scrub }, false},
@@ -121,9 +124,28 @@ var fields = map[string]field{
 
 	"redact.patterns": {kPatterns, tAdd, func(c *Config) any { return &c.Redact.Patterns }, false},
 	"audit.path":      {kString, tForbidden, func(c *Config) any { return &c.Audit.Path }, false},
+	"audit.key_file":  {kString, tForbidden, func(c *Config) any { return &c.Audit.KeyFile }, false},
 }
 
 var modeRank = map[string]int{"off": 0, "auto": 1, "required": 2}
+
+// modeRanks orders the values of each string key with a fixed set of
+// values, weakest first: a project file may only move up.
+var modeRanks = map[string]map[string]int{
+	"sandbox.mode":   modeRank,
+	"output.escapes": {"keep": 0, "strip": 1},
+}
+
+func rankNames(r map[string]int) string {
+	names := make([]string, len(r))
+	for n, i := range r {
+		names[i] = n
+	}
+	if len(names) == 2 {
+		return names[0] + " or " + names[1]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
 
 // set decodes n into the field at key and applies it from src.
 func (l *loader) set(f field, key string, n *yaml.Node, src Source) {
@@ -215,8 +237,18 @@ func (l *loader) set(f field, key string, n *yaml.Node, src Source) {
 				l.errorf(n, src, key, "a project file may only make the sandbox stricter (now %s, project says %s)", c.Sandbox.Mode, v)
 				return
 			}
+		} else if ranks, ok := modeRanks[key]; ok {
+			v = strings.ToLower(strings.TrimSpace(v))
+			if _, ok := ranks[v]; !ok {
+				l.errorf(n, src, key, "want %s, got %q", rankNames(ranks), n.Value)
+				return
+			}
+			if cur := *f.ptr(c).(*string); project && ranks[v] < ranks[cur] {
+				l.errorf(n, src, key, "a project file may only make this stricter (now %s, project says %s)", cur, v)
+				return
+			}
 		}
-		if key == "audit.path" && v != "" {
+		if (key == "audit.path" || key == "audit.key_file") && v != "" {
 			v = l.expandPath(v, src)
 		}
 		*f.ptr(c).(*string) = v
@@ -484,7 +516,7 @@ func (l *loader) expandPath(p string, src Source) string {
 }
 
 // validate checks the merged configuration and runs the rule examples.
-func (l *loader) validate(check func(rule, cmd, kind string) (bool, error)) error {
+func (l *loader) validate() error {
 	c := l.c
 	var errs []error
 	bad := func(key, format string, args ...any) {
@@ -530,9 +562,6 @@ func (l *loader) validate(check func(rule, cmd, kind string) (bool, error)) erro
 			bad("redact.patterns", "%v", err)
 		}
 	}
-	if check == nil {
-		check = func(rule, cmd, _ string) (bool, error) { return PrefixMatch(rule, cmd), nil }
-	}
 	for _, sec := range []struct {
 		kind  string
 		rules []Rule
@@ -540,18 +569,14 @@ func (l *loader) validate(check func(rule, cmd, kind string) (bool, error)) erro
 		for i, r := range sec.rules {
 			key := fmt.Sprintf("rules.%s[%d]", sec.kind, i)
 			for _, ex := range r.Match {
-				ok, err := check(r.Rule, ex, sec.kind)
-				if err != nil {
-					bad(key, "rule %q: example %q: %v", r.Rule, ex, err)
-				} else if !ok {
+				ok := policy.MatchCommand(r.Rule, ex)
+				if !ok {
 					bad(key, "rule %q does not match its example %q", r.Rule, ex)
 				}
 			}
 			for _, ex := range r.NotMatch {
-				ok, err := check(r.Rule, ex, sec.kind)
-				if err != nil {
-					bad(key, "rule %q: example %q: %v", r.Rule, ex, err)
-				} else if ok {
+				ok := policy.MatchCommand(r.Rule, ex)
+				if ok {
 					bad(key, "rule %q matches %q, listed under not_match", r.Rule, ex)
 				}
 			}
@@ -581,27 +606,3 @@ func (m multiError) Error() string {
 }
 
 func (m multiError) Unwrap() []error { return m }
-
-// PrefixMatch is the fallback example checker: rule and cmd are split into
-// whitespace-separated words; a rule ending in " *" matches cmd when its
-// other words are a prefix of cmd's words, otherwise the words must be
-// equal. It does not parse shell (quotes, wrappers, VAR=value); pass the
-// analyzer's matcher in Options.CheckExample for that.
-func PrefixMatch(rule, cmd string) bool {
-	rw, cw := strings.Fields(rule), strings.Fields(cmd)
-	if n := len(rw); n > 0 && rw[n-1] == "*" {
-		rw = rw[:n-1]
-		if len(cw) < len(rw) {
-			return false
-		}
-		cw = cw[:len(rw)]
-	} else if len(rw) != len(cw) {
-		return false
-	}
-	for i := range rw {
-		if rw[i] != cw[i] {
-			return false
-		}
-	}
-	return true
-}

@@ -68,10 +68,11 @@ type Span struct {
 
 // Reason explains one finding that contributed to a verdict.
 type Reason struct {
-	ID       string   `json:"id"`             // stable identifier, "SG" + number
-	Decision Decision `json:"decision"`       // what this finding alone asks for
-	Message  string   `json:"message"`        // one line, for humans and models
-	Span     Span     `json:"span"`           // the part of the command it is about
+	ID       string   `json:"id"`              // stable identifier, "SG" + number
+	Decision Decision `json:"decision"`        // what this finding alone asks for
+	Floor    bool     `json:"floor,omitempty"` // no rule can lower it (Tier Floor)
+	Message  string   `json:"message"`         // one line, for humans and models
+	Span              // the part of the command it is about (start, end)
 	Rule     string   `json:"rule,omitempty"` // the user rule that matched, if any
 }
 

@@ -30,6 +30,12 @@ type Resolver interface {
 // MaxCommands is the complexity budget: more commands than this ask.
 const MaxCommands = 50
 
+// MaxCommandSize is the review budget: a longer command text asks
+// (SG1012), whatever else it holds. Texts up to analyze.MaxInput (1 MiB)
+// are still analysed, so a deny inside them is found; longer ones are
+// not analysed at all.
+const MaxCommandSize = 64 << 10
+
 // Check analyses command text and evaluates it against rules.
 func Check(src string, rules Rules) Verdict {
 	return Evaluate(analyze.Analyze(src, AnalyzeOptions(rules)), rules)
@@ -59,16 +65,14 @@ func workspaceOf(r Rules) string {
 	return "/workspace"
 }
 
-// finding is one internal observation before rules are applied.
+// finding is one observation before rules are applied: a catalog row,
+// the message about this case and where it is.
 type finding struct {
-	id    string
-	d     Decision
-	floor bool // cannot be lowered
-	user  bool // from a user deny/ask rule: allow rules do not lower it
-	msg   string
-	span  analyze.Span
-	cmd   int // command index or -1
-	rule  string
+	row  *Finding
+	msg  string
+	span analyze.Span
+	cmd  int // command index or -1
+	rule string
 }
 
 type evaluator struct {
@@ -76,6 +80,7 @@ type evaluator struct {
 	res            *analyze.Result
 	rules          Rules
 	ws, home       string
+	wsSystem       bool // the workspace is "/" or a system directory: it confines nothing
 	roots          []string
 	fs             []finding
 	downloaded     map[string]bool
@@ -87,7 +92,7 @@ type evaluator struct {
 func Evaluate(res *analyze.Result, rules Rules) (v Verdict) {
 	defer func() {
 		if r := recover(); r != nil {
-			v = Verdict{Decision: Ask, Reasons: []Reason{{ID: "SG1099", Decision: Ask,
+			v = Verdict{Decision: Ask, Reasons: []Reason{{ID: sg1099.ID, Decision: sg1099.Decision,
 				Message: fmt.Sprintf("internal error while checking the command: %v", r),
 				Span:    Span{Start: 0, End: len(res.Src)}}}, Warnings: []string{}, Commands: [][]string{}}
 		}
@@ -98,7 +103,11 @@ func Evaluate(res *analyze.Result, rules Rules) (v Verdict) {
 func evaluate(res *analyze.Result, rules Rules) Verdict {
 	e := &evaluator{res: res, rules: rules, home: homeOf(rules), downloaded: map[string]bool{}}
 	e.ws = e.resolve(workspaceOf(rules))
-	e.roots = []string{e.ws, "/tmp"} // like the sandbox: workspace, /tmp, $TMPDIR, configured roots
+	e.wsSystem = systemWorkspace(e.ws, e.home)
+	e.roots = []string{"/tmp"} // like the sandbox: workspace, /tmp, $TMPDIR, configured roots
+	if !e.wsSystem {
+		e.roots = append(e.roots, e.ws)
+	}
 	if rules.TempDir != "" {
 		e.roots = append(e.roots, e.resolve(path.Clean(rules.TempDir)))
 	}
@@ -119,65 +128,70 @@ func evaluate(res *analyze.Result, rules Rules) Verdict {
 	return e.verdict()
 }
 
-func (e *evaluator) add(cmd int, span analyze.Span, id string, d Decision, msg string) {
-	e.fs = append(e.fs, finding{id: id, d: d, msg: msg, span: span, cmd: cmd})
-}
-
-func (e *evaluator) floor(cmd int, span analyze.Span, id string, msg string) {
-	e.fs = append(e.fs, finding{id: id, d: Deny, floor: true, msg: msg, span: span, cmd: cmd})
+// emit reports the catalog row r about command cmd (-1 for the whole
+// text) at span, with msg saying what in this command triggered it
+// (the row's summary when msg is empty).
+func (e *evaluator) emit(r *Finding, cmd int, span analyze.Span, msg string) {
+	if msg == "" {
+		msg = r.Summary
+	}
+	e.fs = append(e.fs, finding{row: r, msg: msg, span: span, cmd: cmd})
 }
 
 func (e *evaluator) notes() {
+	if n := len(e.res.Src); n > MaxCommandSize && n <= analyze.MaxInput {
+		e.emit(sg1012, -1, analyze.Span{Start: 0, End: n}, fmt.Sprintf("command text of %d bytes is over the %d-byte review budget", n, MaxCommandSize))
+	}
 	if e.res.SimpleCommands > MaxCommands {
-		e.add(-1, analyze.Span{Start: 0, End: len(e.res.Src)}, "SG1010", Ask, "more than 50 commands: too complex to review automatically")
+		e.emit(sg1010, -1, analyze.Span{Start: 0, End: len(e.res.Src)}, "more than 50 commands: too complex to review automatically")
 	}
 	for _, nt := range e.res.Notes {
 		sp := nt.Span
 		switch nt.Kind {
 		case analyze.NoteParseError:
-			e.add(-1, sp, "SG1001", Ask, "bash cannot parse this command: "+nt.Detail)
+			e.emit(sg1001, -1, sp, "bash cannot parse this command: "+nt.Detail)
 		case analyze.NoteUnparsedCode:
-			e.add(-1, sp, "SG1013", Ask, "code passed to a shell or eval does not parse: "+nt.Detail)
+			e.emit(sg1013, -1, sp, "code passed to a shell or eval does not parse: "+nt.Detail)
 		case analyze.NoteNUL:
-			e.add(-1, sp, "SG1002", Deny, "NUL byte in the command")
+			e.emit(sg1002, -1, sp, "NUL byte in the command")
 		case analyze.NoteControl:
-			e.add(-1, sp, "SG1003", Ask, "control character "+nt.Detail+" in the command")
+			e.emit(sg1003, -1, sp, "control character "+nt.Detail+" in the command")
 		case analyze.NoteCR:
-			e.add(-1, sp, "SG1004", Ask, "carriage return can hide part of the command on a terminal")
+			e.emit(sg1004, -1, sp, "carriage return can hide part of the command on a terminal")
 		case analyze.NoteBidi:
-			e.add(-1, sp, "SG1005", Deny, "bidirectional override character "+nt.Detail+" changes how the command is displayed")
+			e.emit(sg1005, -1, sp, "bidirectional override character "+nt.Detail+" changes how the command is displayed")
 		case analyze.NoteZeroWidth:
-			e.add(-1, sp, "SG1006", Deny, "zero-width character "+nt.Detail+" hidden in the command")
+			e.emit(sg1006, -1, sp, "zero-width character "+nt.Detail+" hidden in the command")
 		case analyze.NoteUnicodeSpace:
-			e.add(-1, sp, "SG1007", Ask, "non-ASCII whitespace "+nt.Detail+": what runs is not what is shown")
+			e.emit(sg1007, -1, sp, "non-ASCII whitespace "+nt.Detail+": what runs is not what is shown")
 		case analyze.NoteInvalidUTF8:
-			e.add(-1, sp, "SG1008", Ask, "invalid UTF-8 in the command")
+			e.emit(sg1008, -1, sp, "invalid UTF-8 in the command")
 		case analyze.NoteNonASCIIName:
-			e.add(nt.Cmd, sp, "SG1009", Deny, "command name "+quote(nt.Detail)+" contains non-ASCII letters (possible homoglyph)")
+			e.emit(sg1009, nt.Cmd, sp, "command name "+quote(nt.Detail)+" contains non-ASCII letters (possible homoglyph)")
 		case analyze.NoteDepthLimit:
-			e.add(-1, sp, "SG1011", Ask, "commands nested too deeply to follow")
+			e.emit(sg1011, -1, sp, "commands nested too deeply to follow")
 		case analyze.NoteTooLarge:
-			e.add(-1, sp, "SG1012", Ask, "command text too large to analyse ("+nt.Detail+")")
+			e.emit(sg1012, -1, sp, "command text too large to analyse ("+nt.Detail+")")
 		case analyze.NoteTooManyCommands:
-			e.add(-1, sp, "SG1010", Ask, "too many commands to analyse")
+			e.emit(sg1010, -1, sp, "too many commands to analyse")
 		case analyze.NoteDynamicCode:
 			// eval, sh -c and shells reading here-documents are judged
 			// with what fed them (codeRunner); other wrappers ask here
 			if nt.Wrapper.Via == analyze.ViaShell {
 				continue
 			}
-			e.add(-1, sp, "SG2305", Ask, quote(nt.Wrapper.Text)+" runs code that is only known at run time")
+			e.emit(sg2305, -1, sp, quote(nt.Wrapper.Text)+" runs code that is only known at run time")
 		case analyze.NoteHistory:
-			e.add(-1, sp, "SG2406", Ask, "history expansion "+quote(nt.Detail)+" runs text that is not shown")
+			e.emit(sg2406, -1, sp, "history expansion "+quote(nt.Detail)+" runs text that is not shown")
 		case analyze.NoteForkBomb:
-			e.floor(-1, sp, "SG3001", "function "+quote(nt.Detail)+" calls itself in a pipeline or in the background: fork bomb")
+			e.emit(sg3001, -1, sp, "function "+quote(nt.Detail)+" calls itself in a pipeline or in the background: fork bomb")
 		case analyze.NoteRecursiveFunc:
-			e.add(-1, sp, "SG3002", Ask, "function "+quote(nt.Detail)+" calls itself")
+			e.emit(sg3002, -1, sp, "function "+quote(nt.Detail)+" calls itself")
 		case analyze.NoteFuncDef:
 			if nt.Detail == "command_not_found_handle" {
-				e.add(-1, sp, "SG3504", Deny, "redefines command_not_found_handle: any mistyped command runs this code")
+				e.emit(sg3504, -1, sp, "redefines command_not_found_handle: any mistyped command runs this code")
 			} else if knownCommand(nt.Detail) {
-				e.add(-1, sp, "SG3501", Ask, "function redefines the command "+quote(nt.Detail))
+				e.emit(sg3501, -1, sp, "function redefines the command "+quote(nt.Detail))
 			}
 		}
 	}
@@ -197,17 +211,20 @@ func (e *evaluator) verdict() Verdict {
 		if e.fs[i].span.Start != e.fs[j].span.Start {
 			return e.fs[i].span.Start < e.fs[j].span.Start
 		}
-		return e.fs[i].id < e.fs[j].id
+		return e.fs[i].row.ID < e.fs[j].row.ID
 	})
 	for _, f := range e.fs {
-		key := f.id + "|" + f.msg
+		key := f.row.ID + "|" + f.msg
 		if seen[key] {
 			continue
 		}
 		seen[key] = true
-		v.Decision = v.Decision.Max(f.d)
-		v.Reasons = append(v.Reasons, Reason{ID: f.id, Decision: f.d, Message: f.msg,
-			Span: Span{Start: f.span.Start, End: f.span.End}, Rule: f.rule})
+		if f.cmd >= 0 && f.cmd < len(e.res.Commands) {
+			f.msg += e.stdinLine(e.res.Commands[f.cmd], f.span)
+		}
+		v.Decision = v.Decision.Max(f.row.Decision)
+		v.Reasons = append(v.Reasons, Reason{ID: f.row.ID, Decision: f.row.Decision, Floor: f.row.Tier == Floor,
+			Message: f.msg, Span: Span{Start: f.span.Start, End: f.span.End}, Rule: f.rule})
 	}
 	for _, c := range e.res.Commands {
 		if c.FuncDef != "" || len(c.Argv) == 0 {
@@ -219,7 +236,32 @@ func (e *evaluator) verdict() Verdict {
 	if ws := warnings(e.res); ws != nil {
 		v.Warnings = ws
 	}
+	if e.ws == e.home {
+		w, _ := CheckWorkspace(e.ws, e.home)
+		v.Warnings = append(v.Warnings, w)
+	}
 	return v
+}
+
+// stdinLine quotes the line a finding is about when its command came in
+// the text a shell reads on standard input (a here-document, text piped
+// into it): "bash <<EOF" alone does not say what is wrong. When the span
+// is that line (the text is in the source verbatim), the source line is
+// quoted; otherwise the command as analysed.
+func (e *evaluator) stdinLine(c *analyze.Command, sp analyze.Span) string {
+	stdin := false
+	for _, w := range c.Wrappers {
+		stdin = stdin || w.Stdin
+	}
+	if !stdin {
+		return ""
+	}
+	src := e.res.Src
+	if sp.Start >= 0 && sp.End <= len(src) && sp.Start <= sp.End && !strings.Contains(src[sp.Start:sp.End], "\n") {
+		start, end := lineAround(src, sp.Start)
+		return "; line: " + quote(strings.TrimSpace(src[start:end]))
+	}
+	return "; line: " + quote(strings.Join(c.Argv, " "))
 }
 
 // ---- user rules ----
@@ -234,6 +276,7 @@ type compiledRules struct {
 	allow, ask, deny []prefixRule
 	denyRe, allowRe  []*regexp.Regexp
 	allowed, blocked map[string]bool
+	invalid          []string // patterns that do not compile
 }
 
 func compilePrefix(list []string) []prefixRule {
@@ -262,14 +305,21 @@ func compilePrefix(list []string) []prefixRule {
 func compileRules(r Rules) *compiledRules {
 	c := &compiledRules{allow: compilePrefix(r.Allow), ask: compilePrefix(r.Ask), deny: compilePrefix(r.Deny),
 		allowed: map[string]bool{}, blocked: map[string]bool{}}
+	// A pattern that does not compile is never dropped in silence: the
+	// Guard refuses it at construction (Validate), and a direct caller
+	// of Check gets a deny (SG3706) for every command.
 	for _, p := range r.CustomDenyPatterns {
 		if re, err := regexp.Compile(p); err == nil {
 			c.denyRe = append(c.denyRe, re)
+		} else {
+			c.invalid = append(c.invalid, p)
 		}
 	}
 	for _, p := range r.CustomAllowPatterns {
 		if re, err := regexp.Compile(p); err == nil {
 			c.allowRe = append(c.allowRe, re)
+		} else {
+			c.invalid = append(c.invalid, p)
 		}
 	}
 	for _, n := range r.AllowedCommands {
@@ -281,11 +331,13 @@ func compileRules(r Rules) *compiledRules {
 	return c
 }
 
-// Validate reports rules that cannot be compiled.
+// Validate reports rules that cannot be compiled. Callers that build
+// rules from configuration call it once and refuse invalid rules;
+// Check denies every command under rules that do not validate.
 func (r Rules) Validate() error {
 	for _, p := range append(append([]string(nil), r.CustomDenyPatterns...), r.CustomAllowPatterns...) {
 		if _, err := regexp.Compile(p); err != nil {
-			return err
+			return fmt.Errorf("policy: custom pattern %q: %w", p, err)
 		}
 	}
 	return nil
@@ -316,9 +368,13 @@ func (p prefixRule) match(argv []string) bool {
 
 func (e *evaluator) userRules() {
 	cr := e.compiled
+	for _, p := range cr.invalid {
+		e.fs = append(e.fs, finding{row: sg3706, msg: "the custom pattern " + quote(p) + " does not compile: every command is denied until it is fixed",
+			span: analyze.Span{Start: 0, End: len(e.res.Src)}, cmd: -1, rule: p})
+	}
 	for _, re := range cr.denyRe {
 		if loc := re.FindStringIndex(e.res.Src); loc != nil {
-			e.fs = append(e.fs, finding{id: "SG3703", d: Deny, user: true, msg: "matches custom deny pattern " + quote(re.String()),
+			e.fs = append(e.fs, finding{row: sg3703, msg: "matches custom deny pattern " + quote(re.String()),
 				span: analyze.Span{Start: loc[0], End: loc[1]}, cmd: -1, rule: re.String()})
 		}
 	}
@@ -330,23 +386,23 @@ func (e *evaluator) userRules() {
 		name := c.Name()
 		for _, p := range cr.deny {
 			if p.match(c.Argv) {
-				e.fs = append(e.fs, finding{id: "SG3701", d: Deny, user: true, msg: "matches deny rule " + quote(p.text), span: c.Span, cmd: i, rule: p.text})
+				e.fs = append(e.fs, finding{row: sg3701, msg: "matches deny rule " + quote(p.text), span: c.Span, cmd: i, rule: p.text})
 			}
 		}
 		for _, p := range cr.ask {
 			if p.match(c.Argv) {
-				e.fs = append(e.fs, finding{id: "SG3702", d: Ask, user: true, msg: "matches ask rule " + quote(p.text), span: c.Span, cmd: i, rule: p.text})
+				e.fs = append(e.fs, finding{row: sg3702, msg: "matches ask rule " + quote(p.text), span: c.Span, cmd: i, rule: p.text})
 			}
 		}
 		if name != "" && cr.blocked[name] {
-			e.fs = append(e.fs, finding{id: "SG3704", d: Deny, user: true, msg: quote(name) + " is a blocked command", span: c.Span, cmd: i, rule: "blocked_commands"})
+			e.fs = append(e.fs, finding{row: sg3704, msg: quote(name) + " is a blocked command", span: c.Span, cmd: i, rule: "blocked_commands"})
 		}
 		if len(cr.allowed) > 0 && !c.Builtin && (name == "" || !cr.allowed[name]) {
 			n := name
 			if n == "" {
 				n = c.Argv[0]
 			}
-			e.fs = append(e.fs, finding{id: "SG3705", d: Deny, user: true, msg: quote(n) + " is not in allowed_commands", span: c.Span, cmd: i, rule: "allowed_commands"})
+			e.fs = append(e.fs, finding{row: sg3705, msg: quote(n) + " is not in allowed_commands", span: c.Span, cmd: i, rule: "allowed_commands"})
 		}
 		for _, p := range cr.allow {
 			if p.match(c.Argv) {
@@ -367,7 +423,7 @@ func (e *evaluator) userRules() {
 	// user's own deny/ask rules stay.
 	kept := e.fs[:0]
 	for _, f := range e.fs {
-		if !f.floor && !f.user {
+		if f.row.Tier == Default {
 			if e.rules.DisableDefaults {
 				continue
 			}

@@ -522,6 +522,9 @@ func (w *Writer) match(ri int32, s int64, text []byte, find func([]byte) []int) 
 	if ru.entropy > 0 && entropy(secret) < ru.entropy {
 		return
 	}
+	if ru.notSecret != nil && ru.notSecret(secret) {
+		return
+	}
 	if ru.allow != nil && ru.allowed(text[m[0]:m[1]], secret) {
 		return
 	}
@@ -543,6 +546,9 @@ func (w *Writer) eval(ri int32, s, e int64) {
 		}
 		secret := text[a:b]
 		if ru.entropy > 0 && entropy(secret) < ru.entropy {
+			continue
+		}
+		if ru.notSecret != nil && ru.notSecret(secret) {
 			continue
 		}
 		if ru.allow != nil && ru.allowed(text[m[0]:m[1]], secret) {

@@ -54,6 +54,8 @@ var secretCases = []secretCase{
 	{"python-dict", `{'SG_FAKE_API_KEY': 'sgfakeAPIq3ZL9x0Vb2Nw7TyPq4Rm8Ks1Df6Gh', 'HOME': '/root'}`, "sgfakeAPIq3ZL9x0Vb2Nw7TyPq4Rm8Ks1Df6Gh", "generic-secret"},
 	{"json-secret", `{"client_secret": "sgfakeCLIq3ZL9x0Vb2Nw7TyPq4Rm8Ks1Df6Gh"}`, "sgfakeCLIq3ZL9x0Vb2Nw7TyPq4Rm8Ks1Df6Gh", "generic-secret"},
 	{"yaml-password", "db:\n  password: Tr0ub4dor&3-sgfake\n", "Tr0ub4dor&3-sgfake", "generic-secret"},
+	{"password-with-slash", "DB_PASSWORD=Zx8/kq2Lm9Pq7Rt5sgfake\n", "Zx8/kq2Lm9Pq7Rt5sgfake", "generic-secret"},
+	{"password-with-colon", "password=/x9Fq2:kLp8Zr7Tq\n", "/x9Fq2:kLp8Zr7Tq", "generic-secret"},
 	{"huggingface", "HF hf_sgfakeq3ZL9x0Vb2Nw7TyPq4Rm8Ks1Df6Gh", "hf_sgfakeq3ZL9x0Vb2Nw7TyPq4Rm8Ks1Df6Gh", ""},
 }
 
@@ -97,6 +99,10 @@ var ordinary = []string{
 	"The monkey typed the keyboard key; they said hello. sk-1 is short. Bearer of bad news.\n",
 	"-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----\n",
 	"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOsgevalfakepublickey user@example.invalid\n",
+	// env output: a name with pwd/secret/token whose value is a path
+	"PWD=/home/alice/go/src/github.com/shellguard/shellguard\nOLDPWD=/tmp/TestRunText308041909/001\n",
+	"SECRETS_DIR=~/.config/app/secrets.d\nTOKEN_CACHE=./build/cache-v2\nPWD=/workspace\n",
+	"export KUBE_TOKEN_PATH=/var/run/secrets/kubernetes.io/serviceaccount/token\n",
 }
 
 func TestOrdinaryUnchanged(t *testing.T) {

@@ -47,6 +47,8 @@ type rule struct {
 	// pre, if set, is a cheap necessary condition checked on the bytes
 	// after the keyword before the regex runs.
 	pre func(after []byte) bool
+	// notSecret, when set, rejects a matched value by its shape.
+	notSecret func(secret []byte) bool
 }
 
 // load compiles what the rule needs to run. It is safe for concurrent use.
@@ -118,6 +120,9 @@ type builtin struct {
 	anchored, wordStart bool
 	pre                 func(after []byte) bool
 	pemBlock, pemEnd    bool
+	// notSecret, when set, rejects a matched value that has the shape of
+	// something that is not a secret.
+	notSecret func(secret []byte) bool
 }
 
 const (
@@ -188,7 +193,9 @@ var builtins = []builtin{
 
 	// Generic assignments: NAME=value, name: value, "name": "value" where
 	// the name says secret. Values must look random (entropy ≥ 3 bits).
-	{kind: "generic-secret", entropy: 3, anchored: true, pre: preAssign,
+	// A value shaped like a file system path (PWD=/home/me/src,
+	// OLDPWD=~/x) names a place, not a secret.
+	{kind: "generic-secret", entropy: 3, anchored: true, pre: preAssign, notSecret: isPath,
 		keywords: []string{"secret", "token", "passw", "pwd", "_pass", "api_key", "apikey", "api-key", "access_key", "accesskey", "access-key",
 			"credential", "private_key", "privatekey", "private-key", "auth_key", "authkey", "auth-key", "session_key", "sessionkey", "session-key"},
 		pattern: `(?i)(?:secret|token|passw(?:or)?d?|pwd|_pass|api[_-]?key|access[_-]?key|credentials?|private[_-]?key|auth[_-]?key|session[_-]?key)[\w.-]{0,40}["']?[ \t]{0,4}(?:=|:=|:|=>)[ \t]{0,4}["']?(` + genVal + `)`, group: 1},
@@ -204,7 +211,7 @@ func (b builtin) compile() *rule {
 	}
 	r := &rule{kind: b.kind, expr: pat, keywords: b.keywords,
 		group: b.group, entropy: b.entropy, before: b.before, after: b.after,
-		anchored: b.anchored, wordStart: b.wordStart, pre: b.pre, pemBlock: b.pemBlock}
+		anchored: b.anchored, wordStart: b.wordStart, pre: b.pre, pemBlock: b.pemBlock, notSecret: b.notSecret}
 	if b.anchored {
 		r.litSrc = b.pattern // lits: see load
 	}
@@ -514,4 +521,30 @@ func prePEM(p []byte) bool {
 		}
 	}
 	return false
+}
+
+// isPath reports whether v is shaped like a file system path: it starts
+// with "/", "~/", "./" or "../" and the rest is path segments of ordinary
+// file-name characters (letters, digits, . _ - + @ and non-ASCII).
+func isPath(v []byte) bool {
+	var rest []byte
+	switch {
+	case len(v) > 1 && v[0] == '/':
+		rest = v[1:]
+	case len(v) > 2 && (v[0] == '~' || v[0] == '.') && v[1] == '/':
+		rest = v[2:]
+	case len(v) > 3 && v[0] == '.' && v[1] == '.' && v[2] == '/':
+		rest = v[3:]
+	default:
+		return false
+	}
+	for _, c := range rest {
+		switch {
+		case c == '/', c == '.', c == '_', c == '-', c == '+', c == '@',
+			'0' <= c && c <= '9', 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', c >= 0x80:
+		default:
+			return false
+		}
+	}
+	return true
 }

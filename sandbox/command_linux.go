@@ -60,7 +60,11 @@ type Handle struct {
 	// git is the .git view to move back after the run (git_linux.go);
 	// post is filled in by Close and shared with the reported Applied.
 	git  *gitState
+	ws   *wsGuard
 	post *PostRun
+	// cg is the run's cgroup (nil: cgErr says why there is none).
+	cg    *runCgroup
+	cgErr error
 }
 
 // nsDisabled caches "user namespaces cannot be created here" after a
@@ -134,8 +138,15 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 		// helper drops them all before bash starts.
 		attr.AmbientCaps = []uintptr{capSetPCap, capNetAdmin, capSysAdmin}
 	}
+	// A cgroup v2 per run where the host has one (cgroup_linux.go).
+	rc, cgErr := newRunCgroup(hs.Limits, int(spec.Limits.CPUPercent))
+	if rc != nil {
+		attr.UseCgroupFD = true
+		attr.CgroupFD = rc.fd
+	}
 	cmd.SysProcAttr = attr
-	return cmd, &Handle{mode: spec.Mode, r: r, w: w, userns: hs.UserNS, git: gst, post: &PostRun{}}, nil
+	return cmd, &Handle{mode: spec.Mode, r: r, w: w, userns: hs.UserNS, git: gst, post: &PostRun{}, cg: rc, cgErr: cgErr,
+		ws: prepareWSGuard(hs.Workspace, lookGit(env))}, nil
 }
 
 const (
@@ -221,6 +232,11 @@ func (h *Handle) Applied() (Applied, error) {
 		}
 		h.applied = rep.Applied
 		h.applied.Post = h.post
+		if h.cg != nil {
+			h.applied.Layers = append(h.applied.Layers, Layer{Name: LayerCgroup, Detail: h.cg.detail})
+		} else if h.cgErr != nil {
+			h.applied.Unavailable = append(h.applied.Unavailable, Missing{Name: LayerCgroup, Reason: h.cgErr.Error(), Fix: cgroupFix})
+		}
 		if rep.Fatal {
 			if len(rep.Applied.Missing) > 0 {
 				h.err = &LayerError{Missing: rep.Applied.Missing}
@@ -236,12 +252,24 @@ func (h *Handle) Applied() (Applied, error) {
 // moves what git wrote in the .git view back (see PostRun). Call it after
 // the command has been waited for. Safe to call more than once.
 func (h *Handle) Close() error {
+	if h.cg != nil {
+		h.cg.close()
+		h.cg = nil
+	}
 	if h.git != nil {
 		notes, warns := h.git.finish()
 		h.git = nil
 		if h.post != nil {
 			h.post.Git = append(notes, warns...)
 			h.post.Warnings = warns
+		}
+	}
+	if h.ws != nil {
+		warns := h.ws.finish()
+		h.ws = nil
+		if h.post != nil {
+			h.post.Git = append(h.post.Git, warns...)
+			h.post.Warnings = append(h.post.Warnings, warns...)
 		}
 	}
 	if h.w != nil {

@@ -44,7 +44,7 @@ func auditMain(args []string, stdout, stderr io.Writer) int {
 	}
 	var key []byte
 	if *keyFile != "" {
-		k, err := os.ReadFile(*keyFile)
+		k, err := audit.ReadKeyFile(*keyFile)
 		if err != nil {
 			fmt.Fprintln(stderr, "shellguard audit:", err)
 			return 2

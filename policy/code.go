@@ -1,0 +1,465 @@
+package policy
+
+import (
+	"path"
+	"strings"
+
+	"github.com/shellguard/shellguard/analyze"
+	"github.com/shellguard/shellguard/internal/lazyre"
+	"github.com/shellguard/shellguard/internal/progs"
+)
+
+// Code runners: shells, eval, source, interpreters, awk, sed and tools with options that run commands.
+
+// runsCode reports a shell, eval, source or an interpreter: a command
+// that runs program text.
+func (k *cmdCheck) runsCode() bool {
+	return k.c.Lang == progs.Shell || k.interpreterLang()
+}
+
+// interpreterLang reports a scripting-language interpreter (not a shell,
+// awk or sed).
+func (k *cmdCheck) interpreterLang() bool {
+	l := k.c.Lang
+	return l != "" && l != progs.Shell && l != progs.Awk && l != progs.Sed
+}
+
+func (k *cmdCheck) codeRunner() {
+	e := k.e
+	// program text from a pipe
+	if k.c.StdinPipe && k.c.StdinCode {
+		up := e.upstream(k.c)
+		switch {
+		case anyOf(up, isNetwork):
+			k.emit(sg2301, "output of a network download is executed by "+quote(k.name))
+		case anyOf(up, isDecoder):
+			k.emit(sg2306, "decoded or transformed text is executed by "+quote(k.name))
+		default:
+			// literal echo/printf text piped into a shell is analysed as
+			// code (analyze follows it); anything else piped into a
+			// program that runs it asks.
+			piped := false
+			for _, cd := range k.c.Code {
+				piped = piped || cd.Piped
+			}
+			if !piped {
+				k.emit(sg2304, "text from a pipe is executed as a program by "+quote(k.name))
+			}
+		}
+	}
+	// program text from redirected stdin: bash < <(curl …), source
+	// /dev/stdin <<< "$(curl …)", sh < downloaded.sh
+	if k.c.StdinCode {
+		for _, r := range k.c.Redirects {
+			if r.Write || r.Op == "<&" || r.Op == ">&" {
+				continue
+			}
+			var subs []*analyze.Command
+			for _, j := range r.Target.Subst {
+				if j >= 0 && j < len(e.res.Commands) {
+					subs = append(subs, e.res.Commands[j])
+				}
+			}
+			switch {
+			case anyOf(subs, isNetwork):
+				k.emitAt(sg2302floor, r.Span, "downloaded content is executed by "+quote(k.name))
+			case anyOf(subs, isDecoder):
+				k.emitAt(sg2306, r.Span, "decoded text is executed by "+quote(k.name))
+			case r.Op == "<" && !r.Target.ProcSubst && e.downloaded[e.abs(r.Target.Value, r.Cwd)]:
+				k.emitAt(sg2303deny, r.Span, "runs a file downloaded earlier in the same command")
+			}
+		}
+	}
+	// program text from substitutions: bash <(curl …), sh -c "$(curl …)",
+	// eval "$(…)", source <(…)
+	for _, a := range k.args {
+		if len(a.Subst) == 0 && !a.Dynamic {
+			continue
+		}
+		if !k.isCodeArg(a) {
+			continue
+		}
+		var subs []*analyze.Command
+		for _, j := range a.Subst {
+			if j >= 0 && j < len(e.res.Commands) {
+				subs = append(subs, e.res.Commands[j])
+			}
+		}
+		switch {
+		case anyOf(subs, isNetwork):
+			k.emitAt(sg2302floor, a.Span, "downloaded content is executed by "+quote(k.name))
+		case anyOf(subs, isDecoder):
+			k.emitAt(sg2306, a.Span, "decoded text is executed by "+quote(k.name))
+		case len(subs) > 0 && allEnvInit(subs):
+			// eval "$(ssh-agent -s)", eval "$(direnv hook bash)": tools
+			// that print shell setup for the current shell
+		case a.Dynamic && !(k.c.FuncDef != "" && a.Positional):
+			k.emitAt(sg2305, a.Span, quote(k.name)+" runs code that is only known at run time")
+		}
+	}
+	if k.interpreterLang() {
+		k.interpreter()
+	}
+}
+
+var envInitTools = map[string]bool{"ssh-agent": true, "direnv": true, "pyenv": true, "rbenv": true, "nodenv": true,
+	"goenv": true, "brew": true, "starship": true, "zoxide": true, "fnm": true, "conda": true, "mise": true, "rtx": true,
+	"opam": true, "dircolors": true, "keychain": true, "luarocks": true, "minikube": true, "docker-machine": true,
+	"kubectl": true, "helm": true, "gh": true, "npm": true, "pip": true, "rustup": true, "volta": true, "jenv": true, "pipenv": true, "poetry": true}
+
+func allEnvInit(cs []*analyze.Command) bool {
+	for _, c := range cs {
+		n := c.Name()
+		if !envInitTools[n] {
+			return false
+		}
+		if (n == "kubectl" || n == "helm" || n == "gh" || n == "npm" || n == "pip" || n == "rustup" || n == "poetry" || n == "pipenv") && !hasArg(c.Argv, "completion") && !hasArg(c.Argv, "completions") {
+			return false
+		}
+	}
+	return true
+}
+
+// isCodeArg reports whether an argument is program text or a script path.
+func (k *cmdCheck) isCodeArg(a analyze.Arg) bool {
+	switch {
+	case k.name == "eval":
+		return true
+	case k.name == "source" || k.name == ".":
+		return len(k.args) > 0 && k.args[0].Span == a.Span
+	case k.c.Shell():
+		prevC := false
+		for _, x := range k.args {
+			if x.Span == a.Span {
+				if prevC {
+					return true
+				}
+				return x.ProcSubst || (!strings.HasPrefix(x.Value, "-") && !prevC && x.Dynamic)
+			}
+			prevC = len(x.Value) > 1 && x.Value[0] == '-' && strings.ContainsRune(x.Value[1:], 'c') && !strings.HasPrefix(x.Value, "--")
+			if !strings.HasPrefix(x.Value, "-") {
+				return false
+			}
+		}
+	case k.interpreterLang():
+		for _, cd := range k.c.Code {
+			if !cd.Stdin {
+				return cd.Span == a.Span
+			}
+		}
+		return a.ProcSubst
+	}
+	return false
+}
+
+var (
+	reForkLoop        = lazyre.New(`(?s)(while|for\s*\(|loop|until|\bdo\b|\.times|setInterval).*fork|fork.*\b(while|until|for)\b|fork\s*\(\s*\)\s*;\s*fork\s*\(`)
+	reWriteAPI        = lazyre.New(`writeFile|appendFile|open\([^)]*,\s*['"][wa+]|File\.write|File\.open\([^)]*['"][wa]|write_text|fopen\([^)]*['"][wa]|file_put_contents|>>\s*\$|print\s*\{?\s*\$fh|IO\.write`)
+	reSensitiveInCode = lazyre.New(`\.bashrc|\.zshrc|\.profile|\.bash_profile|authorized_keys|crontab|/etc/|\.ssh/|systemd/|LaunchAgents|\.git/hooks`)
+	reRevShell        = lazyre.New(`(?s)socket.*connect.*(dup2|subprocess|pty\.spawn|/bin/(ba)?sh|exec|spawn|popen|system)|(TCPSocket|fsockopen|Socket\.new|net\.connect|new\s+Socket|IO::Socket|/inet/tcp).*(/bin/(ba)?sh|exec|spawn|popen|system|dup)`)
+	reRmAPI           = lazyre.New(`rmtree|rm_rf|rm_r\b|rmSync|rmdirSync|remove_dir_all|rimraf|FileUtils\.rm|unlinkSync|os\.remove|os\.unlink|os\.rmdir|shutil\.move|File\.delete|Files\.delete|deleteRecursively|\bunlink\b|rmdir\s*\(`)
+	reCredInCode      = lazyre.New(`\.ssh/(id_|\*)|~/\.ssh\b|\.aws/credentials|\.netrc|\.git-credentials|\.docker/config\.json|\.kube/config|/etc/shadow|/environ\b|\.gnupg|\.config/gh/hosts|\.password-store|Cookies|Login Data|logins\.json|key4\.db`)
+	reRootOrHome      = lazyre.New(`\(\s*['"]/['"]|['"]~|homedir|Dir\.home|expanduser|HOME|['"]/(etc|usr|bin|var|boot|lib|opt|root|home|sys)\b|os\.homedir|Path\.home|getenv\(\s*['"]HOME|\$ENV\{HOME\}|ENV\[.HOME.\]`)
+	reDecodeExec      = lazyre.New(`(?s)(b64decode|base64|fromCharCode|decode\(|unhexlify|codecs\.decode|pack\(|Buffer\.from).*(exec|eval|system|popen|spawn)|(exec|eval)(\s*\(|\s+).*(b64decode|base64|decode|fromCharCode|Buffer\.from|pack\()`)
+	reEnvDumpCode     = lazyre.New(`dict\(\s*os\.environ\s*\)|os\.environ\.(items|keys|values)\(|print\(\s*os\.environ\s*\)|json\.dumps\(\s*(dict\()?os\.environ|console\.log\(\s*process\.env\s*\)|JSON\.stringify\(\s*process\.env\s*\)|Object\.(entries|keys)\(\s*process\.env|\bENV\.(to_h|each|inspect)|p\s+ENV\b|%ENV`)
+	reSecretInCode    = lazyre.New(`(?i)(environ(\.get)?\s*[\(\[]\s*['"]|process\.env\.|process\.env\[\s*['"]|ENV\[\s*['"]|\$ENV\{|getenv\(\s*['"])[A-Z0-9_]*(KEY|SECRET|TOKEN|PASSW|CREDENTIAL|PRIVATE)`)
+	reNetAPI          = lazyre.New(`socket\.create_connection|\.connect\(|urlopen|urllib|requests\.(get|post|put)|http\.client|httpx|fetch\(|https?\.get|https?\.request|Net::HTTP|LWP|open-uri|URI\.open|HTTP::Tiny|curl_exec|file_get_contents\(\s*['"]https?:|socket\.socket|IO::Socket|TCPSocket`)
+	reExecAPI         = lazyre.New(`\bexec\s*\(|\beval\s*[\(\s]|\bsystem\s*\(|subprocess|popen|spawn|execSync|child_process|os\.system|Function\(`)
+	reReadAPI         = lazyre.New(`open\(|readFile|File\.read|os\.environ|process\.env|ENV\[|\$ENV\{|getenv|read_text`)
+)
+
+func (k *cmdCheck) interpreter() {
+	for _, cd := range k.c.Code {
+		k.interpreterCode(cd)
+	}
+}
+
+func (k *cmdCheck) interpreterCode(cd analyze.Code) {
+	code := cd.Text
+	if strings.Contains(code, "fork") && reForkLoop.MatchString(code) {
+		k.emitCode(sg2503, cd, reForkLoop.FindStringIndex(code), "interpreter code forks in a loop: fork bomb")
+	}
+	if reWriteAPI.MatchString(code) && reSensitiveInCode.MatchString(code) {
+		k.emitCode(sg2801deny, cd, reSensitiveInCode.FindStringIndex(code), "interpreter code writes a startup file, key file or system file")
+	}
+	if containsAny(code, "socket", "Socket", "fsockopen", "net.connect", "/inet/") && reRevShell.MatchString(code) {
+		k.emitCode(sg2504, cd, reRevShell.FindStringIndex(code), "interpreter code connects a socket to a shell: reverse shell")
+	}
+	if loc := reRmAPI.FindStringIndex(code); loc != nil && reRootOrHome.MatchString(code) {
+		k.emitCode(sg2501, cd, loc, "interpreter code deletes files outside the workspace (root, home or system)")
+	}
+	if loc := reCredInCode.FindStringIndex(code); loc != nil {
+		k.emitCode(sg2601deny, cd, loc, "interpreter code touches credentials ("+quote(code[loc[0]:loc[1]])+")")
+	}
+	if containsAny(code, "exec", "eval", "system", "popen", "spawn") && reDecodeExec.MatchString(code) {
+		k.emitCode(sg2306, cd, reDecodeExec.FindStringIndex(code), "interpreter code executes decoded data")
+	}
+	if loc := reEnvDumpCode.FindStringIndex(code); loc != nil {
+		k.emitCode(sg2604, cd, loc, "interpreter code prints the whole environment (may hold secrets)")
+	}
+	if reNetAPI.MatchString(code) && reSecretInCode.MatchString(code) {
+		k.emitCode(sg2704, cd, reSecretInCode.FindStringIndex(code), "interpreter code sends a secret variable over the network")
+	}
+	if reNetAPI.MatchString(code) && reExecAPI.MatchString(code) {
+		k.emitCode(sg2302deny, cd, reExecAPI.FindStringIndex(code), "interpreter code downloads and executes code")
+	} else if reNetAPI.MatchString(code) && reReadAPI.MatchString(code) && !localURL(code) && !strings.Contains(code, "localhost") {
+		k.emitCode(sg2702, cd, reNetAPI.FindStringIndex(code), "interpreter code reads local data and talks to the network")
+	}
+	// shell commands the code runs literally are analysed as commands
+	switch cd.Exec {
+	case analyze.ExecComputed:
+		k.emitAt(sg2502, cd.Span, "interpreter code runs shell commands built at run time")
+	case analyze.ExecOpaque:
+		k.emitAt(sg2502, cd.Span, "interpreter code runs commands that cannot be read statically")
+	}
+}
+
+// emitCode reports row r about program text cd. In text of more than
+// one line (a here-document, a script in -c), loc, a match in the text,
+// names the line the finding is about: the message quotes it, and when
+// the text is in the source verbatim the span is that line.
+func (k *cmdCheck) emitCode(r *Finding, cd analyze.Code, loc []int, msg string) {
+	sp := cd.Span
+	if loc != nil && strings.Contains(cd.Text, "\n") {
+		start, end := lineAround(cd.Text, loc[0])
+		msg += "; line: " + quote(strings.TrimSpace(cd.Text[start:end]))
+		if src := k.e.res.Src; sp.Start >= 0 && sp.End <= len(src) && src[sp.Start:sp.End] == cd.Text {
+			sp = analyze.Span{Start: sp.Start + start, End: sp.Start + end}
+		}
+	}
+	k.emitAt(r, sp, msg)
+}
+
+// lineAround returns the bounds of the line of s that holds offset i.
+func lineAround(s string, i int) (start, end int) {
+	start = strings.LastIndexByte(s[:i], '\n') + 1
+	end = strings.IndexByte(s[i:], '\n')
+	if end < 0 {
+		return start, len(s)
+	}
+	return start, i + end
+}
+
+func (k *cmdCheck) downloadExec() {
+	e := k.e
+	c := k.c
+	// record downloads
+	switch k.name {
+	case "curl":
+		for i, a := range k.args {
+			v := a.Value
+			if (v == "-o" || v == "--output") && i+1 < len(k.args) {
+				e.markDownload(k.args[i+1].Value, c.Cwd)
+			} else if strings.HasPrefix(v, "--output=") {
+				e.markDownload(strings.TrimPrefix(v, "--output="), c.Cwd)
+			} else if v == "-O" || v == "--remote-name" {
+				for _, u := range k.args {
+					if strings.Contains(u.Value, "://") {
+						e.markDownload(path.Base(u.Value), c.Cwd)
+					}
+				}
+			}
+		}
+		for _, r := range c.Redirects {
+			if r.Write && (r.N == "" || r.N == "1") {
+				e.markDownload(r.Target.Value, r.Cwd)
+			}
+		}
+	case "wget":
+		named := false
+		for i, a := range k.args {
+			v := a.Value
+			if (v == "-O" || v == "--output-document") && i+1 < len(k.args) {
+				e.markDownload(k.args[i+1].Value, c.Cwd)
+				named = true
+			} else if strings.HasPrefix(v, "--output-document=") {
+				e.markDownload(strings.TrimPrefix(v, "--output-document="), c.Cwd)
+				named = true
+			} else if strings.HasPrefix(v, "-O") && len(v) > 2 {
+				e.markDownload(v[2:], c.Cwd)
+				named = true
+			}
+		}
+		if !named {
+			for _, u := range k.args {
+				if strings.Contains(u.Value, "://") {
+					e.markDownload(path.Base(u.Value), c.Cwd)
+				}
+			}
+		}
+	}
+	if len(e.downloaded) == 0 && len(e.downloadedDirs) == 0 {
+		return
+	}
+	isDl := func(v string) bool {
+		p := e.abs(v, c.Cwd)
+		if p == "" {
+			return false
+		}
+		for _, d := range e.downloadedDirs {
+			if within(p, d) && p != d {
+				return true
+			}
+		}
+		return e.downloaded[p]
+	}
+	if isDl(c.Args[0].Value) && strings.Contains(c.Args[0].Value, "/") {
+		k.emit(sg2303deny, "runs a file downloaded earlier in the same command")
+		return
+	}
+	if k.runsCode() && k.name != "eval" {
+		for _, a := range k.args {
+			if strings.HasPrefix(a.Value, "-") {
+				continue
+			}
+			if isDl(a.Value) {
+				k.emit(sg2303deny, "runs a file downloaded earlier in the same command")
+			}
+			break
+		}
+	}
+	if k.name == "chmod" {
+		for _, a := range k.operands() {
+			if isDl(a.Value) && strings.Contains(k.args[0].Value, "x") {
+				k.emit(sg2303ask, "makes a downloaded file executable")
+			}
+		}
+	}
+}
+
+func (e *evaluator) markDownload(p, cwd string) {
+	if a := e.abs(p, cwd); a != "" && !safeDevice(a) {
+		e.downloaded[a] = true
+	}
+}
+
+func (k *cmdCheck) sed() {
+	inplace := false
+	for _, a := range k.args {
+		if a.Value == "-i" || strings.HasPrefix(a.Value, "-i") && !strings.HasPrefix(a.Value, "--") || strings.HasPrefix(a.Value, "--in-place") || len(a.Value) > 1 && a.Value[0] == '-' && a.Value[1] != '-' && strings.ContainsRune(a.Value, 'i') {
+			inplace = true
+		}
+	}
+	for _, cd := range k.c.Code {
+		switch cd.Exec {
+		case analyze.ExecRead:
+			k.emitAt(sg2506, cd.Span, "sed 'e' executes text as a shell command")
+		case analyze.ExecComputed:
+			k.emitAt(sg2506, cd.Span, "sed executes the pattern space (e, s///e) as a shell command")
+		}
+		for _, w := range cd.Writes {
+			k.e.writeTarget(k.i, cd.Span, w, cd.Dynamic, k.c.Cwd, "sed w writes")
+		}
+	}
+	if inplace {
+		skip := map[analyze.Span]bool{}
+		for _, cd := range k.c.Code {
+			skip[cd.Span] = true
+		}
+		for _, a := range k.operands() {
+			if skip[a.Span] {
+				continue
+			}
+			k.e.writeTarget(k.i, a.Span, a.Value, a.Dynamic, k.c.Cwd, "sed -i edits")
+		}
+	}
+}
+
+func (k *cmdCheck) awk() {
+	for _, cd := range k.c.Code {
+		if strings.Contains(cd.Text, "/inet/") {
+			k.emitAt(sg2705deny, cd.Span, "awk opens a network socket (/inet/)")
+		}
+		// system("literal") and print | "literal" are analysed as code;
+		// commands built at run time are not readable.
+		switch cd.Exec {
+		case analyze.ExecData:
+			k.emitAt(sg2505, cd.Span, "awk pipes its data into a shell or interpreter")
+		case analyze.ExecComputed:
+			k.emitAt(sg2505, cd.Span, "awk program runs shell commands built at run time")
+		}
+	}
+}
+
+func (k *cmdCheck) tar() {
+	for _, a := range k.args {
+		v := a.Value
+		if strings.HasPrefix(v, "--checkpoint-action=exec") || strings.HasPrefix(v, "--to-command") || strings.HasPrefix(v, "--use-compress-program") ||
+			strings.HasPrefix(v, "--info-script") || strings.HasPrefix(v, "--new-volume-script") || v == "-I" || v == "-F" {
+			k.emitAt(sg2508, a.Span, "tar option "+quote(v)+" runs a command")
+		}
+	}
+	// extraction directory
+	for i, a := range k.args {
+		if (a.Value == "-C" || a.Value == "--directory") && i+1 < len(k.args) {
+			x := k.args[i+1]
+			if k.isExtract() {
+				k.e.writeTarget(k.i, x.Span, x.Value, x.Dynamic, k.c.Cwd, "tar extracts into")
+			}
+		}
+	}
+	// archive file for creation
+	for i, a := range k.args {
+		v := a.Value
+		if (v == "-f" || v == "--file") && i+1 < len(k.args) || len(v) > 1 && v[0] == '-' && v[1] != '-' && strings.HasSuffix(v, "f") && i+1 < len(k.args) {
+			if k.isCreate() {
+				x := k.args[i+1]
+				if x.Value != "-" {
+					k.e.writeTarget(k.i, x.Span, x.Value, x.Dynamic, k.c.Cwd, "tar writes")
+				}
+			}
+			break
+		}
+	}
+}
+
+func (k *cmdCheck) tarMode(letter byte, long string) bool {
+	if len(k.args) > 0 && !strings.HasPrefix(k.args[0].Value, "-") && strings.IndexByte(k.args[0].Value, letter) >= 0 {
+		return true
+	}
+	return k.hasShort(letter, long)
+}
+
+func (k *cmdCheck) isExtract() bool { return k.tarMode('x', "--extract") }
+
+func (k *cmdCheck) isCreate() bool {
+	return k.tarMode('c', "--create") || k.tarMode('r', "--append") || k.tarMode('u', "--update")
+}
+
+func (k *cmdCheck) vim() {
+	for i, a := range k.args {
+		var ex string
+		switch {
+		case (a.Value == "-c" || a.Value == "--cmd") && i+1 < len(k.args):
+			ex = k.args[i+1].Value
+		case strings.HasPrefix(a.Value, "+"):
+			ex = a.Value[1:]
+		default:
+			continue
+		}
+		ex = strings.TrimLeft(ex, ": ")
+		if strings.HasPrefix(ex, "!") || strings.Contains(ex, "system(") || strings.HasPrefix(ex, "terminal") || strings.HasPrefix(ex, "r !") || strings.HasPrefix(ex, "w !") || strings.Contains(ex, "|!") {
+			k.emitAt(sg2511, a.Span, "editor command runs a shell command")
+		}
+	}
+}
+
+func (k *cmdCheck) shellFlags() {
+	if k.has("-i") || k.hasShort('i') && !k.has("-c") {
+		for _, r := range k.c.Redirects {
+			if strings.HasPrefix(r.Target.Value, "/dev/tcp/") || strings.HasPrefix(r.Target.Value, "/dev/udp/") {
+				k.emitAt(sg2705floor, r.Span, "interactive shell connected to a network socket: reverse shell")
+				return
+			}
+		}
+	}
+}
+
+func (k *cmdCheck) rgPre() {
+	for _, a := range k.args {
+		if a.Value == "--pre" || strings.HasPrefix(a.Value, "--pre=") {
+			k.emitAt(sg2508, a.Span, "rg --pre runs a program on every file searched")
+			return
+		}
+	}
+}

@@ -1,0 +1,187 @@
+package policy
+
+import (
+	"strings"
+
+	"github.com/shellguard/shellguard/internal/lazyre"
+)
+
+// Infrastructure: clusters, terraform, cloud CLIs and databases.
+
+func (k *cmdCheck) dryRun() bool {
+	for _, a := range k.args {
+		v := a.Value
+		if v == "--dry-run" || v == "--dryrun" || strings.HasPrefix(v, "--dry-run=client") || strings.HasPrefix(v, "--dry-run=server") || v == "--dry-run=true" || v == "-n" && k.name == "rsync" {
+			return true
+		}
+	}
+	return false
+}
+
+func (k *cmdCheck) kubectl() {
+	if k.dryRun() {
+		return
+	}
+	sub, rest := k.sub()
+	switch sub {
+	case "delete", "drain", "replace", "taint", "cordon":
+		if sub == "replace" && !hasArgA(rest, "--force") {
+			return
+		}
+		k.emit(sg3201deny, "kubectl "+sub+" changes or removes cluster resources")
+	case "scale":
+		if hasArgA(rest, "--replicas=0") {
+			k.emit(sg3201ask, "scales a workload to zero")
+		}
+	}
+}
+
+func (k *cmdCheck) terraform() {
+	sub, rest := k.sub()
+	switch {
+	case sub == "destroy":
+		k.emit(sg3202deny, "terraform destroy removes infrastructure")
+	case sub == "workspace" && len(rest) > 0 && rest[0].Value == "delete":
+		k.emit(sg3202deny, "terraform workspace delete removes a workspace's state")
+	case sub == "apply" && (hasArgA(rest, "-destroy", "--destroy")):
+		k.emit(sg3202deny, "terraform apply -destroy removes infrastructure")
+	case sub == "apply" && hasArgA(rest, "-auto-approve", "--auto-approve"):
+		k.emit(sg3202ask, "terraform apply without review")
+	case sub == "state" && len(rest) > 0 && (rest[0].Value == "rm" || rest[0].Value == "push"):
+		k.emit(sg3202ask, "terraform state "+rest[0].Value+" edits infrastructure state")
+	}
+}
+
+func (k *cmdCheck) helm() {
+	if k.dryRun() {
+		return
+	}
+	sub, _ := k.sub()
+	if sub == "uninstall" || sub == "delete" || sub == "del" {
+		k.emit(sg3207, "helm "+sub+" removes a release")
+	}
+}
+
+var reCloudDelete = lazyre.New(`^(delete|terminate|remove|deregister|destroy|purge|rb)(-|$)`)
+
+func (k *cmdCheck) cloud() {
+	if k.dryRun() {
+		return
+	}
+	sub, rest := k.sub()
+	switch k.name {
+	case "aws":
+		if sub == "s3" && len(rest) > 0 {
+			op := rest[0].Value
+			if op == "rb" || op == "rm" && hasArgA(rest, "--recursive") || op == "sync" && hasArgA(rest, "--delete") {
+				k.emit(sg3205deny, "aws s3 "+op+" deletes cloud data")
+			}
+			return
+		}
+		for _, a := range rest {
+			if reCloudDelete.MatchString(a.Value) {
+				k.emit(sg3205deny, "aws "+sub+" "+a.Value+" deletes cloud resources")
+				return
+			}
+		}
+	case "gsutil":
+		if sub == "rb" || sub == "rm" && (hasArgA(rest, "-r") || hasArgA(rest, "-R")) {
+			k.emit(sg3205deny, "gsutil "+sub+" deletes cloud data")
+		}
+	default:
+		for _, a := range k.args {
+			if a.Value == "delete" || a.Value == "destroy" || a.Value == "purge" {
+				k.emit(sg3205deny, k.name+" "+a.Value+" deletes cloud resources")
+				return
+			}
+		}
+	}
+}
+
+var reDestructiveSQL = lazyre.New(`(?i)\b(drop\s+(table|database|schema|index|view|user|role)|truncate\b|dropDatabase|\.drop\(\)|flushall|alter\s+table\s+\S+\s+drop)|(deleteMany|remove|delete_many)\(\s*\{\s*\}\s*\)`)
+
+var reDeleteFrom = lazyre.New(`(?i)\bdelete\s+from\b`)
+
+var reUpdateSet = lazyre.New(`(?i)\bupdate\s+\S+\s+set\b`)
+
+var reWhere = lazyre.New(`(?i)\bwhere\b`)
+
+func (k *cmdCheck) sql() {
+	if k.c.StdinPipe {
+		for _, u := range k.e.upstream(k.c) {
+			if n := u.Name(); n == "echo" || n == "printf" || n == "cat" {
+				for _, a := range u.Argv[1:] {
+					if reDestructiveSQL.MatchString(a) || (reDeleteFrom.MatchString(a) || reUpdateSet.MatchString(a)) && !reWhere.MatchString(a) {
+						k.emit(sg3203, "destructive SQL statement fed on stdin")
+						return
+					}
+				}
+			}
+		}
+	}
+	for _, r := range k.c.Redirects {
+		if r.Op == "<<<" || r.Op == "<<" || r.Op == "<<-" {
+			if reDestructiveSQL.MatchString(r.Target.Value) {
+				k.emitAt(sg3203, r.Span, "destructive SQL statement in a here-document")
+				return
+			}
+		}
+	}
+	for _, a := range k.args {
+		q := a.Value
+		if reDestructiveSQL.MatchString(q) {
+			k.emitAt(sg3203, a.Span, "destructive SQL statement")
+			return
+		}
+		if (reDeleteFrom.MatchString(q) || reUpdateSet.MatchString(q)) && !reWhere.MatchString(q) {
+			k.emitAt(sg3203, a.Span, "DELETE or UPDATE without WHERE changes every row")
+			return
+		}
+	}
+}
+
+func (k *cmdCheck) redis() {
+	for i, a := range k.args {
+		switch strings.ToUpper(a.Value) {
+		case "FLUSHALL", "FLUSHDB", "SHUTDOWN":
+			k.emitAt(sg3204deny, a.Span, "redis "+strings.ToUpper(a.Value)+" destroys data or the server")
+			return
+		case "CONFIG":
+			if i+1 < len(k.args) && strings.EqualFold(k.args[i+1].Value, "SET") {
+				k.emitAt(sg3204ask, a.Span, "redis CONFIG SET changes the server")
+			}
+		}
+	}
+}
+
+var infraCLIs = map[string]bool{"pulumi": true, "cdk": true, "doctl": true, "heroku": true, "fly": true, "flyctl": true,
+	"vercel": true, "netlify": true, "firebase": true, "eksctl": true, "oci": true, "linode-cli": true, "hcloud": true,
+	"ibmcloud": true, "serverless": true, "sls": true, "aliyun": true, "scw": true, "vultr-cli": true, "railway": true, "supabase": true}
+
+func (k *cmdCheck) infraDelete() {
+	if !infraCLIs[k.name] {
+		return
+	}
+	for _, a := range k.args {
+		v := strings.ToLower(a.Value)
+		if v == "destroy" || v == "delete" || v == "remove" || v == "rm" || strings.HasSuffix(v, ":destroy") || strings.HasSuffix(v, ":delete") || strings.HasSuffix(v, ":remove") || strings.HasSuffix(v, ":reset") {
+			k.emit(sg3205deny, k.name+" "+a.Value+" deletes cloud resources")
+			return
+		}
+	}
+}
+
+func (k *cmdCheck) dropdb() {
+	switch k.name {
+	case "dropdb", "dropuser":
+		k.emit(sg3203, quote(k.name)+" deletes a database or role")
+	case "mysqladmin":
+		if k.has("drop") {
+			k.emit(sg3203, "mysqladmin drop deletes a database")
+		}
+	case "etcdctl":
+		if k.has("del", "delete") {
+			k.emit(sg3203, "etcdctl del deletes keys")
+		}
+	}
+}

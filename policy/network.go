@@ -1,0 +1,253 @@
+package policy
+
+import (
+	"strings"
+
+	"github.com/shellguard/shellguard/analyze"
+)
+
+// Network tools: uploads, raw sockets, remote shells.
+
+var networkCmds = map[string]bool{"curl": true, "wget": true, "nc": true, "socat": true, "telnet": true, "ssh": true,
+	"scp": true, "sftp": true, "ftp": true, "http": true, "https": true, "aria2c": true, "fetch": true, "lynx": true,
+	"links": true, "w3m": true, "rsync": true, "tftp": true, "lwp-download": true, "lwp-request": true, "xh": true, "httpie": true,
+	"openssl": false, "ncat": true, "netcat": true, "curlie": true, "gh": false, "dig": false}
+
+func isNetwork(c *analyze.Command) bool {
+	n := c.Name()
+	if nm, ok := nameAliases[n]; ok {
+		n = nm
+	}
+	if networkCmds[n] {
+		return true
+	}
+	for _, a := range c.Argv {
+		if strings.HasPrefix(a, "/dev/tcp/") || strings.HasPrefix(a, "/dev/udp/") {
+			return true
+		}
+	}
+	for _, r := range c.Redirects {
+		if strings.HasPrefix(r.Target.Value, "/dev/tcp/") || strings.HasPrefix(r.Target.Value, "/dev/udp/") {
+			return true
+		}
+	}
+	if n == "openssl" && len(c.Argv) > 1 && (c.Argv[1] == "s_client" || c.Argv[1] == "s_server") {
+		return true
+	}
+	if n == "git" && len(c.Argv) > 1 && (c.Argv[1] == "archive" && hasArg(c.Argv, "--remote")) {
+		return true
+	}
+	return false
+}
+
+func localURL(s string) bool {
+	return strings.Contains(s, "://localhost") || strings.Contains(s, "://127.") || strings.Contains(s, "://[::1]") ||
+		strings.Contains(s, "://0.0.0.0") || strings.HasPrefix(s, "localhost:") || strings.HasPrefix(s, "127.0.0.1")
+}
+
+func (k *cmdCheck) remoteTarget() bool {
+	remote := false
+	for _, a := range k.args {
+		v := a.Value
+		if strings.Contains(v, "://") || strings.Contains(v, ".") && !strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "@") && !strings.HasPrefix(v, ".") && !strings.HasPrefix(v, "/") {
+			if localURL(v) {
+				return false
+			}
+			remote = true
+		}
+	}
+	return remote
+}
+
+func (k *cmdCheck) upload(file string, sp analyze.Span) {
+	e := k.e
+	if file == "-" || file == "" {
+		up := e.upstream(k.c)
+		if anyOf(up, isEnvDump) || anyOf(up, e.readsCredentials) {
+			k.emitAt(sg2701, sp, "uploads credentials or the environment")
+		} else if len(up) > 0 && k.remoteTarget() {
+			k.emitAt(sg2702, sp, "uploads piped data to a remote host")
+		}
+		return
+	}
+	p := e.abs(file, k.c.Cwd)
+	if what := e.credentialPath(p); what != "" || secretFile(file) || p != "" && strings.HasPrefix(p, "/etc/") {
+		k.emitAt(sg2701, sp, "uploads a secret or system file "+quote(file))
+		return
+	}
+	if k.remoteTarget() {
+		k.emitAt(sg2702, sp, "uploads the local file "+quote(file)+" to a remote host")
+	}
+}
+
+func (k *cmdCheck) netcat() {
+	for i, a := range k.args {
+		v := a.Value
+		if v == "-e" || v == "-c" || v == "--exec" || v == "--sh-exec" || v == "--lua-exec" || strings.HasPrefix(v, "-e") && len(v) > 2 && !strings.HasPrefix(v, "--") {
+			k.emitAt(sg2705deny, a.Span, "netcat executes a program for the connection: remote shell")
+			return
+		}
+		_ = i
+	}
+	for _, r := range k.c.Redirects {
+		if (r.Op == "<" || r.Op == "<>") && !r.Target.Dynamic {
+			k.upload(r.Target.Value, r.Span)
+		}
+	}
+	if k.c.StdinPipe {
+		k.upload("-", k.c.Span)
+	}
+	if k.hasShort('l', "--listen") {
+		k.emit(sg2706, "opens a listening network socket")
+		return
+	}
+	ops := k.operands()
+	if k.hasShort('z') || len(ops) > 0 && (ops[0].Value == "localhost" || strings.HasPrefix(ops[0].Value, "127.") || ops[0].Value == "::1") {
+		return // port check or local service
+	}
+	if len(ops) > 0 {
+		k.emit(sg2706, "opens a raw network connection")
+	}
+}
+
+func (k *cmdCheck) socat() {
+	for _, a := range k.args {
+		u := strings.ToUpper(a.Value)
+		if strings.HasPrefix(u, "EXEC:") || strings.HasPrefix(u, "SYSTEM:") || strings.Contains(u, ",EXEC") {
+			k.emitAt(sg2705deny, a.Span, "socat connects a program to the network: remote shell")
+			return
+		}
+	}
+	k.emit(sg2706, "socat opens raw network connections")
+}
+
+func (k *cmdCheck) curl() {
+	for i, a := range k.args {
+		v := a.Value
+		next := func() (analyze.Arg, bool) {
+			if i+1 < len(k.args) {
+				return k.args[i+1], true
+			}
+			return analyze.Arg{}, false
+		}
+		switch {
+		case v == "-d" || v == "--data" || v == "--data-binary" || v == "--data-urlencode" || v == "--json" || v == "--data-ascii":
+			if n, ok := next(); ok {
+				d := n.Value
+				if j := strings.Index(d, "=@"); j >= 0 && v == "--data-urlencode" {
+					d = d[j+1:]
+				}
+				if strings.HasPrefix(d, "@") {
+					k.upload(d[1:], n.Span)
+				}
+			}
+		case v == "-F" || v == "--form":
+			if n, ok := next(); ok {
+				if j := strings.Index(n.Value, "=@"); j >= 0 {
+					f := n.Value[j+2:]
+					if s := strings.IndexByte(f, ';'); s >= 0 {
+						f = f[:s]
+					}
+					k.upload(f, n.Span)
+				} else if j := strings.Index(n.Value, "=<"); j >= 0 {
+					k.upload(n.Value[j+2:], n.Span)
+				}
+			}
+		case v == "-T" || v == "--upload-file":
+			if n, ok := next(); ok {
+				k.upload(n.Value, n.Span)
+			}
+		case strings.HasPrefix(v, "--data-binary=@") || strings.HasPrefix(v, "--data=@") || strings.HasPrefix(v, "--upload-file="):
+			k.upload(v[strings.IndexAny(v, "@=")+1:], a.Span)
+		case strings.HasPrefix(v, "-d@"):
+			k.upload(v[3:], a.Span)
+		case (v == "-K" || v == "--config") && i+1 < len(k.args):
+			k.emitAt(sg2702, a.Span, "curl reads options from a file")
+		}
+	}
+	k.outputFlag("-o", "--output")
+}
+
+func (k *cmdCheck) outputFlag(short, long string) {
+	for i, a := range k.args {
+		v := a.Value
+		if (v == short || v == long) && i+1 < len(k.args) {
+			n := k.args[i+1]
+			if n.Value != "-" {
+				k.e.writeTarget(k.i, n.Span, n.Value, n.Dynamic, k.c.Cwd, k.name+" writes")
+			}
+		} else if strings.HasPrefix(v, long+"=") {
+			k.e.writeTarget(k.i, a.Span, strings.TrimPrefix(v, long+"="), a.Dynamic, k.c.Cwd, k.name+" writes")
+		}
+	}
+}
+
+func (k *cmdCheck) wget() {
+	for _, a := range k.args {
+		v := a.Value
+		if strings.HasPrefix(v, "--post-file=") || strings.HasPrefix(v, "--body-file=") {
+			k.upload(v[strings.IndexByte(v, '=')+1:], a.Span)
+		}
+	}
+	for i, a := range k.args {
+		if (a.Value == "--post-file" || a.Value == "--body-file") && i+1 < len(k.args) {
+			k.upload(k.args[i+1].Value, k.args[i+1].Span)
+		}
+		if strings.HasPrefix(a.Value, "-O") && len(a.Value) > 2 {
+			k.e.writeTarget(k.i, a.Span, a.Value[2:], a.Dynamic, k.c.Cwd, "wget writes")
+		}
+	}
+	k.outputFlag("-O", "--output-document")
+}
+
+func (k *cmdCheck) scp() {
+	ops := k.operands()
+	if len(ops) < 2 {
+		return
+	}
+	dst := ops[len(ops)-1].Value
+	remoteDst := strings.Contains(dst, ":") && !strings.HasPrefix(dst, "/") && !strings.HasPrefix(dst, ".")
+	if !remoteDst {
+		return
+	}
+	for _, s := range ops[:len(ops)-1] {
+		if strings.Contains(s.Value, ":") && !strings.HasPrefix(s.Value, "/") {
+			continue
+		}
+		p := k.e.abs(s.Value, k.c.Cwd)
+		if k.e.credentialPath(p) != "" || secretFile(s.Value) {
+			k.emitAt(sg2701, s.Span, "copies a secret file "+quote(s.Value)+" to a remote host")
+		} else {
+			k.emitAt(sg2702, s.Span, "copies "+quote(s.Value)+" to a remote host")
+		}
+	}
+}
+
+func (k *cmdCheck) ssh() {
+	for _, a := range k.args {
+		if a.Value == "-R" || a.Value == "-D" || strings.HasPrefix(a.Value, "-R") && len(a.Value) > 2 {
+			k.emitAt(sg2706, a.Span, "ssh opens a tunnel ("+a.Value+")")
+			break
+		}
+	}
+	for i, a := range k.args {
+		v := a.Value
+		var opt string
+		if v == "-o" && i+1 < len(k.args) {
+			opt = k.args[i+1].Value
+		} else if strings.HasPrefix(v, "-o") {
+			opt = v[2:]
+		} else {
+			continue
+		}
+		fields := strings.FieldsFunc(opt, func(r rune) bool { return r == '=' || r == ' ' })
+		if len(fields) == 0 {
+			continue
+		}
+		key := strings.ToLower(strings.TrimSpace(fields[0]))
+		switch key {
+		case "proxycommand", "localcommand", "permitlocalcommand", "knownhostscommand":
+			k.emitAt(sg2510, a.Span, "ssh option "+key+" runs a local command")
+		}
+	}
+}

@@ -1,0 +1,80 @@
+package policy
+
+import (
+	"strings"
+
+	"github.com/shellguard/shellguard/analyze"
+	"github.com/shellguard/shellguard/internal/lazyre"
+)
+
+// Obfuscation: command names computed, decoded, globbed or hidden by $IFS.
+
+var reOctal = lazyre.New(`\\[0-7]{3}`)
+
+var decoders = map[string]bool{"base64": true, "base32": true, "xxd": true, "rev": true, "openssl": true, "gunzip": true,
+	"zcat": true, "gzip": true, "bzip2": true, "xz": true, "uudecode": true, "basenc": true, "tr": true, "od": true, "perl": true, "python3": true, "python": true, "printf": true}
+
+func (k *cmdCheck) obfuscation() {
+	c := k.c
+	a0 := c.Args[0]
+	switch {
+	case a0.Dynamic && !(c.FuncDef != "" && a0.Positional) && !k.located:
+		if k.e.substHas(a0.Subst, isDecoder) {
+			k.emitAt(sg2401deny, a0.Span, "command name is decoded at run time")
+		} else {
+			k.emitAt(sg2401ask, a0.Span, "command name is computed at run time ("+quote(a0.Value)+")")
+		}
+	case len(a0.Subst) > 0 && !k.located:
+		k.emitAt(sg2401ask, a0.Span, "command name comes from a command substitution ("+quote(a0.Value)+")")
+	case a0.Glob:
+		k.emitAt(sg2402, a0.Span, "command name is a glob pattern "+quote(a0.Value))
+	case a0.ANSIC:
+		k.emitAt(sg2403, a0.Span, "command name uses $'…' quoting")
+	case a0.Brace:
+		k.emitAt(sg2404, a0.Span, "command name comes from brace expansion")
+	}
+	for _, a := range c.Args {
+		if a.IFS {
+			k.emitAt(sg2405deny, a.Span, "word uses $IFS to hide spaces (obfuscation)")
+			break
+		}
+	}
+}
+
+func isDecoder(c *analyze.Command) bool {
+	n := c.Name()
+	switch n {
+	case "base64", "base32", "basenc":
+		for _, a := range c.Argv[1:] {
+			if a == "-d" || a == "--decode" || a == "-D" || strings.HasPrefix(a, "-") && strings.Contains(a, "d") && !strings.HasPrefix(a, "--") {
+				return true
+			}
+		}
+		return false
+	case "xxd":
+		for _, a := range c.Argv[1:] {
+			if strings.HasPrefix(a, "-r") {
+				return true
+			}
+		}
+	case "openssl":
+		return len(c.Argv) > 1 && (c.Argv[1] == "enc" || c.Argv[1] == "base64")
+	case "rev", "uudecode", "gunzip", "zcat":
+		return true
+	case "printf":
+		for _, a := range c.Argv[1:] {
+			if strings.Contains(a, `\x`) || reOctal.MatchString(a) {
+				return true
+			}
+		}
+	case "echo":
+		for _, a := range c.Argv[1:] {
+			if a == "-e" && true {
+				return true
+			}
+		}
+	case "tr":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,384 @@
+package policy
+
+import (
+	"strings"
+
+	"github.com/shellguard/shellguard/analyze"
+	"github.com/shellguard/shellguard/internal/lazyre"
+)
+
+// Credentials, secrets and the environment: reading, printing and sending them.
+
+var metadataOnly = map[string]bool{"ls": true, "stat": true, "test": true, "[": true, "du": true, "find": true,
+	"realpath": true, "readlink": true, "basename": true, "dirname": true, "mkdir": true, "touch": false, "cd": true}
+
+// broadReads flags commands that read, copy or archive the whole home
+// directory or file system, and searches for key files outside the
+// workspace.
+func (k *cmdCheck) broadReads() {
+	switch k.name {
+	case "grep", "rg", "ag", "ack", "tar", "zip", "cp", "rsync", "scp", "7z", "cpio", "du":
+	case "find":
+		for i, a := range k.args {
+			if (a.Value == "-name" || a.Value == "-iname" || a.Value == "-path") && i+1 < len(k.args) {
+				n := strings.ToLower(k.args[i+1].Value)
+				if strings.Contains(n, "id_rsa") || strings.Contains(n, "id_ed25519") || strings.Contains(n, ".pem") || strings.Contains(n, "credentials") ||
+					strings.Contains(n, ".env") || strings.Contains(n, "wallet") || strings.Contains(n, ".kdbx") || strings.Contains(n, "secret") || strings.Contains(n, ".key") {
+					for _, r := range k.args[:i] {
+						if strings.HasPrefix(r.Value, "-") {
+							break
+						}
+						if p := k.e.abs(r.Value, k.c.Cwd); p != "" && !k.e.inWorkspace(p) {
+							k.emitAt(sg2601ask, k.args[i+1].Span, "searches for key or credential files outside the workspace")
+							return
+						}
+					}
+				}
+			}
+		}
+		return
+	default:
+		return
+	}
+	if k.name == "du" {
+		return
+	}
+	recursive := k.name == "tar" || k.name == "zip" || k.name == "7z" || k.name == "cpio" || k.name == "rg" || k.name == "ag" || k.name == "ack" ||
+		k.hasShort('r', "--recursive") || k.hasShort('R') || k.hasShort('a', "--archive")
+	if !recursive {
+		return
+	}
+	for _, a := range k.operands() {
+		p := k.e.abs(a.Value, k.c.Cwd)
+		if p == "" || k.e.inWorkspace(p) {
+			continue
+		}
+		if p == k.e.home || p == "/" {
+			k.emitAt(sg2601ask, a.Span, quote(k.name)+" reads every file under "+quote(a.Value)+", including secrets")
+			return
+		}
+	}
+}
+
+func (k *cmdCheck) credentials() {
+	k.broadReads()
+	if k.c.Remote || metadataOnly[k.name] && !k.has("-exec", "-execdir", "-fprint", "-fls") {
+		k.printsSecrets()
+		return
+	}
+	e := k.e
+	for _, a := range k.args {
+		v := a.Value
+		if v == "" {
+			continue
+		}
+		// options like --data-binary=@file or key=value
+		cands := []string{v}
+		if i := strings.IndexByte(v, '@'); i >= 0 {
+			cands = append(cands, v[i+1:])
+		}
+		if i := strings.IndexByte(v, '='); i >= 0 {
+			cands = append(cands, v[i+1:])
+		}
+		for _, cnd := range cands {
+			if !(strings.HasPrefix(cnd, "/") || strings.HasPrefix(cnd, "~") || strings.HasPrefix(cnd, ".") || strings.Contains(cnd, "/")) {
+				continue
+			}
+			p := e.abs(cnd, k.c.Cwd)
+			if strings.HasPrefix(p, "/proc/") && (strings.HasSuffix(p, "/environ")) {
+				k.emitAt(sg2602, a.Span, "reads process environment "+quote(p)+" (secrets)")
+				return
+			}
+			if what := e.credentialPath(p); what != "" {
+				k.emitAt(sg2601deny, a.Span, "touches credentials: "+quote(what))
+				return
+			}
+		}
+	}
+	for _, r := range k.c.Redirects {
+		if r.Write || r.Target.Dynamic {
+			continue
+		}
+		p := e.abs(r.Target.Value, r.Cwd)
+		if r.Op == "<<" || r.Op == "<<<" || r.Op == "<<-" {
+			continue
+		}
+		if strings.HasPrefix(p, "/proc/") && strings.HasSuffix(p, "/environ") {
+			k.emitAt(sg2602, r.Span, "reads process environment "+quote(p)+" (secrets)")
+			return
+		}
+		if what := e.credentialPath(p); what != "" {
+			k.emitAt(sg2601deny, r.Span, "reads credentials: "+quote(what))
+			return
+		}
+	}
+	k.printsSecrets()
+}
+
+// printsSecrets flags commands whose purpose is to print secrets.
+func (k *cmdCheck) printsSecrets() {
+	sub, rest := k.sub()
+	switch k.name {
+	case "gh":
+		if len(rest) > 0 && (rest[0].Value == "delete" || rest[0].Value == "delete-asset") && sub != "auth" {
+			k.emit(sg3205deny, "gh "+sub+" "+rest[0].Value+" deletes a hosted resource")
+		}
+		if sub == "auth" && len(rest) > 0 && (rest[0].Value == "token" || rest[0].Value == "status" && hasArgA(rest, "-t", "--show-token")) {
+			k.emit(sg2603deny, "prints a GitHub token")
+		}
+	case "security":
+		if strings.HasPrefix(sub, "find-") && strings.HasSuffix(sub, "password") || sub == "dump-keychain" || sub == "export" {
+			k.emit(sg2603deny, "reads secrets from the keychain")
+		}
+	case "aws":
+		if sub == "configure" && len(rest) > 0 && (rest[0].Value == "get" || rest[0].Value == "export-credentials") || sub == "sts" && len(rest) > 0 && rest[0].Value == "get-session-token" || sub == "ecr" && len(rest) > 0 && rest[0].Value == "get-login-password" {
+			k.emit(sg2603deny, "prints cloud credentials")
+		}
+	case "gcloud":
+		if hasArgA(k.args, "print-access-token", "print-identity-token") {
+			k.emit(sg2603deny, "prints cloud credentials")
+		}
+	case "az":
+		if hasArgA(k.args, "get-access-token") {
+			k.emit(sg2603deny, "prints cloud credentials")
+		}
+	case "kubectl":
+		if sub == "config" && hasArgA(k.args, "--raw") {
+			k.emit(sg2603deny, "prints cluster credentials")
+		}
+		if sub == "get" && len(rest) > 0 && strings.HasPrefix(rest[0].Value, "secret") {
+			k.emit(sg2603ask, "reads cluster secrets")
+		}
+	case "git":
+		if sub == "credential" && len(rest) > 0 && rest[0].Value == "fill" {
+			k.emit(sg2603deny, "asks git's credential helper for a password")
+		}
+	case "secret-tool", "op", "pass", "vault", "keyctl", "gopass", "bw", "lpass":
+		if sub == "lookup" || sub == "read" || sub == "show" || sub == "get" || sub == "print" || sub == "item" || sub == "kv" || (k.name == "pass" && sub != "ls" && sub != "" && sub != "init") {
+			k.emit(sg2603deny, "reads a secret from a password store")
+		}
+	case "printenv":
+		if len(k.operands()) == 0 {
+			k.emit(sg2604, "prints the whole environment (may hold secrets)")
+		}
+		for _, a := range k.operands() {
+			if reSecretName.MatchString(a.Value) {
+				k.emitAt(sg2604, a.Span, "prints the secret variable "+a.Value)
+				break
+			}
+		}
+	case "env":
+		if len(k.args) == 0 || allOptions(k.args) {
+			k.emit(sg2604, "prints the whole environment (may hold secrets)")
+		}
+	case "export", "declare", "typeset":
+		if len(k.c.Assigns) == 0 && (len(k.args) == 0 || allOptions(k.args) && hasArgA(k.args, "-p", "-x", "-px")) {
+			k.emit(sg2604, "prints exported variables (may hold secrets)")
+		}
+	case "set":
+		if len(k.args) == 0 {
+			k.emit(sg2604, "prints every shell variable (may hold secrets)")
+		}
+	}
+	if k.name == "gpg" || k.name == "gpg2" {
+		if hasArgA(k.args, "--export-secret-keys", "--export-secret-subkeys", "--export-ssh-key") {
+			k.emit(sg2603deny, "exports private keys")
+		}
+	}
+	if strings.HasPrefix(k.name, "docker-credential-") {
+		k.emit(sg2603deny, "reads registry credentials")
+	}
+}
+
+func isEnvDump(c *analyze.Command) bool {
+	n := c.Name()
+	switch n {
+	case "env", "printenv":
+		for _, a := range c.Argv[1:] {
+			if !strings.HasPrefix(a, "-") {
+				return false
+			}
+		}
+		return true
+	case "set", "export", "declare":
+		return len(c.Argv) == 1 || len(c.Argv) == 2 && (c.Argv[1] == "-p" || c.Argv[1] == "-x")
+	}
+	return false
+}
+
+var reSecretName = lazyre.New(`(?i)(KEY|SECRET|TOKEN|PASSW|CREDENTIAL|AUTH|PRIVATE|SESSION|COOKIE)`)
+
+func (k *cmdCheck) secretVars() {
+	if !isNetwork(k.c) && k.name != "dig" && k.name != "nslookup" && k.name != "host" && k.name != "ping" {
+		return
+	}
+	for i, a := range k.args {
+		for _, v := range a.Vars {
+			if !reSecretName.MatchString(v) {
+				continue
+			}
+			// A token in an authentication header sent to its own
+			// service (GITHUB_TOKEN to github.com) is what it is for.
+			if i > 0 && isAuthFlag(k.args[i-1].Value, a.Value) && k.tokenForHost(v) {
+				continue
+			}
+			k.emitAt(sg2704, a.Span, "sends the secret variable $"+v+" over the network")
+			return
+		}
+	}
+	for _, a := range k.args {
+		for _, j := range a.Subst {
+			if j >= 0 && j < len(k.e.res.Commands) {
+				if sc := k.e.res.Commands[j]; k.e.readsCredentials(sc) {
+					k.emitAt(sg2707, a.Span, "sends secrets or the environment over the network")
+					return
+				}
+			}
+		}
+	}
+	// credentials or environment fed into a network command
+	if k.c.StdinPipe {
+		up := k.e.upstream(k.c)
+		if anyOf(up, isEnvDump) {
+			k.emit(sg2707, "sends the environment over the network")
+		} else if anyOf(up, func(c *analyze.Command) bool { return k.e.readsCredentials(c) }) {
+			k.emit(sg2707, "sends credentials over the network")
+		}
+	}
+}
+
+func isAuthFlag(flag, val string) bool {
+	if len(flag) > 2 && flag[0] == '-' && flag[1] != '-' {
+		flag = "-" + flag[len(flag)-1:] // grouped short flags: -sH
+	}
+	switch flag {
+	case "-u", "--user", "--oauth2-bearer", "--header", "-H", "--http-user", "--http-password", "--password":
+		if flag == "-H" || flag == "--header" {
+			l := strings.ToLower(val)
+			return strings.HasPrefix(l, "authorization:") || strings.HasPrefix(l, "private-token:") || strings.HasPrefix(l, "x-api-key:") ||
+				strings.HasPrefix(l, "x-auth-token:") || strings.HasPrefix(l, "api-key:")
+		}
+		return true
+	}
+	return false
+}
+
+// tokenForHost reports whether every URL of the command goes to the
+// service the variable is named after.
+func (k *cmdCheck) tokenForHost(v string) bool {
+	parts := strings.FieldsFunc(strings.ToLower(v), func(r rune) bool { return r == '_' })
+	found := false
+	for _, a := range k.args {
+		u := a.Value
+		i := strings.Index(u, "://")
+		if i < 0 {
+			continue
+		}
+		host := u[i+3:]
+		if j := strings.IndexAny(host, "/?#:"); j >= 0 {
+			host = host[:j]
+		}
+		// the registrable name: "github" in api.github.com, never a
+		// prefix of someone else's domain (github.com.evil.example)
+		labels := strings.Split(host, ".")
+		if len(labels) < 2 {
+			return false
+		}
+		site := labels[len(labels)-2]
+		ok := false
+		for _, p := range parts {
+			if len(p) >= 3 && p == site {
+				ok = true
+			}
+		}
+		if !ok {
+			return false
+		}
+		found = true
+	}
+	return found
+}
+
+func (e *evaluator) readsCredentials(c *analyze.Command) bool {
+	for _, a := range c.Argv[1:] {
+		if secretFile(a) {
+			return true
+		}
+		if strings.HasPrefix(a, "/") || strings.HasPrefix(a, "~") || strings.Contains(a, "/") {
+			if e.credentialPath(e.abs(a, c.Cwd)) != "" || strings.HasPrefix(e.abs(a, c.Cwd), "/etc/") {
+				return true
+			}
+		}
+	}
+	for _, r := range c.Redirects {
+		if !r.Write && (secretFile(r.Target.Value) || e.credentialPath(e.abs(r.Target.Value, r.Cwd)) != "") {
+			return true
+		}
+	}
+	return isEnvDump(c)
+}
+
+func (k *cmdCheck) echoSecret() {
+	// printing into a pipe or a file does not show the value
+	if len(k.c.Redirects) > 0 {
+		for _, r := range k.c.Redirects {
+			if r.Write && (r.N == "" || r.N == "1") {
+				return
+			}
+		}
+	}
+	for _, p := range k.c.Pipes {
+		for _, o := range k.e.res.Commands {
+			for _, q := range o.Pipes {
+				if q.ID == p.ID && q.Stage > p.Stage {
+					return
+				}
+			}
+		}
+	}
+	for _, a := range k.args {
+		for _, v := range a.Vars {
+			if reSecretName.MatchString(v) && !k.c.StdinPipe {
+				k.emitAt(sg2604, a.Span, "prints the secret variable $"+v)
+				return
+			}
+		}
+	}
+}
+
+// secretsCLI flags cloud CLIs that print stored secrets.
+func (k *cmdCheck) secretsCLI() {
+	joined := " " + strings.Join(k.c.Argv[1:], " ") + " "
+	switch k.name {
+	case "aws":
+		if strings.Contains(joined, " secretsmanager get-secret-value ") || strings.Contains(joined, " ssm get-parameter") && strings.Contains(joined, "--with-decryption") {
+			k.emit(sg2603deny, "prints a secret from the cloud secret store")
+		}
+	case "gcloud":
+		if strings.Contains(joined, " secrets versions access ") {
+			k.emit(sg2603deny, "prints a secret from the cloud secret store")
+		}
+	case "az":
+		if strings.Contains(joined, " keyvault secret show ") || strings.Contains(joined, " keyvault secret download ") {
+			k.emit(sg2603deny, "prints a secret from the key vault")
+		}
+	case "heroku":
+		if strings.Contains(joined, " config ") && !strings.Contains(joined, " config:set ") || strings.HasSuffix(strings.TrimSpace(joined), "config") {
+			k.emit(sg2603ask, "prints the app's configuration variables (secrets)")
+		}
+	case "kafka-topics", "kafka-topics.sh":
+		if strings.Contains(joined, " --delete ") {
+			k.emit(sg3205deny, "deletes a Kafka topic")
+		}
+	case "curl":
+		for i, a := range k.args {
+			if (a.Value == "-X" || a.Value == "--request") && i+1 < len(k.args) && strings.EqualFold(k.args[i+1].Value, "DELETE") ||
+				strings.EqualFold(a.Value, "-XDELETE") || strings.EqualFold(a.Value, "--request=DELETE") {
+				if k.remoteTarget() {
+					k.emit(sg3205ask, "sends an HTTP DELETE to a remote service")
+				}
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,240 @@
+package policy
+
+import (
+	"strconv"
+	"strings"
+)
+
+// System control: power, processes, kernel, firewall, mounts, services and scheduled jobs.
+
+func (k *cmdCheck) power() {
+	if k.name == "init" || k.name == "telinit" {
+		ops := k.operands()
+		if len(ops) == 0 || !(ops[0].Value == "0" || ops[0].Value == "6" || ops[0].Value == "1" || ops[0].Value == "s" || ops[0].Value == "S") {
+			return
+		}
+	}
+	if k.has("--help", "-h") && k.name != "shutdown" {
+		return
+	}
+	k.emit(sg2901, quote(k.name)+" shuts down or restarts the machine")
+}
+
+func (k *cmdCheck) kill() {
+	switch k.name {
+	case "killall5":
+		k.emit(sg2902, "killall5 kills every process")
+		return
+	case "pkill", "killall":
+		for _, a := range k.operands() {
+			n := strings.ToLower(a.Value)
+			if len(n) < 3 && !k.has("-x") || systemProcs[n] || a.Value == "." || a.Value == ".*" {
+				k.emitAt(sg2905, a.Span, quote(k.name)+" "+quote(a.Value)+" may kill system or unrelated processes")
+			}
+		}
+		if k.has("-u", "--user") || k.has("-1") {
+			k.emit(sg2905, quote(k.name)+" kills processes of a whole user")
+		}
+		return
+	}
+	// kill: skip signal options
+	args := k.args
+	for len(args) > 0 {
+		v := args[0].Value
+		if v == "-s" || v == "-n" {
+			args = args[min(2, len(args)):]
+			continue
+		}
+		if v == "-l" || v == "-L" {
+			return
+		}
+		if v == "--" {
+			args = args[1:]
+			break
+		}
+		if strings.HasPrefix(v, "-") && len(v) > 1 {
+			if _, err := strconv.Atoi(v[1:]); err == nil && len(args) > 1 || !isDigits(v[1:]) {
+				args = args[1:]
+				continue
+			}
+		}
+		break
+	}
+	for _, a := range args {
+		if a.Value == "1" || a.Value == "-1" {
+			k.emitAt(sg2902, a.Span, "kill "+a.Value+" signals init or every process")
+		}
+	}
+}
+
+var systemProcs = map[string]bool{"init": true, "systemd": true, "sshd": true, "dockerd": true, "containerd": true,
+	"kubelet": true, "bash": true, "sh": true, "zsh": true, "login": true, "xorg": true, "gnome-shell": true, "dbus-daemon": true,
+	"journald": true, "systemd-journald": true, "cron": true, "crond": true, "networkmanager": true, "shellguard": true}
+
+func (k *cmdCheck) sysctl() {
+	for _, a := range k.args {
+		if a.Value == "-w" || a.Value == "--write" || a.Value == "-p" || a.Value == "--load" || a.Value == "--system" || !strings.HasPrefix(a.Value, "-") && strings.Contains(a.Value, "=") {
+			k.emit(sg2903deny, "sysctl changes kernel settings")
+			return
+		}
+	}
+}
+
+func (k *cmdCheck) firewall() {
+	for _, a := range k.args {
+		switch a.Value {
+		case "-L", "--list", "-S", "--list-rules", "-nL", "-vnL", "-nvL", "status", "list", "--list-all", "-h", "--help", "--version":
+			return
+		}
+	}
+	if k.name == "nft" && len(k.args) > 0 && (k.args[0].Value == "list") {
+		return
+	}
+	k.emit(sg2903deny, quote(k.name)+" changes the firewall")
+}
+
+func (k *cmdCheck) mount() {
+	ops := k.operands()
+	switch k.name {
+	case "mount":
+		if len(ops) == 0 || k.has("-l", "--list", "-h", "--help", "-V", "--version") {
+			return
+		}
+	case "swapon":
+		if k.has("-s", "--show", "--summary") || len(k.args) == 0 {
+			return
+		}
+	}
+	k.emit(sg2903deny, quote(k.name)+" changes mounted file systems or swap")
+}
+
+func (k *cmdCheck) kmod() {
+	if k.has("-h", "--help", "--version", "-V") || k.name == "modprobe" && k.has("-n", "--dry-run", "--show-depends", "-c") {
+		return
+	}
+	k.emit(sg2903deny, quote(k.name)+" changes the running kernel")
+}
+
+func (k *cmdCheck) systemctl() {
+	sub := ""
+	user := k.has("--user")
+	for _, a := range k.args {
+		if !strings.HasPrefix(a.Value, "-") {
+			sub = a.Value
+			break
+		}
+	}
+	if k.name == "service" {
+		ops := k.operands()
+		if len(ops) >= 2 {
+			sub = ops[1].Value
+		} else {
+			return
+		}
+	}
+	if k.name == "launchctl" {
+		switch sub {
+		case "load", "bootstrap", "submit", "enable":
+			k.emit(sg2804, "launchctl "+sub+" installs a service that keeps running")
+		case "unload", "bootout", "remove", "stop", "kill", "disable", "reboot":
+			k.emit(sg2904deny, "launchctl "+sub+" changes system services")
+		}
+		return
+	}
+	switch sub {
+	case "poweroff", "reboot", "halt", "kexec", "suspend", "hibernate", "hybrid-sleep", "soft-reboot", "rescue", "emergency":
+		k.emit(sg2901, "systemctl "+sub+" stops or restarts the machine")
+	case "enable", "link", "preset", "add-wants", "add-requires", "set-default", "edit", "import-environment", "set-environment":
+		k.emit(sg2804, "systemctl "+sub+" makes a service start automatically")
+	case "start", "restart", "reload", "try-restart", "reload-or-restart":
+		if user {
+			k.emit(sg2904ask, "systemctl "+sub+" starts a user service")
+		} else {
+			k.emit(sg2904deny, "systemctl "+sub+" changes system services")
+		}
+	case "stop", "disable", "mask", "kill", "isolate", "daemon-reload", "daemon-reexec", "revert", "reset-failed", "unmask", "freeze":
+		k.emit(sg2904deny, "systemctl "+sub+" changes system services")
+	}
+}
+
+func (k *cmdCheck) crontab() {
+	for _, a := range k.args {
+		switch a.Value {
+		case "-l", "-h", "--help", "-V":
+			return
+		case "-r", "-ir", "-ri":
+			k.emit(sg2803deny, "crontab -r deletes the user's scheduled jobs")
+			return
+		case "-e":
+			k.emit(sg2803deny, "crontab -e edits scheduled jobs")
+			return
+		}
+	}
+	k.emit(sg2803deny, "installs a new crontab (scheduled code keeps running)")
+}
+
+func (k *cmdCheck) at() {
+	if k.has("-l", "-V", "-h") || k.name == "at" && len(k.args) == 0 {
+		return
+	}
+	k.emit(sg2803ask, quote(k.name)+" schedules code to run later")
+}
+
+func (k *cmdCheck) ipcmd() {
+	switch k.name {
+	case "ip":
+		for _, a := range k.args {
+			switch a.Value {
+			case "add", "del", "delete", "set", "flush", "change", "replace", "append":
+				k.emit(sg2903deny, "ip "+a.Value+" changes the network configuration")
+				return
+			}
+		}
+	case "ifconfig":
+		for _, a := range k.args {
+			if a.Value == "down" || a.Value == "up" || strings.Contains(a.Value, ".") && len(k.args) > 1 {
+				k.emit(sg2903deny, "ifconfig changes the network configuration")
+				return
+			}
+		}
+	default:
+		for _, a := range k.args {
+			if strings.HasPrefix(a.Value, "set-") {
+				k.emit(sg2903ask, k.name+" "+a.Value+" changes system settings")
+				return
+			}
+		}
+	}
+}
+
+func (k *cmdCheck) nmcli() {
+	for _, a := range k.args {
+		switch a.Value {
+		case "off", "down", "delete", "disconnect", "modify", "add":
+			k.emit(sg2903deny, "nmcli changes the network configuration")
+			return
+		}
+	}
+}
+
+func (k *cmdCheck) dateCmd() {
+	if k.has("-s") || hasArgA(k.args, "--set") {
+		k.emit(sg2903ask, "date -s changes the system clock")
+	}
+}
+
+func (k *cmdCheck) hostnameCmd() {
+	if ops := k.operands(); len(ops) > 0 {
+		k.emit(sg2903ask, "hostname changes the machine's name")
+	}
+}
+
+func (k *cmdCheck) psCmd() {
+	for _, a := range k.args {
+		v := a.Value
+		if !strings.HasPrefix(v, "-") && strings.ContainsRune(v, 'e') || v == "-E" {
+			k.emit(sg2604, "ps with 'e' prints the environment of processes (may hold secrets)")
+			return
+		}
+	}
+}
