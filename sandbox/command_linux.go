@@ -62,6 +62,9 @@ type Handle struct {
 	git  *gitState
 	ws   *wsGuard
 	post *PostRun
+	// cg is the run's cgroup (nil: cgErr says why there is none).
+	cg    *runCgroup
+	cgErr error
 }
 
 // nsDisabled caches "user namespaces cannot be created here" after a
@@ -78,6 +81,7 @@ var nsDisabledReason atomic.Value // string
 // h.StartFailed(err): when it returns true, call Command again (Auto mode
 // fell back to running without namespaces). Always call h.Close().
 func Command(ctx context.Context, spec Spec, script string, env []string, dir string) (*exec.Cmd, *Handle, error) {
+	RefuseIfHelper()
 	bash := lookBash(env)
 	if spec.Mode == Off {
 		cmd := exec.CommandContext(ctx, bash, "-p", "-c", script)
@@ -135,8 +139,14 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 		// helper drops them all before bash starts.
 		attr.AmbientCaps = []uintptr{capSetPCap, capNetAdmin, capSysAdmin}
 	}
+	// A cgroup v2 per run where the host has one (cgroup_linux.go).
+	rc, cgErr := newRunCgroup(hs.Limits, int(spec.Limits.CPUPercent))
+	if rc != nil {
+		attr.UseCgroupFD = true
+		attr.CgroupFD = rc.fd
+	}
 	cmd.SysProcAttr = attr
-	return cmd, &Handle{mode: spec.Mode, r: r, w: w, userns: hs.UserNS, git: gst, post: &PostRun{},
+	return cmd, &Handle{mode: spec.Mode, r: r, w: w, userns: hs.UserNS, git: gst, post: &PostRun{}, cg: rc, cgErr: cgErr,
 		ws: prepareWSGuard(hs.Workspace, lookGit(env))}, nil
 }
 
@@ -223,9 +233,16 @@ func (h *Handle) Applied() (Applied, error) {
 		}
 		h.applied = rep.Applied
 		h.applied.Post = h.post
+		if h.cg != nil {
+			h.applied.Layers = append(h.applied.Layers, Layer{Name: LayerCgroup, Detail: h.cg.detail})
+		} else if h.cgErr != nil {
+			h.applied.Unavailable = append(h.applied.Unavailable, Missing{Name: LayerCgroup, Reason: h.cgErr.Error(), Fix: cgroupFix})
+		}
 		if rep.Fatal {
 			if len(rep.Applied.Missing) > 0 {
 				h.err = &LayerError{Missing: rep.Applied.Missing}
+			} else if rep.Error == ErrNoMain.Error() {
+				h.err = ErrNoMain
 			} else {
 				h.err = fmt.Errorf("sandbox: helper failed: %s", rep.Error)
 			}
@@ -238,6 +255,10 @@ func (h *Handle) Applied() (Applied, error) {
 // moves what git wrote in the .git view back (see PostRun). Call it after
 // the command has been waited for. Safe to call more than once.
 func (h *Handle) Close() error {
+	if h.cg != nil {
+		h.cg.close()
+		h.cg = nil
+	}
 	if h.git != nil {
 		notes, warns := h.git.finish()
 		h.git = nil

@@ -138,6 +138,9 @@ type Limits struct {
 	CPUSecs   int64 `json:"cpu_secs"`   // RLIMIT_CPU per process
 	OpenFiles int64 `json:"open_files"` // RLIMIT_NOFILE (default: inherit)
 	CoreBytes int64 `json:"core_bytes"` // RLIMIT_CORE (default: 0)
+	// CPUPercent is the cgroup's cpu.max for the whole tree, in percent
+	// of one CPU (0: no bound). Only with a cgroup (see LayerCgroup).
+	CPUPercent int64 `json:"cpu_percent,omitempty"`
 }
 
 // Unlimited as a Limits field means RLIM_INFINITY.
@@ -220,6 +223,11 @@ type Applied struct {
 	// Init is "go-init" or "bash" (who is pid 1 of the pid namespace) or
 	// "" without a pid namespace.
 	Init string `json:"init,omitempty"`
+	// Unavailable are layers this host cannot provide at all (cgroup v2
+	// on a cgroup v1 host, or without a delegated cgroup); unlike Missing
+	// they do not stop --sandbox required and are not repeated as a
+	// warning on every run (doctor explains them).
+	Unavailable []Missing `json:"unavailable,omitempty"`
 	// Post is what shellguard did after the command ended (the .git
 	// broker); filled in when the run's handle is closed.
 	Post *PostRun `json:"post_run,omitempty"`
@@ -335,6 +343,9 @@ var (
 	// ErrNoReport: the helper exited without reporting (it crashed or
 	// was killed before applying the sandbox).
 	ErrNoReport = errors.New("sandbox: helper sent no report")
+	// ErrNoMain: the program was started as the sandbox helper but its
+	// main did not call Main first, so it ran its own code instead.
+	ErrNoMain = errors.New("sandbox: this program was started as the sandbox helper but did not run it: call sandbox.Main() as the first statement of main (and of TestMain)")
 )
 
 // LayerError names the layer that failed in Required mode.
