@@ -82,6 +82,7 @@ var nsDisabledReason atomic.Value // string
 // h.StartFailed(err): when it returns true, call Command again (Auto mode
 // fell back to running without namespaces). Always call h.Close().
 func Command(ctx context.Context, spec Spec, script string, env []string, dir string) (*exec.Cmd, *Handle, error) {
+	RefuseIfHelper()
 	bash := lookBash(env)
 	if spec.Mode == Off {
 		cmd := exec.CommandContext(ctx, bash, "-p", "-c", script)
@@ -244,6 +245,8 @@ func (h *Handle) Applied() (Applied, error) {
 		if rep.Fatal {
 			if len(rep.Applied.Missing) > 0 {
 				h.err = &LayerError{Missing: rep.Applied.Missing}
+			} else if rep.Error == ErrNoMain.Error() {
+				h.err = ErrNoMain
 			} else {
 				h.err = fmt.Errorf("sandbox: helper failed: %s", rep.Error)
 			}

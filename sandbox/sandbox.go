@@ -361,6 +361,9 @@ var (
 	// ErrNoReport: the helper exited without reporting (it crashed or
 	// was killed before applying the sandbox).
 	ErrNoReport = errors.New("sandbox: helper sent no report")
+	// ErrNoMain: the program was started as the sandbox helper but its
+	// main did not call Main first, so it ran its own code instead.
+	ErrNoMain = errors.New("sandbox: this program was started as the sandbox helper but did not run it: call sandbox.Main() as the first statement of main (and of TestMain)")
 )
 
 // LayerError names the layer that failed in Required mode.
