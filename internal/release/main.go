@@ -240,4 +240,3 @@ func sortedKeys(m map[string][]byte) []string {
 	sort.Strings(keys)
 	return keys
 }
-
