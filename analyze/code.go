@@ -95,7 +95,7 @@ func stdinCode(cmd *Command, lang string) []Code {
 	var out []Code
 	for _, r := range cmd.Redirects {
 		if r.Op == "<<" || r.Op == "<<-" || r.Op == "<<<" {
-			out = append(out, Code{Lang: lang, Text: r.Target.Value, Span: r.Span, Dynamic: r.Target.Dynamic, Stdin: true, Exec: ExecRead})
+			out = append(out, Code{Lang: lang, Text: r.Target.Value, Span: hdocSpan(r), Dynamic: r.Target.Dynamic, Stdin: true, Exec: ExecRead})
 		}
 	}
 	return out
@@ -179,7 +179,7 @@ func pipedCode(cmd *Command, prev []*Command) []Code {
 		if n == "printf" && len(args) > 0 {
 			text = printfLite(args[0], args[1:])
 		}
-		out = append(out, Code{Lang: progs.Shell, Text: text, Span: cmd.Span, Stdin: true, Piped: true, Exec: ExecRead})
+		out = append(out, Code{Lang: progs.Shell, Text: text, Span: argsSpan(u.Args[1:], cmd.Span), Stdin: true, Piped: true, Exec: ExecRead})
 	}
 	return out
 }
@@ -243,7 +243,7 @@ func interpreterStdin(cmd *Command) (Arg, bool) {
 	for _, r := range cmd.Redirects {
 		if r.Op == "<<" || r.Op == "<<-" || r.Op == "<<<" {
 			a := r.Target
-			a.Span = r.Span
+			a.Span = hdocSpan(r)
 			return a, true
 		}
 	}

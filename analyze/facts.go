@@ -177,6 +177,9 @@ type Wrapper struct {
 	Program string // the wrapping program: "sudo", "bash", "find", "eval", "function"
 	Text    string // as shown: "sudo", "bash -c", "find -exec", "function f"
 	Via     Via
+	// Stdin is set when the wrapper is a shell reading the code on
+	// standard input (a here-document, a here-string, text piped in).
+	Stdin bool
 }
 
 func (w Wrapper) String() string { return w.Text }
@@ -212,7 +215,7 @@ const (
 	NoteRecursiveFunc                       // function calls itself (Detail: name)
 	NoteForkBomb                            // function calls itself in a pipeline or background
 	NoteDepthLimit                          // nesting too deep to follow
-	NoteTooLarge                            // input larger than the analysis budget
+	NoteTooLarge                            // input larger than the analysis budget (MaxInput): not parsed
 	NoteUnparsedCode                        // code in a string that could not be parsed
 	NoteTooManyCommands                     // more commands than the analysis budget
 	NoteDynamicCode                         // code run by a wrapper is only known at run time (Wrapper says which)

@@ -15,8 +15,8 @@ import (
 	"unicode/utf8"
 )
 
-// Input is the validated input of one call of the bash tool.
-type Input struct {
+// input is the validated input of one call of the bash tool.
+type input struct {
 	Command         string
 	Description     string
 	RunInBackground bool
@@ -65,9 +65,19 @@ var knownFields = []string{
 	"wait", "stream", "stream_pattern", "timeout", "cwd", "dangerously_disable_sandbox",
 }
 
-// ParseInput parses and validates raw tool arguments against settings.
+// shownFields are the fields the input schema offers under s: an error
+// lists only these (dangerously_disable_sandbox is accepted, to say why
+// it is refused, but not offered when the configuration forbids it).
+func shownFields(s settings) []string {
+	if s.DisableSandbox {
+		return knownFields
+	}
+	return knownFields[:len(knownFields)-1]
+}
+
+// parseInput parses and validates raw tool arguments against settings.
 // Numbers and booleans may be sent as strings ("120", "true").
-func ParseInput(raw json.RawMessage, s Settings) (*Input, error) {
+func parseInput(raw json.RawMessage, s settings) (*input, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return nil, &InputError{Reason: `no arguments; give at least "command" (or "task_id")`}
@@ -85,10 +95,10 @@ func ParseInput(raw json.RawMessage, s Settings) (*Input, error) {
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
 		return nil, &InputError{Field: strings.Join(unknown, ", "),
-			Reason: "unknown field; the fields are " + strings.Join(knownFields, ", ")}
+			Reason: "unknown field; the fields are " + strings.Join(shownFields(s), ", ")}
 	}
 
-	in := &Input{}
+	in := &input{}
 	var err error
 	var set = func(f string) bool { v, ok := m[f]; return ok && !isNull(v) }
 
@@ -188,7 +198,7 @@ func ParseInput(raw json.RawMessage, s Settings) (*Input, error) {
 	if hasCommand {
 		limit := s.MaxCommandBytes
 		if limit <= 0 {
-			limit = DefaultMaxCommandBytes
+			limit = defaultMaxCommandBytes
 		}
 		if len(in.Command) > limit {
 			return nil, fieldErr("command", "%d bytes is longer than the limit of %d; write a long script to a file and run that", len(in.Command), limit)
@@ -218,6 +228,9 @@ func ParseInput(raw json.RawMessage, s Settings) (*Input, error) {
 	}
 	if in.Wait && in.Stream {
 		return nil, fieldErr("wait", "cannot be combined with stream; pick one")
+	}
+	if in.TaskID == listTasks && (in.Kill || in.StdinText != nil || in.Wait || in.Stream) {
+		return nil, fieldErr("task_id", `"*" lists the tasks; act on one task by its id`)
 	}
 	return in, nil
 }
@@ -314,7 +327,7 @@ func kind(v json.RawMessage) string {
 // resolveCwd makes cwd absolute (relative to the workspace) and checks
 // that it is an existing directory inside the workspace or an allowed
 // root, after resolving symbolic links.
-func resolveCwd(cwd string, s Settings) (string, error) {
+func resolveCwd(cwd string, s settings) (string, error) {
 	if strings.TrimSpace(cwd) == "" {
 		return "", nil
 	}

@@ -75,10 +75,10 @@ func (k *cmdCheck) mountSrc(a analyze.Arg) {
 	p := k.e.abs(src, k.c.Cwd)
 	switch {
 	case p == "":
-	case within(p, k.e.ws):
+	case k.e.inWorkspace(p):
 	case p == "/" || p == "/var/run/docker.sock" || p == "/run/docker.sock" || k.e.criticalDir(p) || p == k.e.home || k.e.credentialPath(p) != "":
 		k.emitAt(sg2203deny, a.Span, "mounts the host path "+quote(src)+" into a container")
-	case within(p, k.e.ws) || k.e.inRoots(p):
+	case k.e.inWorkspace(p) || k.e.inRoots(p):
 	default:
 		k.emitAt(sg2203ask, a.Span, "mounts "+quote(src)+" from outside the workspace into a container")
 	}

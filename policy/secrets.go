@@ -28,7 +28,7 @@ func (k *cmdCheck) broadReads() {
 						if strings.HasPrefix(r.Value, "-") {
 							break
 						}
-						if p := k.e.abs(r.Value, k.c.Cwd); p != "" && !within(p, k.e.ws) {
+						if p := k.e.abs(r.Value, k.c.Cwd); p != "" && !k.e.inWorkspace(p) {
 							k.emitAt(sg2601ask, k.args[i+1].Span, "searches for key or credential files outside the workspace")
 							return
 						}
@@ -50,7 +50,7 @@ func (k *cmdCheck) broadReads() {
 	}
 	for _, a := range k.operands() {
 		p := k.e.abs(a.Value, k.c.Cwd)
-		if p == "" || within(p, k.e.ws) {
+		if p == "" || k.e.inWorkspace(p) {
 			continue
 		}
 		if p == k.e.home || p == "/" {

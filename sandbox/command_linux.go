@@ -60,6 +60,7 @@ type Handle struct {
 	// git is the .git view to move back after the run (git_linux.go);
 	// post is filled in by Close and shared with the reported Applied.
 	git  *gitState
+	ws   *wsGuard
 	post *PostRun
 }
 
@@ -135,7 +136,8 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 		attr.AmbientCaps = []uintptr{capSetPCap, capNetAdmin, capSysAdmin}
 	}
 	cmd.SysProcAttr = attr
-	return cmd, &Handle{mode: spec.Mode, r: r, w: w, userns: hs.UserNS, git: gst, post: &PostRun{}}, nil
+	return cmd, &Handle{mode: spec.Mode, r: r, w: w, userns: hs.UserNS, git: gst, post: &PostRun{},
+		ws: prepareWSGuard(hs.Workspace, lookGit(env))}, nil
 }
 
 const (
@@ -242,6 +244,14 @@ func (h *Handle) Close() error {
 		if h.post != nil {
 			h.post.Git = append(notes, warns...)
 			h.post.Warnings = warns
+		}
+	}
+	if h.ws != nil {
+		warns := h.ws.finish()
+		h.ws = nil
+		if h.post != nil {
+			h.post.Git = append(h.post.Git, warns...)
+			h.post.Warnings = append(h.post.Warnings, warns...)
 		}
 	}
 	if h.w != nil {

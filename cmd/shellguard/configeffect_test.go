@@ -14,7 +14,7 @@ import (
 type runResult struct {
 	Stdout             string `json:"stdout"`
 	Stderr             string `json:"stderr"`
-	ExitCode           int    `json:"exit_code"`
+	ExitCode           *int   `json:"exit_code"` // null: not run
 	TimedOut           bool   `json:"timed_out"`
 	StdoutDroppedBytes int64  `json:"stdout_dropped_bytes"`
 	OutputLimit        bool   `json:"output_limit_exceeded"`
@@ -90,12 +90,12 @@ func TestConfigKeysTakeEffect(t *testing.T) {
 			}
 		}},
 		{"rules.deny", "rules: {deny: [\"touch *\"]}\n", "touch x", func(t *testing.T, r runResult, _ string) {
-			if r.Decision != "deny" || r.ExitCode != -1 {
+			if r.Decision != "deny" || r.ExitCode != nil {
 				t.Errorf("not denied: %+v", r)
 			}
 		}},
 		{"rules.ask", "rules: {ask: [\"touch *\"]}\n", "touch x", func(t *testing.T, r runResult, _ string) {
-			if r.Decision != "ask" || r.ExitCode != -1 || !strings.Contains(r.Error, "approv") {
+			if r.Decision != "ask" || r.ExitCode != nil || !strings.Contains(r.Error, "approv") {
 				t.Errorf("ask not refused without approver: %+v", r)
 			}
 		}},
@@ -171,7 +171,7 @@ func TestConfigEnvScrubRedactsValues(t *testing.T) {
 func TestConfigAuditPath(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "audit.jsonl")
 	r, _ := runWithConfig(t, "audit: {path: "+log+"}\n", "echo audited")
-	if r.ExitCode != 0 {
+	if r.ExitCode == nil || *r.ExitCode != 0 {
 		t.Fatalf("%+v", r)
 	}
 	b, err := os.ReadFile(log)

@@ -87,6 +87,10 @@ type Options struct {
 	// Launcher, when set, builds the process instead of a plain bash
 	// (the sandbox). It must return a command that runs `bash -p -c script`.
 	Launcher Launcher
+
+	// Tag is the caller's own data about the command, returned by
+	// Process.Tag (the runner does not look at it).
+	Tag any
 }
 
 // A Launcher builds the command that runs a script, e.g. inside a sandbox.
@@ -131,7 +135,7 @@ func (s StopReason) String() string {
 // Result is what a finished command left behind.
 type Result struct {
 	Pid                 int
-	ExitCode            int // 128+n for a signal death; -1 when the runner stopped it
+	ExitCode            int // 128+n for a signal death, also when the runner stopped it
 	Stopped             StopReason
 	TimedOut            bool
 	OutputLimitExceeded bool
@@ -511,12 +515,8 @@ func (p *Process) supervise() {
 	switch res.Stopped {
 	case StopTimeout:
 		res.TimedOut = true
-		res.ExitCode = -1
 	case StopOutputLimit:
 		res.OutputLimitExceeded = true
-		res.ExitCode = -1
-	case StopCanceled, StopKilled:
-		res.ExitCode = -1
 	}
 	if p.budget.Exceeded() {
 		res.OutputLimitExceeded = true

@@ -1,0 +1,507 @@
+package effects
+
+import (
+	"path"
+	"strings"
+
+	"github.com/shellguard/shellguard/analyze"
+)
+
+// find: the roots are read; -delete deletes what is found under them;
+// -fprint writes. -exec commands are commands of their own.
+func (x *extractor) find(i int, c *analyze.Command, p *parsed, with func(Effect) Effect) {
+	var roots []Path
+	for _, a := range c.Args[1:] {
+		v := a.Value
+		if !a.Dynamic && (strings.HasPrefix(v, "-") || v == "(" || v == "!" || v == ")") {
+			break
+		}
+		roots = append(roots, x.pathOf(a, c.Cwd))
+	}
+	if len(roots) == 0 {
+		if c.Cwd != "" {
+			roots = []Path{{Abs: c.Cwd, Raw: ".", Origin: OriginLiteral}}
+		} else {
+			roots = []Path{{Raw: ".", Origin: OriginUnknown}}
+		}
+	}
+	del := false
+	for _, a := range c.Args[1:] {
+		if a.Value == "-delete" && !a.Dynamic {
+			del = true
+		}
+	}
+	for _, r := range roots {
+		x.emit(with(Effect{Kind: Read, Path: r}))
+		if del {
+			d := r
+			if d.Origin == OriginLiteral {
+				d.Origin = OriginDerived
+			}
+			d.Via = "find " + r.Raw + " -delete"
+			x.emit(with(Effect{Kind: Delete, Path: d, Recursive: true, Via: "find " + r.Raw + " -delete"}))
+		}
+	}
+	for _, o := range p.opts {
+		if r, ok := p.g.optRole(o.name); ok && r == RoleWrite && o.hasVal {
+			x.emit(with(Effect{Kind: Write, Path: x.pathOf(o.val, c.Cwd), Span: o.val.Span}))
+		}
+	}
+}
+
+// tar: create reads its operands and writes the archive; extract reads
+// the archive and writes into the directory (-C or cwd).
+func (x *extractor) tar(i int, c *analyze.Command, p *parsed, with func(Effect) Effect) {
+	args := c.Args[1:]
+	mode := byte(0)
+	archive := analyze.Arg{}
+	hasArchive := false
+	dir := c.Cwd
+	var ops []analyze.Arg
+	for k := 0; k < len(args); k++ {
+		a := args[k]
+		v := a.Value
+		switch {
+		case k == 0 && !strings.HasPrefix(v, "-") && !a.Dynamic:
+			// bundled mode letters: "czf out.tgz"
+			for j := 0; j < len(v); j++ {
+				switch v[j] {
+				case 'c', 'x', 't', 'r', 'u', 'A', 'd':
+					mode = v[j]
+				case 'f':
+					if k+1 < len(args) {
+						k++
+						archive, hasArchive = args[k], true
+					}
+				case 'C':
+					if k+1 < len(args) {
+						k++
+						dir = x.dirOf(args[k], c.Cwd)
+					}
+				}
+			}
+		case strings.HasPrefix(v, "--"):
+			name, val, eq := strings.Cut(v, "=")
+			switch name {
+			case "--create":
+				mode = 'c'
+			case "--extract", "--get":
+				mode = 'x'
+			case "--list":
+				mode = 't'
+			case "--append", "--update", "--concatenate", "--catenate":
+				mode = 'r'
+			case "--delete":
+				mode = 'd'
+			case "--file", "--directory":
+				if !eq && k+1 < len(args) {
+					k++
+					val = args[k].Value
+					a = args[k]
+				} else {
+					a = analyze.Arg{Value: val, Span: a.Span}
+				}
+				if name == "--file" {
+					archive, hasArchive = a, true
+				} else {
+					dir = x.dirOf(a, c.Cwd)
+				}
+			default:
+				if !eq && p.g.takesValue(name) && k+1 < len(args) {
+					k++
+				}
+			}
+		case strings.HasPrefix(v, "-") && len(v) > 1 && !a.Dynamic:
+			for j := 1; j < len(v); j++ {
+				switch v[j] {
+				case 'c', 'x', 't', 'r', 'u', 'A', 'd':
+					mode = v[j]
+				case 'f', 'C':
+					var val analyze.Arg
+					if j+1 < len(v) {
+						val = analyze.Arg{Value: v[j+1:], Span: a.Span}
+					} else if k+1 < len(args) {
+						k++
+						val = args[k]
+					}
+					if v[j] == 'f' {
+						archive, hasArchive = val, true
+					} else {
+						dir = x.dirOf(val, c.Cwd)
+					}
+					j = len(v)
+				default:
+					if p.g.takesValue("-"+string(v[j])) && j+1 == len(v) && k+1 < len(args) {
+						k++
+					}
+				}
+			}
+		default:
+			ops = append(ops, a)
+		}
+	}
+	for _, o := range p.opts {
+		if p.g.runs(o.name) {
+			x.emit(with(Effect{Kind: Exec, Code: CodeLiteral, Text: strings.TrimSpace(o.name + " " + o.val.Value), Span: o.arg.Span}))
+		}
+	}
+	switch mode {
+	case 'c', 'r', 'u', 'A', 'd':
+		if hasArchive && archive.Value != "-" && !isRemote(archive.Value) {
+			x.emit(with(Effect{Kind: Write, Path: x.pathOf(archive, c.Cwd), Span: archive.Span}))
+		}
+		for _, a := range ops {
+			x.emit(with(Effect{Kind: Read, Path: x.pathOf(a, dir), Span: a.Span}))
+		}
+	case 'x':
+		if hasArchive && archive.Value != "-" && !isRemote(archive.Value) {
+			x.emit(with(Effect{Kind: Read, Path: x.pathOf(archive, c.Cwd), Span: archive.Span}))
+		}
+		if dir != "" {
+			x.emit(with(Effect{Kind: Write, Path: Path{Abs: dir, Raw: dir, Origin: OriginDerived, Via: "tar -x"}}))
+		} else {
+			x.emit(with(Effect{Kind: Write, Path: Path{Raw: "tar -x", Origin: OriginUnknown}}))
+		}
+	case 't':
+		if hasArchive && archive.Value != "-" {
+			x.emit(with(Effect{Kind: Read, Path: x.pathOf(archive, c.Cwd), Span: archive.Span}))
+		}
+	}
+}
+
+func (x *extractor) dirOf(a analyze.Arg, cwd string) string {
+	if a.Dynamic {
+		return ""
+	}
+	d, ok := x.abs(a.Value, cwd)
+	if !ok {
+		return ""
+	}
+	return d
+}
+
+// appended: xargs and find -exec … add paths to the command line at run
+// time; their provenance is the producer upstream.
+func (x *extractor) appended(i int, c *analyze.Command, p *parsed, recursive bool, with func(Effect) Effect) {
+	if len(c.Wrappers) == 0 {
+		return
+	}
+	w := c.Wrappers[len(c.Wrappers)-1].Text
+	var root Path
+	via := ""
+	switch {
+	case strings.HasPrefix(w, "xargs") || strings.HasPrefix(w, "parallel"):
+		u := x.upstream(c)
+		if u == nil {
+			// arguments from a file (-a) or elsewhere: unknown
+			root = Path{Raw: "xargs input", Origin: OriginUnknown}
+			via = "xargs " + p.path[0]
+			break
+		}
+		r, v, ok := x.producer(u)
+		if ok {
+			root = Path{Abs: r, Raw: r, Origin: OriginDerived, Via: v}
+		} else if lit, ok := literalWords(u); ok {
+			// echo /etc | xargs rm -rf: the words themselves
+			for _, wd := range lit {
+				x.derivedOperand(i, c, p, Path{Abs: wd, Raw: wd, Origin: OriginLiteral}, recursive, cmdText(u)+" | xargs "+p.path[0], with)
+			}
+			return
+		} else {
+			root = Path{Raw: "output of " + u.Name(), Origin: OriginUnknown}
+		}
+		via = cmdText(u) + " | xargs " + strings.Join(p.path, " ")
+	case strings.HasPrefix(w, "find -exec") || strings.HasPrefix(w, "find -ok"):
+		// analyze renders {} under the find root: "/{}" for find /
+		for _, a := range c.Args[1:] {
+			if k := strings.Index(a.Value, "{}"); k >= 0 {
+				d := path.Clean("/" + strings.TrimSuffix(a.Value[:k], "/"))
+				if strings.HasPrefix(a.Value, "/") {
+					root = Path{Abs: d, Raw: d, Origin: OriginDerived, Via: "find " + d}
+				} else {
+					root = Path{Raw: a.Value, Origin: OriginUnknown}
+				}
+				break
+			}
+		}
+		if root.Origin == 0 {
+			return
+		}
+		via = "find " + root.Raw + " -exec " + strings.Join(p.path, " ")
+	default:
+		return
+	}
+	if !c.ExtraArgs && !strings.HasPrefix(w, "find") {
+		return
+	}
+	x.derivedOperand(i, c, p, root, recursive, via, with)
+}
+
+// literalWords returns the words echo/printf print, when all are literal.
+func literalWords(u *analyze.Command) ([]string, bool) {
+	n := u.Name()
+	if n != "echo" && n != "printf" {
+		return nil, false
+	}
+	var out []string
+	for k, a := range u.Args[1:] {
+		if a.Dynamic {
+			return nil, false
+		}
+		if strings.HasPrefix(a.Value, "-") || n == "printf" && k == 0 && strings.Contains(a.Value, "%") {
+			continue
+		}
+		for _, f := range strings.Fields(strings.ReplaceAll(a.Value, `\n`, "\n")) {
+			if !path.IsAbs(f) && !strings.HasPrefix(f, "~") {
+				return nil, false
+			}
+			out = append(out, path.Clean(f))
+		}
+	}
+	return out, len(out) > 0
+}
+
+// derivedOperand emits the effect an appended operand has, by the role
+// the grammar gives to the last operand.
+func (x *extractor) derivedOperand(i int, c *analyze.Command, p *parsed, root Path, recursive bool, via string, with func(Effect) Effect) {
+	n := len(p.ops) + 1
+	role := p.g.roleAt(n-1, n)
+	if p.g.Interp || p.chain[0].Wrapper {
+		return
+	}
+	kind := Kind(0)
+	switch role {
+	case RoleRead:
+		kind = Read
+	case RoleWrite, RoleWriteDir:
+		kind = Write
+		for _, r := range p.g.Ops {
+			if r == RoleMode {
+				kind = Chmod
+			} else if r == RoleOwner {
+				kind = Chown
+			}
+		}
+		if p.g.inPlaceSet(p) {
+			kind = Write
+		}
+	case RoleDelete:
+		kind = Delete
+	default:
+		if p.g.inPlaceSet(p) {
+			kind = Write
+		} else {
+			return
+		}
+	}
+	if kind == Read && p.g.inPlaceSet(p) {
+		kind = Write
+	}
+	e := with(Effect{Kind: kind, Path: root, Recursive: recursive, Via: via})
+	if kind == Chmod || kind == Chown {
+		for _, a := range p.ops {
+			e.Mode = a.Value
+			break
+		}
+	}
+	x.emit(e)
+}
+
+func (g *Grammar) inPlaceSet(p *parsed) bool {
+	for _, o := range p.opts {
+		if g.inPlace(o.name) {
+			return true
+		}
+	}
+	return false
+}
+
+// sendValue turns the value of a send option (curl -d @file, -T file,
+// -F x=@file) into the data it sends.
+func (x *extractor) sendValue(c *analyze.Command, v analyze.Arg, with func(Effect) Effect) (Effect, bool) {
+	val := v.Value
+	if k := strings.Index(val, "=@"); k >= 0 && !strings.HasPrefix(val, "@") {
+		val = val[k+1:]
+	} else if k := strings.Index(val, "=<"); k >= 0 {
+		val = "@" + val[k+2:]
+	}
+	file := ""
+	switch {
+	case strings.HasPrefix(val, "@"):
+		file = val[1:]
+	case v.Value == "-" || v.Value == ".":
+		file = "-"
+	default:
+		// data given in the command: only what it expands matters
+		if v.Dynamic && len(v.Vars) > 0 {
+			return with(Effect{Kind: Net, Sends: true, SendsWhat: "the value of $" + v.Vars[0], Span: v.Span, Dynamic: true}), true
+		}
+		if v.Dynamic {
+			return with(Effect{Kind: Net, Sends: true, SendsWhat: "computed data", Span: v.Span, Dynamic: true}), true
+		}
+		// curl -T FILE takes a bare file name
+		return Effect{}, false
+	}
+	if file == "-" {
+		return with(Effect{Kind: Net, Sends: true, SendsWhat: "stdin", Span: v.Span}), true
+	}
+	a := v
+	a.Value = file
+	p := x.pathOf(a, c.Cwd)
+	return with(Effect{Kind: Net, Sends: true, SendsWhat: p.String(), Path: p, Span: v.Span}), true
+}
+
+// netFlow connects what a network command sends to where: files named
+// by send options, its stdin (a pipe or a "<" redirect), local operands
+// of scp/rsync going to a remote host.
+func (x *extractor) netFlow(i int, c *analyze.Command, p *parsed, sends []Effect, with func(Effect) Effect) {
+	if !p.g.net() {
+		return
+	}
+	var dests []string
+	for _, e := range x.out {
+		if e.Cmd == i && e.Kind == Net && e.Dest != "" {
+			dests = append(dests, e.Dest)
+		}
+	}
+	name := p.chain[0].Name
+	if name == "scp" || name == "rsync" {
+		if p.has("--list-only") {
+			return
+		}
+		if len(p.ops) >= 2 {
+			last := p.ops[len(p.ops)-1]
+			if isRemote(last.Value) {
+				for _, a := range p.ops[:len(p.ops)-1] {
+					if isRemote(a.Value) {
+						continue
+					}
+					pa := x.pathOf(a, c.Cwd)
+					x.emit(with(Effect{Kind: Net, Dest: last.Value, Sends: true, SendsWhat: pa.String(), Path: pa, Span: a.Span}))
+				}
+			} else {
+				for _, a := range p.ops[:len(p.ops)-1] {
+					if isRemote(a.Value) {
+						x.emit(with(Effect{Kind: Net, Dest: a.Value, Span: a.Span}))
+					}
+				}
+			}
+		}
+		return
+	}
+	dest := ""
+	if len(dests) > 0 {
+		dest = dests[0]
+	}
+	for _, s := range sends {
+		if s.SendsWhat == "stdin" {
+			x.stdinSend(i, c, dest, with)
+			continue
+		}
+		s.Dest = dest
+		x.emit(s)
+	}
+	// stdin goes out for stream tools (nc, socat, telnet, ssh, mail)
+	switch name {
+	case "nc", "socat", "telnet", "ssh", "mail", "mailx", "sendmail", "mutt", "msmtp", "websocat", "openssl":
+		x.stdinSend(i, c, dest, with)
+	}
+}
+
+// stdinSend reports what feeds c's stdin when it is sent to dest.
+func (x *extractor) stdinSend(i int, c *analyze.Command, dest string, with func(Effect) Effect) {
+	for _, r := range c.Redirects {
+		if r.Op == "<" {
+			p := x.pathOf(r.Target, r.Cwd)
+			x.emit(with(Effect{Kind: Net, Dest: dest, Sends: true, SendsWhat: p.String(), Path: p, Span: r.Span}))
+			return
+		}
+		if r.Op == "<<" || r.Op == "<<-" || r.Op == "<<<" {
+			if r.Target.Dynamic {
+				x.emit(with(Effect{Kind: Net, Dest: dest, Sends: true, SendsWhat: "computed data", Span: r.Span, Dynamic: true}))
+			}
+			return
+		}
+	}
+	u := x.upstream(c)
+	if u == nil {
+		return
+	}
+	via := cmdText(u) + " | " + cmdText(c)
+	// the files the upstream command reads are what is sent
+	found := false
+	for _, e := range x.out {
+		if e.Kind == Read && x.res.Commands[e.Cmd] == u {
+			x.emit(with(Effect{Kind: Net, Dest: dest, Sends: true, SendsWhat: e.Path.String(), Path: e.Path, Via: via}))
+			found = true
+		}
+	}
+	if !found {
+		if _, ok := literalText(u); ok {
+			return // text written in the command
+		}
+		x.emit(with(Effect{Kind: Net, Dest: dest, Sends: true, SendsWhat: "the output of " + u.Name(), Via: via}))
+	}
+}
+
+// literalText returns the text echo/printf print when it is literal.
+func literalText(u *analyze.Command) (string, bool) {
+	n := u.Name()
+	if n != "echo" && n != "printf" {
+		return "", false
+	}
+	var b strings.Builder
+	for _, a := range u.Args[1:] {
+		if a.Dynamic {
+			return "", false
+		}
+		b.WriteString(a.Value)
+		b.WriteByte('\n')
+	}
+	return b.String(), true
+}
+
+// stdinCode: shells and interpreters that read code from a pipe, and
+// tools that read commands from stdin (ed, dc, psql, sqlite3 …).
+func (x *extractor) stdinCode(i int, c *analyze.Command, p *parsed, with func(Effect) Effect) {
+	g := p.chain[0]
+	if g.Interp && len(p.ops) == 0 && !p.has("-c", "-e", "-E", "-p", "--eval", "--print", "-m", "-r", "-Command", "-command") || g.Interp && len(p.ops) > 0 && p.ops[0].Value == "-" {
+		if u := x.upstream(c); u != nil {
+			src := CodeComputed
+			if un := u.Name(); un == "curl" || un == "wget" || un == "fetch" || un == "aria2c" || un == "http" || un == "nc" {
+				src = CodeNetwork
+			}
+			if _, ok := literalText(u); ok {
+				src = CodeLiteral
+			}
+			if src != CodeLiteral {
+				x.emit(with(Effect{Kind: Exec, Code: src, Text: cmdText(u) + " | " + p.path[0], Via: cmdText(u) + " | " + p.path[0]}))
+			}
+		}
+		return
+	}
+	if !p.g.Stdin && !g.Stdin {
+		return
+	}
+	marks := p.g.shellMarkers()
+	text := ""
+	dyn := false
+	for _, r := range c.Redirects {
+		if r.Op == "<<" || r.Op == "<<-" || r.Op == "<<<" {
+			text += r.Target.Value + "\n"
+			dyn = dyn || r.Target.Dynamic
+		}
+	}
+	if u := x.upstream(c); u != nil {
+		if t, ok := literalText(u); ok {
+			text += t
+		}
+	}
+	if line, ok := shellEscape(text, marks); ok {
+		code := CodeLiteral
+		if dyn {
+			code = CodeComputed
+		}
+		x.emit(with(Effect{Kind: Exec, Code: code, Text: line}))
+	}
+}

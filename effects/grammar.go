@@ -1,0 +1,448 @@
+package effects
+
+import (
+	"embed"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Role is what an operand or an option value is to a program.
+type Role uint8
+
+const (
+	RoleArg      Role = iota // data with no effect (a pattern, a name, a number)
+	RoleRead                 // a path that is read
+	RoleWrite                // a path that is created or modified
+	RoleDelete               // a path that is removed
+	RoleExec                 // a program or script file that is run
+	RoleCode                 // code in the tool's own language (see Grammar.Shell)
+	RoleURL                  // a URL or host that is contacted
+	RoleSend                 // a file (or @file, or - for stdin) that is sent
+	RoleDir                  // a directory the rest is relative to (-C)
+	RoleMode                 // a permission mode
+	RoleOwner                // an owner[:group]
+	RoleCmd                  // a command line the program runs (unwrapped by analyze)
+	RoleSignal               // a process, job or name to signal
+	RoleSub                  // a subcommand (grammar trees)
+	RoleRemote               // host:path of a remote copy (scp, rsync)
+	RoleWriteDir             // a directory that files are written into
+	roleCount
+)
+
+var roleNames = map[string]Role{"arg": RoleArg, "read": RoleRead, "write": RoleWrite, "delete": RoleDelete,
+	"exec": RoleExec, "code": RoleCode, "url": RoleURL, "send": RoleSend, "dir": RoleDir, "mode": RoleMode,
+	"owner": RoleOwner, "cmd": RoleCmd, "signal": RoleSignal, "remote": RoleRemote, "writedir": RoleWriteDir}
+
+// RoleName returns the name of a role as the grammar files spell it.
+func RoleName(r Role) string {
+	for n, v := range roleNames {
+		if v == r {
+			return n
+		}
+	}
+	return "sub"
+}
+
+// Grammar describes one program or one subcommand of a program.
+type Grammar struct {
+	// Name is the program, followed by the subcommand path for
+	// subcommands ("git push", "aws s3 rb").
+	Name   string
+	Family string // the grammar file it comes from
+	// Value lists the options that take a value as the next word (or
+	// after "="). On a program with subcommands these are the global
+	// options, skipped with their value before the subcommand.
+	Value map[string]bool
+	// Opts gives the role of option values ("-o": write).
+	Opts map[string]Role
+	// Ops gives the roles of operands in order; Rep is the index of the
+	// role that repeats (-1 when none): roles after it bind to the last
+	// operands.
+	Ops []Role
+	Rep int
+	// InPlace lists options that make the read operands written.
+	InPlace map[string]bool
+	// Runs lists options that make the tool run a command or code (their
+	// value, or the option itself).
+	Runs map[string]bool
+	// Recur lists options that make a delete, chmod or chown recursive.
+	Recur map[string]bool
+	// Skip1 lists options that give what the first operand would
+	// otherwise be (grep -e PATTERN, sed -e SCRIPT): with one of them,
+	// operands start at the second role.
+	Skip1 map[string]bool
+	// Shell lists markers in the tool's own code (RoleCode, Runs values,
+	// stdin) that run a shell command; "*" means any code does.
+	Shell []string
+	// Stdin is set when the tool reads its commands from stdin.
+	Stdin bool
+	// Net is set for network clients: RoleURL operands are contacted.
+	Net bool
+	// Mutating: an unknown subcommand is reported as Unknown.
+	Mutating bool
+	// Tree: subcommand words at any depth are classified by their verb
+	// (cloud CLIs: "aws ec2 terminate-instances").
+	Tree bool
+	// System is a system effect kind every use of this grammar has.
+	System string
+	// Wrapper: the operands are a command line the program runs.
+	Wrapper bool
+	// Dashlong: options are words with a single dash (find -name).
+	Dashlong bool
+	// Interp: an interpreter whose operand is a script and whose
+	// code options are program code (python, node, perl, …).
+	Interp bool
+	// ReadOnly marks a subcommand that changes nothing.
+	ReadOnly bool
+	// Subs holds the subcommands.
+	Subs map[string]*Grammar
+	// Aliases are other names of the program.
+	Aliases []string
+	parent  *Grammar
+}
+
+//go:embed grammars/*.txt
+var grammarFiles embed.FS
+
+var (
+	grammarOnce sync.Once
+	grammarTab  map[string]*Grammar
+	grammarErr  error
+)
+
+// Grammars returns the program grammars, parsed once. It panics only if
+// the embedded files are malformed, which the tests rule out.
+func Grammars() map[string]*Grammar {
+	grammarOnce.Do(func() {
+		grammarTab, grammarErr = loadGrammars()
+	})
+	if grammarErr != nil {
+		panic(grammarErr)
+	}
+	return grammarTab
+}
+
+// Lookup returns the grammar of a program name (nil when unknown).
+func Lookup(name string) *Grammar {
+	return Grammars()[name]
+}
+
+func loadGrammars() (map[string]*Grammar, error) {
+	tab := map[string]*Grammar{}
+	entries, err := grammarFiles.ReadDir("grammars")
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		b, err := grammarFiles.ReadFile("grammars/" + e.Name())
+		if err != nil {
+			return nil, err
+		}
+		if err := parseGrammarFile(tab, strings.TrimSuffix(e.Name(), ".txt"), string(b)); err != nil {
+			return nil, err
+		}
+	}
+	return tab, nil
+}
+
+// ParseGrammars parses grammar text (the format of grammars/*.txt) into
+// tab. It is exported for the tests of the format.
+func ParseGrammars(tab map[string]*Grammar, family, text string) error {
+	return parseGrammarFile(tab, family, text)
+}
+
+func parseGrammarFile(tab map[string]*Grammar, family, text string) error {
+	for ln, line := range strings.Split(text, "\n") {
+		if i := strings.Index(line, " #"); i >= 0 {
+			line = line[:i]
+		}
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		if err := parseGrammarLine(tab, family, line); err != nil {
+			return fmt.Errorf("grammars/%s.txt:%d: %v", family, ln+1, err)
+		}
+	}
+	return nil
+}
+
+func parseGrammarLine(tab map[string]*Grammar, family, line string) error {
+	fields := strings.Fields(line)
+	var path []string
+	i := 0
+	for ; i < len(fields); i++ {
+		f := fields[i]
+		if i > 0 && (strings.Contains(f, "=") || strings.HasPrefix(f, "+")) {
+			break
+		}
+		path = append(path, f)
+	}
+	if len(path) == 0 {
+		return fmt.Errorf("no program name")
+	}
+	var g *Grammar
+	if len(path) == 1 {
+		if tab[path[0]] != nil {
+			return fmt.Errorf("program %q defined twice", path[0])
+		}
+		g = newGrammar(path[0], family)
+		tab[path[0]] = g
+	} else {
+		parent := tab[path[0]]
+		if parent == nil {
+			return fmt.Errorf("subcommand of undefined program %q", path[0])
+		}
+		for _, p := range path[1 : len(path)-1] {
+			next := parent.Subs[p]
+			if next == nil {
+				return fmt.Errorf("subcommand %q of undefined %q", p, parent.Name)
+			}
+			parent = next
+		}
+		last := path[len(path)-1]
+		if parent.Subs[last] != nil {
+			return fmt.Errorf("subcommand %q defined twice", strings.Join(path, " "))
+		}
+		g = newGrammar(strings.Join(path, " "), family)
+		g.parent = parent
+		if parent.Subs == nil {
+			parent.Subs = map[string]*Grammar{}
+		}
+		parent.Subs[last] = g
+	}
+	for _, f := range fields[i:] {
+		if err := g.set(tab, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func newGrammar(name, family string) *Grammar {
+	return &Grammar{Name: name, Family: family, Rep: -1}
+}
+
+var grammarFlags = map[string]bool{"net": true, "mutating": true, "tree": true, "wrapper": true, "dashlong": true,
+	"stdin": true, "interp": true, "ro": true}
+
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func addSet(m *map[string]bool, v string) {
+	if *m == nil {
+		*m = map[string]bool{}
+	}
+	for _, s := range splitList(v) {
+		(*m)[s] = true
+	}
+}
+
+func (g *Grammar) set(tab map[string]*Grammar, f string) error {
+	if strings.HasPrefix(f, "+") && !grammarFlags[f[1:]] {
+		return fmt.Errorf("unknown flag %q", f)
+	}
+	switch strings.TrimPrefix(f, "+") {
+	case "net":
+		g.Net = true
+		return nil
+	case "mutating":
+		g.Mutating = true
+		return nil
+	case "tree":
+		g.Tree = true
+		return nil
+	case "wrapper":
+		g.Wrapper = true
+		return nil
+	case "dashlong":
+		g.Dashlong = true
+		return nil
+	case "stdin":
+		g.Stdin = true
+		return nil
+	case "interp":
+		g.Interp = true
+		return nil
+	case "ro":
+		g.ReadOnly = true
+		return nil
+	}
+	k, v, ok := strings.Cut(f, "=")
+	if !ok || v == "" {
+		return fmt.Errorf("malformed field %q", f)
+	}
+	switch k {
+	case "v":
+		for _, o := range splitList(v) {
+			if o[0] != '-' {
+				return fmt.Errorf("option %q does not start with -", o)
+			}
+		}
+		addSet(&g.Value, v)
+	case "ops":
+		for j, r := range splitList(v) {
+			rep := strings.HasSuffix(r, "...")
+			r = strings.TrimSuffix(r, "...")
+			role, ok := roleNames[r]
+			if !ok {
+				return fmt.Errorf("unknown role %q", r)
+			}
+			if rep {
+				if g.Rep >= 0 {
+					return fmt.Errorf("two repeated roles in %q", v)
+				}
+				g.Rep = j
+			}
+			g.Ops = append(g.Ops, role)
+		}
+	case "in":
+		addSet(&g.InPlace, v)
+	case "runs":
+		addSet(&g.Runs, v)
+	case "recur":
+		addSet(&g.Recur, v)
+	case "skip1":
+		addSet(&g.Skip1, v)
+	case "shell":
+		g.Shell = append(g.Shell, splitList(v)...)
+	case "sys":
+		g.System = v
+	case "alias":
+		for _, a := range splitList(v) {
+			if tab[a] != nil {
+				return fmt.Errorf("alias %q already defined", a)
+			}
+			tab[a] = g
+			g.Aliases = append(g.Aliases, a)
+		}
+	default:
+		role, ok := roleNames[k]
+		if !ok {
+			return fmt.Errorf("unknown key %q", k)
+		}
+		if g.Opts == nil {
+			g.Opts = map[string]Role{}
+		}
+		for _, o := range splitList(v) {
+			if o[0] != '-' {
+				return fmt.Errorf("option %q does not start with -", o)
+			}
+			g.Opts[o] = role
+			// an option with a role takes a value
+			addSet(&g.Value, o)
+		}
+	}
+	return nil
+}
+
+// Programs returns the sorted names of the programs with a grammar
+// (aliases included).
+func Programs() []string {
+	var out []string
+	for n := range Grammars() {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// takesValue reports whether option o takes a value in g or any parent.
+func (g *Grammar) takesValue(o string) bool {
+	for x := g; x != nil; x = x.parent {
+		if x.Value[o] {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *Grammar) optRole(o string) (Role, bool) {
+	for x := g; x != nil; x = x.parent {
+		if r, ok := x.Opts[o]; ok {
+			return r, true
+		}
+	}
+	return 0, false
+}
+
+func (g *Grammar) inPlace(o string) bool {
+	for x := g; x != nil; x = x.parent {
+		if x.InPlace[o] {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *Grammar) runs(o string) bool {
+	for x := g; x != nil; x = x.parent {
+		if x.Runs[o] {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *Grammar) recur(o string) bool {
+	for x := g; x != nil; x = x.parent {
+		if x.Recur[o] {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *Grammar) net() bool {
+	for x := g; x != nil; x = x.parent {
+		if x.Net {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *Grammar) shellMarkers() []string {
+	for x := g; x != nil; x = x.parent {
+		if len(x.Shell) > 0 {
+			return x.Shell
+		}
+	}
+	return nil
+}
+
+// roleAt returns the role of operand i of n.
+func (g *Grammar) roleAt(i, n int) Role {
+	if len(g.Ops) == 0 {
+		return RoleArg
+	}
+	if g.Rep < 0 {
+		if i < len(g.Ops) {
+			return g.Ops[i]
+		}
+		return RoleArg
+	}
+	if i < g.Rep {
+		return g.Ops[i]
+	}
+	after := len(g.Ops) - g.Rep - 1 // roles bound to the last operands
+	if j := i - (n - after); j >= 0 && n-after > g.Rep {
+		return g.Ops[g.Rep+1+j]
+	}
+	if n-after <= g.Rep && i >= g.Rep {
+		// fewer operands than roles: fill the fixed ones first
+		if k := g.Rep + 1 + (i - g.Rep); k < len(g.Ops) {
+			return g.Ops[k]
+		}
+	}
+	return g.Ops[g.Rep]
+}

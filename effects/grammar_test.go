@@ -1,0 +1,113 @@
+package effects
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/shellguard/shellguard/analyze"
+)
+
+func TestGrammarTable(t *testing.T) {
+	tab := Grammars()
+	programs := 0
+	for name, g := range tab {
+		if g.Name != name {
+			continue // alias
+		}
+		programs++
+		checkGrammar(t, g)
+	}
+	if programs < 300 {
+		t.Errorf("grammars cover %d programs, want at least 300", programs)
+	}
+	t.Logf("%d programs, %d names with aliases", programs, len(tab))
+}
+
+func checkGrammar(t *testing.T, g *Grammar) {
+	t.Helper()
+	if g.Name == "" || g.Family == "" {
+		t.Errorf("grammar without name or family: %+v", g)
+	}
+	if g.Rep >= len(g.Ops) {
+		t.Errorf("%s: repeated role index %d out of range", g.Name, g.Rep)
+	}
+	for o := range g.Value {
+		if !strings.HasPrefix(o, "-") {
+			t.Errorf("%s: option %q", g.Name, o)
+		}
+	}
+	for o, r := range g.Opts {
+		if r >= roleCount || !g.Value[o] {
+			t.Errorf("%s: option %q has role %d but takes no value", g.Name, o, r)
+		}
+	}
+	if g.Tree && len(g.Subs) > 0 {
+		// allowed, but the subs must be well formed too
+	}
+	for name, s := range g.Subs {
+		if s.parent != g || !strings.HasSuffix(s.Name, " "+name) {
+			t.Errorf("%s: subcommand %q is not linked to its parent", g.Name, name)
+		}
+		checkGrammar(t, s)
+	}
+}
+
+func TestGrammarFormatErrors(t *testing.T) {
+	bad := []string{
+		"x ops=nosuchrole",
+		"x v=nodash",
+		"x read=nodash",
+		"x +nosuchflag",
+		"x bogus=1",
+		"x ops=read...,write...",
+		"y sub",
+		"x\nx",
+		"x alias=y\ny",
+		"x malformed",
+	}
+	for _, b := range bad {
+		if err := ParseGrammars(map[string]*Grammar{}, "test", b); err == nil {
+			t.Errorf("%q: no error", b)
+		}
+	}
+	tab := map[string]*Grammar{}
+	if err := ParseGrammars(tab, "test", "p +mutating v=-n\np del +ro ops=delete... recur=-r\n# comment\n"); err != nil {
+		t.Fatal(err)
+	}
+	if !tab["p"].Mutating || tab["p"].Subs["del"] == nil || !tab["p"].Subs["del"].ReadOnly {
+		t.Errorf("parsed table: %+v", tab["p"])
+	}
+}
+
+func TestGlobalFlagsWithValues(t *testing.T) {
+	for _, src := range []string{"kubectl -n prod delete pod x", "kubectl --namespace=prod delete pod x",
+		"helm --kube-context x uninstall r", "docker -H tcp://h rm -f c", "git -C /w -c a.b=c push --force",
+		"gh -R o/r repo delete o/r", "aws --profile p s3 rb s3://b"} {
+		for _, e := range extract(src) {
+			if e.Kind == Unknown {
+				t.Errorf("%s: %s", src, e.Describe())
+			}
+		}
+	}
+	cases := map[string]string{
+		"kubectl -n prod delete pod x":      "kubectl delete",
+		"helm --kube-context x uninstall r": "helm uninstall",
+		"docker -H tcp://h rm -f c":         "docker rm",
+		"git -C /w -c a.b=c push --force":   "git push",
+	}
+	for src, want := range cases {
+		g := Lookup(strings.Fields(src)[0])
+		p := parse(g, argsOf(src))
+		if got := strings.Join(p.path, " "); got != want {
+			t.Errorf("%s: path %q, want %q", src, got, want)
+		}
+	}
+}
+
+func argsOf(src string) []analyze.Arg {
+	var out []analyze.Arg
+	for _, f := range strings.Fields(src)[1:] {
+		out = append(out, analyze.Arg{Value: f})
+	}
+	return out
+}
