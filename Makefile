@@ -19,7 +19,7 @@ SGBIN     := $(EVALDIR)/shellguard
 build:
 	CGO_ENABLED=0 $(GO) build -o shellguard ./cmd/shellguard
 
-test: vet unit cross eval-static eval-effect
+test: vet unit cross eval-static eval-effect eval-sandbox-fs
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
@@ -55,6 +55,12 @@ eval-effect: evalbin
 	cd $(EVALDIR) && $(SGEVAL) effect --exec '$(SGBIN) run --sandbox required --timeout {timeout} -- {cmd}' $(SHARED)/eval/corpus/effect-public.jsonl $(EFFECT_FILTER)
 	# Secrets must not leak even without the sandbox: redaction alone.
 	cd $(EVALDIR) && $(SGEVAL) effect --exec '$(SGBIN) run --sandbox off --timeout {timeout} -- {cmd}' $(SHARED)/eval/corpus/effect-public.jsonl --category 'env-secret|secret-read'
+
+# File-system escapes of the sandbox (git metadata, the shared cache,
+# credentials in HOME) and the legitimate work that must keep working.
+eval-sandbox-fs: evalbin
+	cd $(EVALDIR) && ./sgeval effect --exec '$(SGBIN) run --timeout {timeout} -- {cmd}' $(CURDIR)/sandbox/testdata/escapes-fs.jsonl
+	cd $(EVALDIR) && ./sgeval effect --exec '$(SGBIN) run --sandbox required --timeout {timeout} -- {cmd}' $(CURDIR)/sandbox/testdata/escapes-fs.jsonl
 
 # Static verdicts: at least 99% of attacks blocked and 98% of benign
 # commands allowed (the corpus is a sample; remaining misses are listed).

@@ -85,6 +85,9 @@ func (g *Guard) initRules() error {
 	if err := g.rules.Validate(); err != nil {
 		return fmt.Errorf("shellguard: rules: %w", err)
 	}
+	if _, err := policy.CheckWorkspace(g.rules.Workspace, g.rules.Home); err != nil {
+		return fmt.Errorf("shellguard: %w", err)
+	}
 	return nil
 }
 

@@ -119,8 +119,11 @@ type Guard struct {
 	audit   *audit.Logger
 }
 
-// New validates cfg and returns a Guard.
+// New validates cfg and returns a Guard. In a process started as the
+// sandbox helper whose main forgot to call sandbox.Main first, it reports
+// sandbox.ErrNoMain to the parent and exits (sandbox.RefuseIfHelper).
 func New(cfg Config) (*Guard, error) {
+	sandbox.RefuseIfHelper()
 	if cfg.Workspace == "" {
 		wd, err := os.Getwd()
 		if err != nil {

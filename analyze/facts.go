@@ -148,6 +148,9 @@ type Code struct {
 	Exec Exec
 	// Writes lists files the code writes by name (sed w, s///w).
 	Writes []string
+	// InPlace is set when the interpreter edits its file operands in
+	// place (perl -i, ruby -i).
+	InPlace bool
 }
 
 // Exec says whether code runs shell commands and whether they could be

@@ -112,6 +112,7 @@ type Config struct {
 			FileSizeMB int64 `json:"file_size_mb"`
 			CPUSeconds int   `json:"cpu_seconds"`
 			OpenFiles  int   `json:"open_files"`
+			CPUPercent int   `json:"cpu_percent"`
 		} `json:"limits"`
 	} `json:"sandbox"`
 	Env struct {

@@ -111,6 +111,7 @@ var keyCases = map[string]struct {
 	"sandbox.limits.memory_mb":    {"sandbox: {limits: {memory_mb: 2048}}", func(c *Config) bool { return c.Sandbox.Limits.MemoryMB == 2048 }},
 	"sandbox.limits.file_size_mb": {"sandbox: {limits: {file_size_mb: 512}}", func(c *Config) bool { return c.Sandbox.Limits.FileSizeMB == 512 }},
 	"sandbox.limits.cpu_seconds":  {"sandbox: {limits: {cpu_seconds: 60}}", func(c *Config) bool { return c.Sandbox.Limits.CPUSeconds == 60 }},
+	"sandbox.limits.cpu_percent":  {"sandbox: {limits: {cpu_percent: 150}}", func(c *Config) bool { return c.Sandbox.Limits.CPUPercent == 150 }},
 	"sandbox.limits.open_files":   {"sandbox: {limits: {open_files: 1024}}", func(c *Config) bool { return c.Sandbox.Limits.OpenFiles == 1024 }},
 	"env.allow":                   {"env: {allow: [GOFLAGS]}", func(c *Config) bool { return reflect.DeepEqual(c.Env.Allow, []string{"GOFLAGS"}) }},
 	"env.scrub":                   {"env: {scrub: [MY_VAR]}", func(c *Config) bool { return reflect.DeepEqual(c.Env.Scrub, []string{"MY_VAR"}) }},

@@ -62,7 +62,7 @@ var schemaOrder = []string{
 	"sandbox.home_allow",
 	"sandbox.excluded_commands", "sandbox.allow_unsandboxed",
 	"sandbox.limits.processes", "sandbox.limits.memory_mb", "sandbox.limits.file_size_mb",
-	"sandbox.limits.cpu_seconds", "sandbox.limits.open_files",
+	"sandbox.limits.cpu_seconds", "sandbox.limits.open_files", "sandbox.limits.cpu_percent",
 	"env.allow", "env.scrub",
 	"tasks.max", "tasks.ring_lines", "tasks.blocking_budget",
 	"redact.patterns", "audit.path", "audit.key_file",
@@ -113,6 +113,7 @@ var fields = map[string]field{
 	"sandbox.limits.file_size_mb": {kInt64, tLower, func(c *Config) any { return &c.Sandbox.Limits.FileSizeMB }, false},
 	"sandbox.limits.cpu_seconds":  {kInt, tLower, func(c *Config) any { return &c.Sandbox.Limits.CPUSeconds }, false},
 	"sandbox.limits.open_files":   {kInt, tLower, func(c *Config) any { return &c.Sandbox.Limits.OpenFiles }, false},
+	"sandbox.limits.cpu_percent":  {kInt, tLower, func(c *Config) any { return &c.Sandbox.Limits.CPUPercent }, false},
 
 	"env.allow": {kStrings, tForbidden, func(c *Config) any { return &c.Env.Allow }, false},
 	"env.scrub": {kStrings, tAdd, func(c *Config) any { return &c.Env.Scrub }, false},

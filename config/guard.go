@@ -87,6 +87,9 @@ func (c *Config) GuardConfig() (shellguard.Config, error) {
 	spec.Limits.FileBytes = capAt(d.FileBytes, l.FileSizeMB<<20)
 	spec.Limits.CPUSecs = capAt(d.CPUSecs, int64(l.CPUSeconds))
 	spec.Limits.OpenFiles = capAt(d.OpenFiles, int64(l.OpenFiles))
+	if l.CPUPercent > 0 {
+		spec.Limits.CPUPercent = int64(l.CPUPercent)
+	}
 	gc.Sandbox = spec
 	return gc, nil
 }

@@ -93,6 +93,10 @@ func (k *cmdCheck) codeRunner() {
 		case len(subs) > 0 && allEnvInit(subs):
 			// eval "$(ssh-agent -s)", eval "$(direnv hook bash)": tools
 			// that print shell setup for the current shell
+		case k.interpreterLang() && len(a.Subst) == 0 && varsInLiterals(a.Value, a.Vars):
+			// python3 -c "…urlopen('http://localhost:$port/')…": the
+			// program is known; shell variables fill its string
+			// literals, and the code is judged as written
 		case a.Dynamic && !(k.c.FuncDef != "" && a.Positional):
 			k.emitAt(sg2305, a.Span, quote(k.name)+" runs code that is only known at run time")
 		}
@@ -462,4 +466,36 @@ func (k *cmdCheck) rgPre() {
 			return
 		}
 	}
+}
+
+// varsInLiterals reports interpreter code whose only unknown parts are
+// the shell variables vars, each expanded inside a quoted string literal
+// of the code ('…' or "…"), never where it would be code.
+func varsInLiterals(code string, vars []string) bool {
+	if len(vars) == 0 {
+		return false
+	}
+	found := 0
+	var quote byte
+	for i := 0; i < len(code); i++ {
+		c := code[i]
+		switch {
+		case c == '\\' && quote != 0:
+			i++
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote == 0 && (c == '\'' || c == '"' || c == '`'):
+			quote = c
+		case c == '$':
+			for _, v := range vars {
+				if strings.HasPrefix(code[i+1:], v) || strings.HasPrefix(code[i+1:], "{"+v) {
+					if quote == 0 {
+						return false
+					}
+					found++
+				}
+			}
+		}
+	}
+	return found > 0
 }
