@@ -228,8 +228,10 @@ func Start(o Options) (*Process, error) {
 		stopCh: make(chan StopReason, 1),
 	}
 	p.budget = &capture.Budget{Max: o.MaxTotal, OnExceed: func() { p.requestStop(StopOutputLimit) }}
-	p.stdout = capture.New(o.MaxOutput, p.budget)
-	p.stderr = capture.New(o.MaxOutput, p.budget)
+	// The budget counts the bytes the command wrote, before any filter:
+	// output a filter removes (terminal escape sequences) still counts.
+	p.stdout = capture.New(o.MaxOutput, nil)
+	p.stderr = capture.New(o.MaxOutput, nil)
 
 	env := append(append([]string(nil), o.Env...), MarkerVar+"="+p.marker)
 	for attempt := 0; ; attempt++ {
@@ -391,6 +393,7 @@ func (p *Process) drain(r *os.File, buf *capture.Buffer, tee io.Writer) {
 		n, err := r.Read(b)
 		if n > 0 {
 			p.read.Add(int64(n))
+			p.budget.Add(n)
 			sink.Write(b[:n])
 		}
 		if err != nil {
@@ -408,8 +411,11 @@ type sinkWriter struct {
 }
 
 func (s sinkWriter) Write(b []byte) (int, error) {
+	if s.budget.Exceeded() {
+		return len(b), nil // the command is being stopped; keep what came before
+	}
 	s.buf.Write(b)
-	if s.tee != nil && !s.budget.Exceeded() {
+	if s.tee != nil {
 		s.tee.Write(b)
 	}
 	return len(b), nil
