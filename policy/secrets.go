@@ -417,15 +417,25 @@ func (k *cmdCheck) dumpReduced() bool {
 
 // reNamedLine matches a pattern that keeps only lines starting with a
 // name: ^NAME, ^NAME=, ^NAME (), ^NAME$.
-var reNamedLine = lazyre.New(`^\^([A-Za-z_][A-Za-z0-9_]*)(=.*|\$|\s*\(\s*\).*|\b.*)?$`)
+var reNamedLine = lazyre.New(`^\^\(?([A-Za-z_][A-Za-z0-9_]*(?:\|[A-Za-z_][A-Za-z0-9_]*)*)\)?(=.*|\$|\s*\(\s*\).*|\b.*)?$`)
 
 // reSedNamed matches a sed script that prints only a range starting at a
 // line that starts with a name: /^NAME…/p or /^NAME…/,/…/p.
 var reSedNamed = lazyre.New(`^\s*/\^([A-Za-z_][A-Za-z0-9_]*)[^/]*/\s*(,\s*/[^/]*/)?\s*p\s*;?\s*$`)
 
+// namedNotSecret reports a pattern that keeps lines starting with names
+// (^PATH, ^(GO|CGO_)), none of them secret-like.
 func namedNotSecret(re interface{ FindStringSubmatch(string) []string }, s string) bool {
 	m := re.FindStringSubmatch(s)
-	return m != nil && !reSecretName.MatchString(m[1])
+	if m == nil {
+		return false
+	}
+	for _, n := range strings.Split(m[1], "|") {
+		if reSecretName.MatchString(n) {
+			return false
+		}
+	}
+	return true
 }
 
 func reducesDump(d *analyze.Command) bool {
