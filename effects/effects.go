@@ -185,6 +185,12 @@ type Effect struct {
 	Via string
 	// Dynamic is set when an argument the effect depends on is computed.
 	Dynamic bool
+	// Option names the option of an Exec that runs its value as a
+	// command (sort --compress-program, git rebase -x).
+	Option string
+	// Meta is set on a Read that only looks at names, sizes or digests
+	// (ls, find roots, du, wc, sha256sum): the content is not read.
+	Meta bool
 }
 
 // Describe renders the effect for a reason message.

@@ -30,6 +30,7 @@ func Extract(res *analyze.Result, opts Options) []Effect {
 	}
 	x := &extractor{res: res, opts: opts}
 	x.indexPipes()
+	x.tempVars()
 	for i, c := range res.Commands {
 		if c == nil {
 			continue
@@ -49,6 +50,34 @@ type extractor struct {
 	opts  Options
 	out   []Effect
 	pipes map[[2]int][]int // (pipe id, stage) → command indices
+	temps map[string]bool  // variables assigned only from $(mktemp …)
+}
+
+// tempVars finds variables whose every assignment is the output of
+// mktemp: paths in them are fresh temporary files.
+func (x *extractor) tempVars() {
+	other := map[string]bool{}
+	for _, c := range x.res.Commands {
+		if c == nil {
+			continue
+		}
+		for _, a := range c.Assigns {
+			v := a.Value
+			isTemp := len(v.Subst) == 1 && strings.HasPrefix(v.Value, "$(") && v.Subst[0] >= 0 && v.Subst[0] < len(x.res.Commands) &&
+				x.res.Commands[v.Subst[0]] != nil && x.res.Commands[v.Subst[0]].Name() == "mktemp"
+			if isTemp {
+				if x.temps == nil {
+					x.temps = map[string]bool{}
+				}
+				x.temps[a.Name] = true
+			} else {
+				other[a.Name] = true
+			}
+		}
+	}
+	for n := range other {
+		delete(x.temps, n)
+	}
 }
 
 func (x *extractor) emit(e Effect) { x.out = append(x.out, e) }
@@ -115,8 +144,16 @@ func (x *extractor) abs(p, cwd string) (string, bool) {
 func (x *extractor) pathOf(a analyze.Arg, cwd string) Path {
 	raw := a.Value
 	if a.Dynamic {
+		if len(a.Vars) == 1 && x.temps[a.Vars[0]] && (strings.HasPrefix(raw, "$"+a.Vars[0]) || strings.HasPrefix(raw, "${"+a.Vars[0])) {
+			return Path{Abs: "/tmp", Raw: raw, Origin: OriginDerived, Via: "mktemp"}
+		}
 		if root, via, ok := x.substRoot(a, cwd); ok {
 			return Path{Abs: root, Raw: raw, Origin: OriginDerived, Via: via}
+		}
+		// analyze renders a value with a known prefix as that prefix
+		// ("/tmp/tmp.mktemp"): derived from its directory
+		if strings.HasPrefix(raw, "/") && !strings.ContainsAny(raw, "$`…") {
+			return Path{Abs: path.Dir(path.Clean(raw)), Raw: raw, Origin: OriginDerived, Via: "a value computed at run time"}
 		}
 		// a known directory with a dynamic leaf ("/etc/$x") is derived
 		// from that directory
@@ -357,6 +394,19 @@ func parse(g *Grammar, args []analyze.Arg) *parsed {
 	return p
 }
 
+// metaOpt reports an option that makes the tool print only counts,
+// names or a status (grep -c, -l, -q).
+func (p *parsed) metaOpt() bool {
+	for _, o := range p.opts {
+		for _, g := range p.chain {
+			if g.MetaOpts[o.name] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (p *parsed) has(names ...string) bool {
 	for _, o := range p.opts {
 		for _, n := range names {
@@ -463,7 +513,7 @@ func (x *extractor) apply(i int, c *analyze.Command, p *parsed) {
 		return e
 	}
 	for _, g := range p.chain {
-		if g.System != "" {
+		if g.System != "" && g.System != SysConfig {
 			x.emit(with(Effect{Kind: System, System: g.System}))
 		}
 	}
@@ -482,6 +532,9 @@ func (x *extractor) apply(i int, c *analyze.Command, p *parsed) {
 	}
 	cwd := c.Cwd
 	name := p.chain[0].Name
+	if sys := configChange(p); sys {
+		x.emit(with(Effect{Kind: System, System: SysConfig}))
+	}
 	switch name {
 	case "find":
 		x.find(i, c, p, with)
@@ -528,7 +581,7 @@ func (x *extractor) apply(i int, c *analyze.Command, p *parsed) {
 			if o.val.Dynamic {
 				code = CodeComputed
 			}
-			x.emit(with(Effect{Kind: Exec, Code: code, Text: strings.TrimSpace(o.name + " " + o.val.Value), Span: o.arg.Span, Dynamic: o.val.Dynamic}))
+			x.emit(with(Effect{Kind: Exec, Code: code, Text: strings.TrimSpace(o.name + " " + o.val.Value), Span: o.arg.Span, Dynamic: o.val.Dynamic, Option: o.name}))
 		}
 		role, ok := p.g.optRole(o.name)
 		if !ok || !o.hasVal {
@@ -544,12 +597,15 @@ func (x *extractor) apply(i int, c *analyze.Command, p *parsed) {
 		case RoleCode:
 			x.code(i, c, p, o.val, with)
 		case RoleSend:
-			if e, ok := x.sendValue(c, o.val, with); ok {
+			if e, ok := x.sendValue(c, o.name, o.val, with); ok {
 				sends = append(sends, e)
 			}
 		default:
 			x.operand(i, c, p, role, o.val, cwd, recursive, false, "", with)
 		}
+	}
+	if p.g.Name == "git config" {
+		x.gitConfig(c, p, cwd, with)
 	}
 	// operands
 	n := len(p.ops)
@@ -588,6 +644,7 @@ func (x *extractor) apply(i int, c *analyze.Command, p *parsed) {
 			if last.Kind == Write {
 				last.Kind = modeKind
 				last.Recursive = recursive
+				last.Mode = mode
 			}
 		}
 	}
@@ -620,7 +677,7 @@ func (x *extractor) operand(i int, c *analyze.Command, p *parsed, role Role, a a
 		if isRemote(a.Value) {
 			return
 		}
-		x.emit(with(Effect{Kind: Read, Path: x.pathOf(a, cwd), Span: a.Span, Dynamic: a.Dynamic}))
+		x.emit(with(Effect{Kind: Read, Path: x.pathOf(a, cwd), Span: a.Span, Dynamic: a.Dynamic, Meta: p.chain[0].Meta || p.metaOpt()}))
 	case RoleWrite, RoleWriteDir:
 		if a.Value == "-" {
 			return
@@ -787,4 +844,56 @@ func isDigits(s string) bool {
 		}
 	}
 	return true
+}
+
+// gitConfig reports the file "git config" writes when it sets something:
+// --file, --global (~/.gitconfig), --system, or the repository's
+// .git/config (of the -C directory).
+func (x *extractor) gitConfig(c *analyze.Command, p *parsed, cwd string, with func(Effect) Effect) {
+	set := len(p.ops) >= 2
+	target := Path{}
+	for _, o := range p.opts {
+		switch o.name {
+		case "--get", "--get-all", "--get-regexp", "--get-urlmatch", "-l", "--list", "--show-origin", "--show-scope", "--name-only":
+			if len(p.ops) < 2 || o.name != "--show-origin" && o.name != "--show-scope" {
+				return
+			}
+		case "--unset", "--unset-all", "--add", "--replace-all", "--rename-section", "--remove-section", "-e", "--edit":
+			set = true
+		case "--file", "-f":
+			if o.hasVal {
+				target = x.pathOf(o.val, cwd)
+			}
+		case "--global":
+			target = Path{Abs: path.Join(x.opts.Home, ".gitconfig"), Raw: "~/.gitconfig", Origin: OriginLiteral}
+		case "--system":
+			target = Path{Abs: "/etc/gitconfig", Raw: "/etc/gitconfig", Origin: OriginLiteral}
+		}
+	}
+	if len(p.ops) > 0 {
+		switch p.ops[0].Value {
+		case "set", "unset", "rename-section", "remove-section", "edit":
+			set = true
+		case "get", "list":
+			return
+		}
+	}
+	if !set {
+		return
+	}
+	if target.Origin == 0 {
+		if cwd == "" {
+			target = Path{Raw: ".git/config", Origin: OriginUnknown}
+		} else {
+			target = Path{Abs: path.Join(cwd, ".git/config"), Raw: ".git/config", Origin: OriginLiteral}
+		}
+	}
+	key := ""
+	for _, a := range p.ops {
+		if a.Value != "set" && a.Value != "unset" {
+			key = a.Value
+			break
+		}
+	}
+	x.emit(with(Effect{Kind: Write, Path: target, Text: "git config", Name: key}))
 }

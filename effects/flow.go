@@ -32,7 +32,7 @@ func (x *extractor) find(i int, c *analyze.Command, p *parsed, with func(Effect)
 		}
 	}
 	for _, r := range roots {
-		x.emit(with(Effect{Kind: Read, Path: r}))
+		x.emit(with(Effect{Kind: Read, Path: r, Meta: !hasContentAction(c)}))
 		if del {
 			d := r
 			if d.Origin == OriginLiteral {
@@ -47,6 +47,61 @@ func (x *extractor) find(i int, c *analyze.Command, p *parsed, with func(Effect)
 			x.emit(with(Effect{Kind: Write, Path: x.pathOf(o.val, c.Cwd), Span: o.val.Span}))
 		}
 	}
+}
+
+// hasContentAction reports find expressions that read or act on file
+// contents (-exec and -ok run commands of their own; -fprint writes).
+func hasContentAction(c *analyze.Command) bool {
+	for _, a := range c.Args[1:] {
+		switch a.Value {
+		case "-fprintf", "-fprint", "-fls", "-fprint0":
+			return true
+		}
+	}
+	return false
+}
+
+// configChange reports tool configuration that is written: the config
+// subcommands of package managers and toolchains with a verb that
+// changes (npm config set, pip config set, go env -w, gem sources --add).
+func configChange(p *parsed) bool {
+	cfg := false
+	for _, g := range p.chain {
+		if g.System == SysConfig {
+			cfg = true
+		}
+	}
+	name := p.chain[0].Name
+	if len(p.path) >= 2 && (name == "go" && p.path[1] == "env" || name == "yarn" || name == "pnpm" || name == "bundle" || name == "poetry" || name == "cargo" || name == "uv") {
+		cfg = cfg || name == "go" || hasOp(p, "config")
+	} else if !cfg && (name == "yarn" || name == "pnpm" || name == "bundle" || name == "poetry") && hasOp(p, "config") {
+		cfg = true
+	}
+	if !cfg {
+		return false
+	}
+	for _, o := range p.opts {
+		switch o.name {
+		case "-w", "--add", "--remove", "--append", "--prepend", "--set", "--unset", "--edit", "-u", "--replace-all":
+			return true
+		}
+	}
+	for _, a := range p.ops {
+		switch a.Value {
+		case "set", "add", "delete", "rm", "remove", "unset", "edit", "append", "prepend", "replace":
+			return true
+		}
+	}
+	return false
+}
+
+func hasOp(p *parsed, w string) bool {
+	for _, a := range p.ops {
+		if a.Value == w {
+			return true
+		}
+	}
+	return false
 }
 
 // tar: create reads its operands and writes the archive; extract reads
@@ -215,9 +270,14 @@ func (x *extractor) appended(i int, c *analyze.Command, p *parsed, recursive boo
 		// analyze renders {} under the find root: "/{}" for find /
 		for _, a := range c.Args[1:] {
 			if k := strings.Index(a.Value, "{}"); k >= 0 {
-				d := path.Clean("/" + strings.TrimSuffix(a.Value[:k], "/"))
-				if strings.HasPrefix(a.Value, "/") {
-					root = Path{Abs: d, Raw: d, Origin: OriginDerived, Via: "find " + d}
+				dir := strings.TrimSuffix(a.Value[:k], "/")
+				if dir == "" && strings.HasPrefix(a.Value, "/") {
+					dir = "/"
+				} else if dir == "" {
+					dir = "."
+				}
+				if d, ok := x.abs(dir, c.Cwd); ok && !a.Dynamic {
+					root = Path{Abs: d, Raw: dir, Origin: OriginDerived, Via: "find " + dir}
 				} else {
 					root = Path{Raw: a.Value, Origin: OriginUnknown}
 				}
@@ -318,8 +378,15 @@ func (g *Grammar) inPlaceSet(p *parsed) bool {
 
 // sendValue turns the value of a send option (curl -d @file, -T file,
 // -F x=@file) into the data it sends.
-func (x *extractor) sendValue(c *analyze.Command, v analyze.Arg, with func(Effect) Effect) (Effect, bool) {
+func (x *extractor) sendValue(c *analyze.Command, opt string, v analyze.Arg, with func(Effect) Effect) (Effect, bool) {
 	val := v.Value
+	switch opt {
+	case "-T", "--upload-file", "--post-file", "--body-file":
+		// these take a bare file name
+		if val != "-" && val != "." && !strings.HasPrefix(val, "@") {
+			val = "@" + val
+		}
+	}
 	if k := strings.Index(val, "=@"); k >= 0 && !strings.HasPrefix(val, "@") {
 		val = val[k+1:]
 	} else if k := strings.Index(val, "=<"); k >= 0 {

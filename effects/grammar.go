@@ -96,6 +96,11 @@ type Grammar struct {
 	Interp bool
 	// ReadOnly marks a subcommand that changes nothing.
 	ReadOnly bool
+	// Meta: the tool reads only names, sizes or digests of its read
+	// operands (ls, du, wc, sha256sum): its reads are marked Meta.
+	Meta bool
+	// MetaOpts are options that make the reads Meta (grep -c, -l, -q).
+	MetaOpts map[string]bool
 	// Subs holds the subcommands.
 	Subs map[string]*Grammar
 	// Aliases are other names of the program.
@@ -226,7 +231,7 @@ func newGrammar(name, family string) *Grammar {
 }
 
 var grammarFlags = map[string]bool{"net": true, "mutating": true, "tree": true, "wrapper": true, "dashlong": true,
-	"stdin": true, "interp": true, "ro": true}
+	"stdin": true, "interp": true, "ro": true, "meta": true}
 
 func splitList(v string) []string {
 	var out []string
@@ -276,6 +281,9 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 	case "ro":
 		g.ReadOnly = true
 		return nil
+	case "meta":
+		g.Meta = true
+		return nil
 	}
 	k, v, ok := strings.Cut(f, "=")
 	if !ok || v == "" {
@@ -308,11 +316,20 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 	case "in":
 		addSet(&g.InPlace, v)
 	case "runs":
+		// options that run something take it as their value
+		for _, o := range splitList(v) {
+			if o[0] != '-' {
+				return fmt.Errorf("option %q does not start with -", o)
+			}
+		}
 		addSet(&g.Runs, v)
+		addSet(&g.Value, v)
 	case "recur":
 		addSet(&g.Recur, v)
 	case "skip1":
 		addSet(&g.Skip1, v)
+	case "meta":
+		addSet(&g.MetaOpts, v)
 	case "shell":
 		g.Shell = append(g.Shell, splitList(v)...)
 	case "sys":
