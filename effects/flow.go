@@ -86,13 +86,22 @@ func configChange(p *parsed) bool {
 			return true
 		}
 	}
-	for _, a := range p.ops {
-		switch a.Value {
+	words := append(append([]string(nil), p.path[1:]...), opValues(p)...)
+	for _, w := range words {
+		switch w {
 		case "set", "add", "delete", "rm", "remove", "unset", "edit", "append", "prepend", "replace":
 			return true
 		}
 	}
 	return false
+}
+
+func opValues(p *parsed) []string {
+	var out []string
+	for _, a := range p.ops {
+		out = append(out, a.Value)
+	}
+	return out
 }
 
 func hasOp(p *parsed, w string) bool {
@@ -253,9 +262,8 @@ func (x *extractor) appended(i int, c *analyze.Command, p *parsed, recursive boo
 			via = "xargs " + p.path[0]
 			break
 		}
-		r, v, ok := x.producer(u)
-		if ok {
-			root = Path{Abs: r, Raw: r, Origin: OriginDerived, Via: v}
+		if pp, ok := x.producerPath(u); ok {
+			root = pp
 		} else if lit, ok := literalWords(u); ok {
 			// echo /etc | xargs rm -rf: the words themselves
 			for _, wd := range lit {

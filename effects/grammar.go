@@ -99,6 +99,20 @@ type Grammar struct {
 	// Meta: the tool reads only names, sizes or digests of its read
 	// operands (ls, du, wc, sha256sum): its reads are marked Meta.
 	Meta bool
+	// Verbs: the words of the subcommand path are classified by their
+	// verb like a Tree CLI's (docker rm, kubectl delete, helm uninstall).
+	Verbs bool
+	// Destroy: every use destroys state that cannot be recovered
+	// (git update-ref); DestroyOpts: options that make it so.
+	Destroy     bool
+	DestroyOpts map[string]bool
+	// SoftVerbs destroy only what is local and disposable (docker rm of
+	// a container) unless a RemoteOpts option points the CLI at another
+	// host or context.
+	SoftVerbs  map[string]bool
+	RemoteOpts map[string]bool
+	// Secrets: what the tool reads it decrypts or reveals (sops, age).
+	Secrets bool
 	// MetaOpts are options that make the reads Meta (grep -c, -l, -q).
 	MetaOpts map[string]bool
 	// Subs holds the subcommands.
@@ -231,7 +245,7 @@ func newGrammar(name, family string) *Grammar {
 }
 
 var grammarFlags = map[string]bool{"net": true, "mutating": true, "tree": true, "wrapper": true, "dashlong": true,
-	"stdin": true, "interp": true, "ro": true, "meta": true}
+	"stdin": true, "interp": true, "ro": true, "meta": true, "verbs": true, "destroy": true, "secrets": true}
 
 func splitList(v string) []string {
 	var out []string
@@ -284,6 +298,15 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 	case "meta":
 		g.Meta = true
 		return nil
+	case "verbs":
+		g.Verbs = true
+		return nil
+	case "destroy":
+		g.Destroy = true
+		return nil
+	case "secrets":
+		g.Secrets = true
+		return nil
 	}
 	k, v, ok := strings.Cut(f, "=")
 	if !ok || v == "" {
@@ -330,6 +353,12 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 		addSet(&g.Skip1, v)
 	case "meta":
 		addSet(&g.MetaOpts, v)
+	case "destroy":
+		addSet(&g.DestroyOpts, v)
+	case "soft":
+		addSet(&g.SoftVerbs, v)
+	case "remote":
+		addSet(&g.RemoteOpts, v)
 	case "shell":
 		g.Shell = append(g.Shell, splitList(v)...)
 	case "sys":

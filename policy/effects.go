@@ -29,6 +29,138 @@ func (e *evaluator) effectsOf() {
 	for _, ef := range effects.Extract(e.res, effects.Options{Workspace: workspaceOf(e.rules), Home: e.home}) {
 		e.effs[ef.Cmd] = append(e.effs[ef.Cmd], ef)
 	}
+	e.textSinks()
+}
+
+// textSinks finds arithmetic evaluation of values that come from outside
+// the command (a download, a file, read): bash evaluates subscripts in
+// them, so a value like a[$(cmd)] runs cmd. Also indirect expansion of
+// a variable prepared with such a subscript.
+func (e *evaluator) textSinks() {
+	ext := map[string]bool{}
+	prepared := map[string]bool{}
+	for _, c := range e.res.Commands {
+		for _, a := range c.Assigns {
+			v := a.Value
+			if strings.Contains(v.Value, "[") && (strings.Contains(v.Value, "$(") || strings.Contains(v.Value, "`")) && !v.Dynamic {
+				prepared[a.Name] = true
+			}
+			for _, j := range v.Subst {
+				if j >= 0 && j < len(e.res.Commands) && externalSource(e.res.Commands[j]) {
+					ext[a.Name] = true
+				}
+			}
+		}
+		if c.Name() == "read" {
+			for _, a := range c.Args[1:] {
+				if !strings.HasPrefix(a.Value, "-") && !a.Dynamic && isName(a.Value) {
+					ext[a.Value] = true
+				}
+			}
+		}
+	}
+	src := e.res.Src
+	whole := analyze.Span{Start: 0, End: len(src)}
+	for n := range prepared {
+		if strings.Contains(src, "${!"+n+"}") || strings.Contains(src, "${!"+n+"[") {
+			e.emit(sg4020, -1, whole, "indirect expansion of "+n+", which holds a subscript with a command substitution: bash runs it")
+			return
+		}
+	}
+	if len(ext) == 0 {
+		return
+	}
+	for _, ctx := range arithContexts(src) {
+		for n := range ext {
+			if containsWord(ctx, n) {
+				e.emit(sg4020, -1, whole, "arithmetic on "+n+", a value from outside the command: a subscript in it runs commands")
+				return
+			}
+		}
+	}
+}
+
+// externalSource reports commands whose output comes from outside the
+// command text: the network or a file.
+func externalSource(c *analyze.Command) bool {
+	switch c.Name() {
+	case "curl", "wget", "nc", "ncat", "http", "cat", "head", "tail", "jq", "yq", "xargs", "sed", "awk", "cut", "ssh", "redis-cli", "psql", "mysql":
+		return true
+	}
+	return false
+}
+
+func isName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		if !(b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || i > 0 && b >= '0' && b <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// arithContexts returns the texts of (( )), $(( )) and [[ ]] tests with
+// an arithmetic operator.
+func arithContexts(src string) []string {
+	var out []string
+	for off := 0; off < len(src); {
+		i := strings.Index(src[off:], "((")
+		if i < 0 {
+			break
+		}
+		i += off
+		j := strings.Index(src[i:], "))")
+		if j < 0 {
+			break
+		}
+		out = append(out, src[i+2:i+j])
+		off = i + j + 2
+	}
+	for off := 0; off < len(src); {
+		i := strings.Index(src[off:], "[[")
+		if i < 0 {
+			break
+		}
+		i += off
+		j := strings.Index(src[i:], "]]")
+		if j < 0 {
+			break
+		}
+		t := src[i+2 : i+j]
+		for _, op := range []string{"-eq", "-ne", "-lt", "-le", "-gt", "-ge"} {
+			if strings.Contains(t, op) {
+				out = append(out, t)
+				break
+			}
+		}
+		off = i + j + 2
+	}
+	return out
+}
+
+func containsWord(s, w string) bool {
+	for off := 0; off < len(s); {
+		k := strings.Index(s[off:], w)
+		if k < 0 {
+			return false
+		}
+		k += off
+		before := k == 0 || !isIdentByte(s[k-1])
+		after := k+len(w) >= len(s) || !isIdentByte(s[k+len(w)])
+		if before && after {
+			return true
+		}
+		off = k + len(w)
+	}
+	return false
+}
+
+func isIdentByte(b byte) bool {
+	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
 }
 
 func (e *evaluator) classOpts() effects.Options {
@@ -49,6 +181,48 @@ func (k *cmdCheck) checkEffects() {
 		k.effect(ef)
 	}
 	k.shellSinks()
+	if argv, ok := effects.WrappedArgv(c); ok && !k.unwrapped() {
+		k.nestedLine("runs", shellJoin(argv), c.Span)
+	}
+}
+
+// shellJoin quotes words back into a command line.
+func shellJoin(args []analyze.Arg) string {
+	var b strings.Builder
+	for j, a := range args {
+		if j > 0 {
+			b.WriteByte(' ')
+		}
+		v := a.Value
+		if a.Dynamic {
+			b.WriteString(v)
+			continue
+		}
+		if v != "" && !strings.ContainsAny(v, " \t\n'\"\\$`;|&<>(){}*?[]#~!") {
+			b.WriteString(v)
+			continue
+		}
+		b.WriteString("'" + strings.ReplaceAll(v, "'", `'\''`) + "'")
+	}
+	return b.String()
+}
+
+// nestedLine evaluates a command line that a command runs and reports
+// its findings about this command.
+func (k *cmdCheck) nestedLine(what, line string, sp analyze.Span) {
+	e := k.e
+	if e.depth >= 3 {
+		e.emit(sg4013, k.i, sp, k.c.Name()+" "+what+" the command line "+quote(line))
+		return
+	}
+	v := evaluateAt(analyze.Analyze(line, AnalyzeOptions(e.rules)), e.rules, e.depth+1)
+	for _, r := range v.Reasons {
+		row := rowOf(r.ID, r.Decision)
+		if row == nil {
+			row = sg4013
+		}
+		e.emit(row, k.i, sp, k.c.Name()+" "+what+" "+quote(line)+": "+r.Message)
+	}
 }
 
 func (k *cmdCheck) effect(ef effects.Effect) {
@@ -67,8 +241,18 @@ func (k *cmdCheck) effect(ef effects.Effect) {
 			return
 		}
 		p := e.resolve(ef.Path.Abs)
+		if ef.Secret {
+			e.emit(sg4001, k.i, sp, ef.Program+" decrypts or reveals "+ef.Path.String())
+			return
+		}
 		if r := effects.Classify(p, e.classOpts()); r.Class == effects.ClassCredential {
 			e.emit(sg4001, k.i, sp, ef.Program+" reads "+r.What)
+			return
+		}
+		if ef.Path.Origin == effects.OriginDerived {
+			if r, ok := e.patternClass(ef.Path); ok && r.Class == effects.ClassCredential {
+				e.emit(sg4001, k.i, sp, desc+": the names it selects are credentials ("+r.What+")")
+			}
 		}
 	case effects.Write, effects.Delete, effects.Chmod, effects.Chown:
 		k.mutation(ef, sp, desc)
@@ -83,6 +267,24 @@ func (k *cmdCheck) effect(ef effects.Effect) {
 	case effects.Unknown:
 		k.unknown(ef, sp)
 	}
+}
+
+// patternClass classifies the names a derived path selects: the glob's
+// base (".env*") or the producer's name pattern (locate id_rsa).
+func (e *evaluator) patternClass(pa effects.Path) (effects.Resource, bool) {
+	pat := pa.Pattern
+	if pat == "" && strings.HasPrefix(pa.Via, "glob ") {
+		pat = path.Base(pa.Raw)
+	}
+	pat = strings.NewReplacer("*", "", "?", "", "[", "", "]", "").Replace(pat)
+	if pat == "" || pat == "." {
+		return effects.Resource{}, false
+	}
+	dir := pa.Abs
+	if dir == "" {
+		dir = e.ws
+	}
+	return effects.Classify(path.Join(dir, path.Base(pat)), e.classOpts()), true
 }
 
 // unknownSecretName reports a raw path whose base name is a secret file
@@ -102,6 +304,8 @@ func (k *cmdCheck) mutation(ef effects.Effect, sp analyze.Span, desc string) {
 		switch {
 		case ef.Kind == effects.Delete && ef.Recursive || ef.Kind == effects.Chmod && ef.Recursive || ef.Kind == effects.Chown && ef.Recursive:
 			e.emit(sg4006, k.i, sp, desc+": the target is known only at run time")
+		case ef.Kind == effects.Delete && strings.ContainsAny(ef.Path.Raw, "*?"):
+			e.emit(sg4006, k.i, sp, desc+": a glob in a directory known only at run time")
 		case unknownPersistName(ef.Path.Raw):
 			e.emit(sg4006, k.i, sp, desc+": a startup file in a directory known only at run time")
 		}
@@ -119,7 +323,15 @@ func (k *cmdCheck) mutation(ef effects.Effect, sp analyze.Span, desc string) {
 		e.emit(sg4005, k.i, sp, desc)
 		return
 	}
+	if derived && strings.HasPrefix(ef.Path.Via, "git ") && (ef.Kind == effects.Delete || ef.Program == "truncate" || ef.Program == "shred") {
+		e.emit(sg4006, k.i, sp, desc+": every file git lists, at once")
+		return
+	}
 	r := effects.Classify(p, o)
+	if ef.Text == "git config" && gitForcesPush(ef.Name, ef.Value) {
+		e.emit(sg4016, k.i, sp, "git config "+ef.Name+" "+quote(ef.Value)+" makes every later push overwrite the remote")
+		return
+	}
 	if ef.Text == "git config" && (r.Class == effects.ClassPersistence || r.Class == effects.ClassRepoGit) && plainGitKey(ef.Name) {
 		return // user.name, color.ui …: settings that run nothing
 	}
@@ -213,7 +425,21 @@ func (k *cmdCheck) net(ef effects.Effect, sp analyze.Span, desc string) {
 	if !ef.Sends {
 		return
 	}
-	if ef.Dest != "" && effects.Loopback(host) {
+	if ef.Text == "serve" && !(effects.Loopback(host) && host != "0.0.0.0" && host != "::") {
+		// a directory served to the network: the workspace is the
+		// agent's own; anything else leaves through the server
+		if !ef.Path.Known() {
+			e.emit(sg4003, k.i, sp, desc+": a directory known only at run time")
+			return
+		}
+		p := e.resolve(ef.Path.Abs)
+		if within(p, e.ws) && p != e.home || e.inRoots(p) && p != "/" {
+			return
+		}
+		e.emit(sg4003, k.i, sp, desc+" to anyone who can reach "+quote(ef.Dest))
+		return
+	}
+	if ef.Dest != "" && effects.Loopback(host) || ef.Text == "serve" {
 		return
 	}
 	if ef.Path.Known() {
@@ -318,6 +544,22 @@ func (k *cmdCheck) unwrapped() bool {
 	return false
 }
 
+// gitForcesPush reports remote settings that turn a push into a forced
+// or mirroring one.
+func gitForcesPush(key, val string) bool {
+	key = strings.ToLower(key)
+	if !strings.HasPrefix(key, "remote.") {
+		return false
+	}
+	switch {
+	case strings.HasSuffix(key, ".mirror"):
+		return val == "" || val == "true" || val == "1" || val == "yes" || val == "on"
+	case strings.HasSuffix(key, ".push"):
+		return strings.HasPrefix(val, "+") || strings.Contains(val, ":+") || val == "+*"
+	}
+	return false
+}
+
 // plainGitKey reports git settings that change no behaviour that runs
 // or fetches code.
 func plainGitKey(key string) bool {
@@ -373,7 +615,11 @@ func (k *cmdCheck) system(ef effects.Effect, sp analyze.Span) {
 	case effects.SysDisk, effects.SysMount, effects.SysKernel, effects.SysFirewall, effects.SysSchedule:
 		e.emit(sg4018, k.i, sp, ef.Program+" changes the system ("+ef.System+")")
 	case effects.SysDestroy:
-		e.emit(sg4016, k.i, sp, ef.Program+" deletes remote or infrastructure resources")
+		what := "deletes or resets resources that cannot be recovered"
+		if ef.Text != "" {
+			what += " (" + ef.Text + ")"
+		}
+		e.emit(sg4016, k.i, sp, ef.Program+" "+what)
 	case effects.SysConfig:
 		e.emit(sg4008, k.i, sp, ef.Program+" changes registry or toolchain configuration")
 	}
@@ -387,6 +633,19 @@ func (k *cmdCheck) unknown(ef effects.Effect, sp analyze.Span) {
 	switch {
 	case ef.Text != "":
 		e.emit(sg4015, k.i, sp, quote(ef.Program)+": unknown subcommand of a CLI that changes things")
+	case ef.Path.Origin == 0 && ef.Dest == "" && !ef.Dynamic:
+		// the program itself: arguments that are command lines of known
+		// programs (remote runners: salt, pdsh, fab) are judged as such
+		for _, a := range k.c.Args[1:] {
+			v := strings.TrimSpace(a.Value)
+			if a.Dynamic || !strings.Contains(v, " ") || strings.HasPrefix(v, "-") {
+				continue
+			}
+			first := strings.Fields(v)[0]
+			if g := effects.Lookup(path.Base(first)); g != nil && !g.ReadOnly {
+				k.nestedLine("is given", v, a.Span)
+			}
+		}
 	case ef.Dest != "":
 		h := effects.HostOf(ef.Dest)
 		if effects.MetadataHost(h) {
@@ -418,6 +677,42 @@ func (k *cmdCheck) shellSinks() {
 	c := k.c
 	e := k.e
 	switch k.name {
+	case "mapfile", "readarray":
+		for _, a := range c.Args[1:] {
+			if a.Value == "-C" || strings.HasPrefix(a.Value, "-C") && !strings.HasPrefix(a.Value, "--") {
+				e.emit(sg4020, k.i, c.Span, k.name+" -C runs a callback with each line read")
+				return
+			}
+		}
+	case "printf":
+		for j := 1; j+1 < len(c.Args); j++ {
+			if c.Args[j].Value == "-v" && c.Args[j+1].Dynamic {
+				e.emit(sg4020, k.i, c.Span, "printf -v assigns to a variable whose name is computed: a subscript in it runs commands")
+				return
+			}
+		}
+	case "read":
+		for _, a := range c.Args[1:] {
+			if a.Dynamic && !strings.HasPrefix(a.Value, "-") {
+				e.emit(sg4020, k.i, c.Span, "read assigns to a variable whose name is computed")
+				return
+			}
+		}
+	case "declare", "typeset", "local", "export", "readonly":
+		integer := false
+		for _, a := range c.Args[1:] {
+			if strings.HasPrefix(a.Value, "-") && strings.Contains(a.Value, "i") && !strings.HasPrefix(a.Value, "--") {
+				integer = true
+			}
+		}
+		if integer {
+			for _, as := range c.Assigns {
+				if as.Value.Dynamic {
+					e.emit(sg4020, k.i, c.Span, "integer variable "+as.Name+" gets a computed value: bash evaluates it as arithmetic")
+					return
+				}
+			}
+		}
 	case "trap":
 		for _, a := range c.Args[1:] {
 			switch strings.ToUpper(a.Value) {
