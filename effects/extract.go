@@ -374,6 +374,15 @@ type parsed struct {
 	treeVerb []string
 }
 
+// treeFlags are long switches of cloud CLIs that take no value.
+var treeFlags = map[string]bool{"--recursive": true, "--public": true, "--draft": true, "--force": true, "--yes": true,
+	"--quiet": true, "--dryrun": true, "--dry-run": true, "--web": true, "--fill": true, "--no-verify": true, "--debug": true,
+	"--verbose": true, "--all": true, "--prerelease": true, "--latest": true, "--secret": true, "--private": true,
+	"--internal": true, "--clone": true, "--confirm": true, "--async": true, "--wait": true, "--no-wait": true,
+	"--delete": true, "--exact-timestamps": true, "--follow-symlinks": true, "--no-progress": true, "--only-show-errors": true,
+	"--no-paginate": true, "--no-cli-pager": true, "--generate-notes": true, "--admin": true, "--squash": true,
+	"--merge": true, "--rebase": true, "--auto": true, "--json": false, "--help": true}
+
 func isOpt(a analyze.Arg) bool {
 	return !a.Dynamic && len(a.Value) > 1 && a.Value[0] == '-'
 }
@@ -396,6 +405,11 @@ func parse(g *Grammar, args []analyze.Arg) *parsed {
 				if eq {
 					o.val, o.hasVal = analyze.Arg{Value: val, Span: a.Span, Dynamic: a.Dynamic, Glob: a.Glob}, true
 				} else if p.g.takesValue(name) && i+1 < len(args) {
+					i++
+					o.val, o.hasVal = args[i], true
+				} else if p.chain[0].Tree && strings.HasPrefix(v, "--") && !treeFlags[name] && i+1 < len(args) && !strings.HasPrefix(args[i+1].Value, "-") {
+					// cloud CLIs: a long option takes a value unless it is
+					// a known switch
 					i++
 					o.val, o.hasVal = args[i], true
 				}
@@ -1091,8 +1105,19 @@ func localPathLike(v string) bool {
 	if looksLikePath(v) || strings.Contains(v, "/") {
 		return true
 	}
+	if strings.HasPrefix(v, ".") && len(v) > 1 {
+		return true
+	}
 	k := strings.LastIndexByte(v, '.')
-	return k > 0 && k < len(v)-1 || strings.HasPrefix(v, ".") && len(v) > 1
+	if k <= 0 || k >= len(v)-1 || len(v)-k > 11 {
+		return false
+	}
+	for _, r := range v[k+1:] {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			return true // a name with an extension: report.txt, app.tar.gz
+		}
+	}
+	return false
 }
 
 // gitConfig reports the file "git config" writes when it sets something:

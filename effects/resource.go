@@ -64,7 +64,9 @@ func Classify(p string, o Options) Resource {
 		return Resource{ClassRegistry, w}
 	}
 	if g := gitDir(p); g != "" {
-		if Within(g, o.Workspace) || g == path.Join(o.Workspace, ".git") {
+		// only the workspace's own .git is the repository's; a .git
+		// deeper in the workspace belongs to another repository
+		if g == path.Join(o.Workspace, ".git") {
 			return Resource{ClassRepoGit, "the repository's .git"}
 		}
 		return Resource{ClassOtherGit, "another repository's " + g}

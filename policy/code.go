@@ -93,6 +93,9 @@ func (k *cmdCheck) codeRunner() {
 		case len(subs) > 0 && allEnvInit(subs):
 			// eval "$(ssh-agent -s)", eval "$(direnv hook bash)": tools
 			// that print shell setup for the current shell
+		case len(subs) == 0 && k.interpreterLang() && valuesOnly(e.res.Src, a.Span):
+			// python3 -c "…urlopen('http://127.0.0.1:$port/')…": plain
+			// variables used as values inside the code, not as code
 		case a.Dynamic && !(k.c.FuncDef != "" && a.Positional):
 			k.emitAt(sg2305, a.Span, quote(k.name)+" runs code that is only known at run time")
 		}
@@ -438,4 +441,50 @@ func (k *cmdCheck) rgPre() {
 			return
 		}
 	}
+}
+
+// valuesOnly reports interpreter code whose only run-time parts are plain
+// variables ($port, ${PORT}) in value positions: after a quote, "(", ",",
+// ":", "=", "/" and the like, never where a statement starts.
+func valuesOnly(src string, sp analyze.Span) bool {
+	if sp.Start < 0 || sp.End > len(src) || sp.Start >= sp.End {
+		return false
+	}
+	t := src[sp.Start:sp.End]
+	if strings.Contains(t, "$(") || strings.Contains(t, "`") {
+		return false
+	}
+	found := false
+	for i := 0; i < len(t); i++ {
+		if t[i] != '$' {
+			continue
+		}
+		j := i + 1
+		if j < len(t) && t[j] == '{' {
+			j++
+		}
+		if j >= len(t) || !(t[j] == '_' || t[j] >= 'a' && t[j] <= 'z' || t[j] >= 'A' && t[j] <= 'Z') {
+			if j < len(t) && t[j] >= '0' && t[j] <= '9' {
+				return false // positional parameters
+			}
+			continue
+		}
+		found = true
+		k := i - 1
+		for k >= 0 && (t[k] == ' ' || t[k] == '\t') {
+			k--
+		}
+		if k < 0 {
+			return false
+		}
+		switch t[k] {
+		case '\'', '"', '(', ',', ':', '=', '/', '[', '+', '-', '*', '<', '>', '%', '.', '{':
+			if t[k] == '"' && k == 0 || t[k] == '\'' && k == 0 {
+				return false // the code starts with the variable
+			}
+		default:
+			return false
+		}
+	}
+	return found
 }

@@ -332,8 +332,11 @@ func (k *cmdCheck) mutation(ef effects.Effect, sp analyze.Span, desc string) {
 		e.emit(sg4016, k.i, sp, "git config "+ef.Name+" "+quote(ef.Value)+" makes every later push overwrite the remote")
 		return
 	}
-	if ef.Text == "git config" && (r.Class == effects.ClassPersistence || r.Class == effects.ClassRepoGit) && plainGitKey(ef.Name) {
-		return // user.name, color.ui …: settings that run nothing
+	if ef.Text == "git config" && (r.Class == effects.ClassPersistence || r.Class == effects.ClassRepoGit || r.Class == effects.ClassOtherGit) && plainGitKey(ef.Name) {
+		if commandKey(ef.Name) && strings.ContainsAny(ef.Value, " ;|&$`") {
+			k.nestedLine("sets "+ef.Name+" to", ef.Value, sp)
+		}
+		return // user.name, color.ui …: settings that run nothing, or a command that is judged
 	}
 	switch r.Class {
 	case effects.ClassPersistence:
@@ -433,7 +436,7 @@ func (k *cmdCheck) net(ef effects.Effect, sp analyze.Span, desc string) {
 			return
 		}
 		p := e.resolve(ef.Path.Abs)
-		if within(p, e.ws) && p != e.home || e.inRoots(p) && p != "/" {
+		if p != e.home && p != "/" && (within(p, e.ws) || e.inRoots(p)) {
 			return
 		}
 		e.emit(sg4003, k.i, sp, desc+" to anyone who can reach "+quote(ef.Dest))
@@ -556,6 +559,15 @@ func gitForcesPush(key, val string) bool {
 		return val == "" || val == "true" || val == "1" || val == "yes" || val == "on"
 	case strings.HasSuffix(key, ".push"):
 		return strings.HasPrefix(val, "+") || strings.Contains(val, ":+") || val == "+*"
+	}
+	return false
+}
+
+// commandKey reports git settings whose value is a command line.
+func commandKey(key string) bool {
+	switch strings.ToLower(key) {
+	case "core.pager", "core.editor", "sequence.editor", "pager.log", "pager.diff", "pager.show":
+		return true
 	}
 	return false
 }

@@ -136,7 +136,16 @@ func (k *cmdCheck) envCmd() {
 }
 
 func (k *cmdCheck) exportF() {
-	if k.has("-f") && (len(k.args) > 1 || len(k.c.Assigns) > 0) {
+	exported := k.name == "export"
+	for _, a := range k.args {
+		if strings.HasPrefix(a.Value, "-") && !strings.HasPrefix(a.Value, "--") && strings.Contains(a.Value, "x") {
+			exported = true // declare -fx
+		}
+	}
+	if !exported {
+		return // declare -f NAME prints the function
+	}
+	if (k.has("-f") || k.hasShort('f')) && (len(k.args) > 1 || len(k.c.Assigns) > 0) {
 		k.emit(sg3501, "exports a function to child shells (can shadow commands)")
 	}
 }

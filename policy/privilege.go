@@ -87,16 +87,8 @@ func (k *cmdCheck) mountSrc(a analyze.Arg) {
 // recon flags searches for privilege-escalation footholds.
 func (k *cmdCheck) recon() {
 	switch k.name {
-	case "find":
-		for i, a := range k.args {
-			if a.Value == "-perm" && i+1 < len(k.args) {
-				m := k.args[i+1].Value
-				if strings.Contains(m, "4000") || strings.Contains(m, "2000") || strings.Contains(m, "u=s") || strings.Contains(m, "g=s") || strings.Contains(m, "6000") {
-					k.emit(sg2201ask, "searches for setuid programs (privilege escalation reconnaissance)")
-					return
-				}
-			}
-		}
+	// find / -perm -4000 lists setuid programs: a read-only search that
+	// audits run too; it is not judged as reconnaissance (issue "Policy v2").
 	case "getcap":
 		if k.hasShort('r') {
 			k.emit(sg2201ask, "searches for programs with capabilities (privilege escalation reconnaissance)")

@@ -158,7 +158,7 @@ func (k *cmdCheck) printsSecrets() {
 			k.emit(sg2603deny, "reads a secret from a password store")
 		}
 	case "printenv":
-		if len(k.operands()) == 0 {
+		if len(k.operands()) == 0 && !k.envFiltered() {
 			k.emit(sg2604, "prints the whole environment (may hold secrets)")
 		}
 		for _, a := range k.operands() {
@@ -168,15 +168,15 @@ func (k *cmdCheck) printsSecrets() {
 			}
 		}
 	case "env":
-		if len(k.args) == 0 || allOptions(k.args) {
+		if (len(k.args) == 0 || allOptions(k.args)) && !k.envFiltered() {
 			k.emit(sg2604, "prints the whole environment (may hold secrets)")
 		}
 	case "export", "declare", "typeset":
-		if len(k.c.Assigns) == 0 && (len(k.args) == 0 || allOptions(k.args) && hasArgA(k.args, "-p", "-x", "-px")) {
+		if len(k.c.Assigns) == 0 && (len(k.args) == 0 || allOptions(k.args) && hasArgA(k.args, "-p", "-x", "-px")) && !k.envFiltered() {
 			k.emit(sg2604, "prints exported variables (may hold secrets)")
 		}
 	case "set":
-		if len(k.args) == 0 {
+		if len(k.args) == 0 && !k.envFiltered() {
 			k.emit(sg2604, "prints every shell variable (may hold secrets)")
 		}
 	}
@@ -381,4 +381,76 @@ func (k *cmdCheck) secretsCLI() {
 			}
 		}
 	}
+}
+
+// envFiltered reports an environment listing piped into a filter that
+// keeps only named, non-secret variables or a count: env | grep ^PATH,
+// env | grep -c '^', env | wc -l, set | sed -n '/^retry ()/,/^}/p'.
+func (k *cmdCheck) envFiltered() bool {
+	c := k.c
+	if len(c.Pipes) == 0 || c.Background {
+		return false
+	}
+	last := c.Pipes[len(c.Pipes)-1]
+	var next *analyze.Command
+	for _, d := range k.e.res.Commands {
+		for _, p := range d.Pipes {
+			if p.ID == last.ID && p.Stage == last.Stage+1 && d.StdinPipe && len(d.Wrappers) == 0 {
+				next = d
+			}
+		}
+	}
+	if next == nil || len(next.Args) == 0 {
+		return false
+	}
+	args := next.Args[1:]
+	switch next.Name() {
+	case "wc":
+		return true
+	case "grep", "egrep", "rg":
+		pat := ""
+		for j, a := range args {
+			v := a.Value
+			switch {
+			case v == "-c" || v == "--count" || v == "-q" || v == "--quiet" || v == "-l":
+				return true
+			case v == "-e" && j+1 < len(args):
+				pat = args[j+1].Value
+			case strings.HasPrefix(v, "-"):
+				continue
+			case pat == "":
+				pat = v
+			}
+		}
+		return namedPattern(pat)
+	case "sed":
+		quiet := false
+		for _, a := range args {
+			if a.Value == "-n" || a.Value == "--quiet" {
+				quiet = true
+			} else if quiet && !strings.HasPrefix(a.Value, "-") {
+				return strings.HasPrefix(a.Value, "/") && namedPattern(strings.TrimPrefix(a.Value, "/"))
+			}
+		}
+	}
+	return false
+}
+
+// namedPattern reports a pattern anchored on variable or function names
+// that are not secret-looking: ^PATH, ^(GO|CGO_), ^retry ().
+func namedPattern(p string) bool {
+	if !strings.HasPrefix(p, "^") || len(p) < 2 {
+		return false
+	}
+	rest := p[1:]
+	if rest[0] != '(' && !(rest[0] == '_' || rest[0] >= 'A' && rest[0] <= 'Z' || rest[0] >= 'a' && rest[0] <= 'z') {
+		return false
+	}
+	up := strings.ToUpper(rest)
+	for _, s := range []string{"KEY", "TOKEN", "SECRET", "PASS", "AUTH", "CRED", "PRIVATE", "SESSION", "COOKIE", ".", "*"} {
+		if strings.Contains(up, s) {
+			return false
+		}
+	}
+	return true
 }

@@ -230,11 +230,24 @@ func (k *cmdCheck) hostnameCmd() {
 }
 
 func (k *cmdCheck) psCmd() {
-	for _, a := range k.args {
+	for j, a := range k.args {
 		v := a.Value
+		if j > 0 && psValueOpt(k.args[j-1].Value) {
+			continue // the value of -o, -p, -u …: a format or a list
+		}
 		if !strings.HasPrefix(v, "-") && strings.ContainsRune(v, 'e') || v == "-E" {
 			k.emit(sg2604, "ps with 'e' prints the environment of processes (may hold secrets)")
 			return
 		}
 	}
+}
+
+// psValueOpt reports ps options whose value is the next word.
+func psValueOpt(o string) bool {
+	switch o {
+	case "-o", "-O", "-p", "-q", "-u", "-U", "-g", "-G", "-C", "-t", "-s", "--pid", "--ppid", "--user", "--group",
+		"--sort", "--format", "--cols", "--columns", "--rows", "--lines", "--sid", "--tty", "-k", "--quick-pid":
+		return true
+	}
+	return false
 }
