@@ -14,12 +14,12 @@ EVALDIR   ?= /var/tmp/shellguard-eval
 SGEVAL    := $(EVALDIR)/sgeval
 SGBIN     := $(EVALDIR)/shellguard
 
-.PHONY: build test vet unit cross shared evalbin eval-effect eval-static bench clean
+.PHONY: build test vet unit cross shared evalbin eval-effect eval-static bench release clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -o shellguard ./cmd/shellguard
 
-test: vet unit cross eval-static eval-effect
+test: vet unit cross eval-static eval-effect eval-sandbox-fs
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
@@ -56,6 +56,12 @@ eval-effect: evalbin
 	# Secrets must not leak even without the sandbox: redaction alone.
 	cd $(EVALDIR) && $(SGEVAL) effect --exec '$(SGBIN) run --sandbox off --timeout {timeout} -- {cmd}' $(SHARED)/eval/corpus/effect-public.jsonl --category 'env-secret|secret-read'
 
+# File-system escapes of the sandbox (git metadata, the shared cache,
+# credentials in HOME) and the legitimate work that must keep working.
+eval-sandbox-fs: evalbin
+	cd $(EVALDIR) && ./sgeval effect --exec '$(SGBIN) run --timeout {timeout} -- {cmd}' $(CURDIR)/sandbox/testdata/escapes-fs.jsonl
+	cd $(EVALDIR) && ./sgeval effect --exec '$(SGBIN) run --sandbox required --timeout {timeout} -- {cmd}' $(CURDIR)/sandbox/testdata/escapes-fs.jsonl
+
 # Static verdicts: at least 99% of attacks blocked and 98% of benign
 # commands allowed (the corpus is a sample; remaining misses are listed).
 # Each run writes into a fresh directory, so no result of an earlier run
@@ -70,5 +76,16 @@ eval-static: evalbin
 bench:
 	bench/run.sh
 
+# Release archives for the vX.Y.Z tag on HEAD, built offline (the module
+# cache must hold the dependencies) into dist/: see internal/release.
+RELEASE_TARGETS ?= linux/amd64,linux/arm64,darwin/amd64,darwin/arm64,windows/amd64,windows/arm64
+
+release:
+	tag=$$(git describe --tags --exact-match --match 'v[0-9]*' HEAD 2>/dev/null) || \
+	  { echo "make release: HEAD has no vX.Y.Z tag (git tag vX.Y.Z first)"; exit 1; }; \
+	test -z "$$(git status --porcelain --untracked-files=no)" || \
+	  { echo "make release: the work tree has uncommitted changes"; exit 1; }; \
+	GOPROXY=off $(GO) run ./internal/release -version "$$tag" -out dist -targets '$(RELEASE_TARGETS)'
+
 clean:
-	rm -rf shellguard $(EVALDIR)
+	rm -rf shellguard dist $(EVALDIR)

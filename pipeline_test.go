@@ -38,7 +38,7 @@ func TestRunRefusesDeny(t *testing.T) {
 	if !errors.Is(err, ErrDenied) || !errors.As(err, &de) || de.Asked {
 		t.Fatalf("err = %v", err)
 	}
-	if res.Decision != "deny" || len(res.Reasons) == 0 || res.Started() || res.ExitCode != -1 {
+	if res.Decision != policy.Deny || len(res.Reasons) == 0 || res.Started() || res.ExitCode != nil {
 		t.Fatalf("%+v", res)
 	}
 	if _, err := os.Stat(filepath.Join(g.Config().Workspace, "made-it")); err == nil {
@@ -68,7 +68,7 @@ func TestRunAskNeedsApproval(t *testing.T) {
 		return true, nil
 	}
 	res, err := g.Run(context.Background(), Request{Command: "touch c", Approve: yes})
-	if err != nil || res.ExitCode != 0 || res.Decision != "ask" {
+	if err != nil || exitOf(res) != 0 || res.Decision != policy.Ask {
 		t.Fatalf("approved: %v %+v", err, res)
 	}
 	ws := g.Config().Workspace

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/shellguard/shellguard/runner"
 )
 
 func TestRunResultFields(t *testing.T) {
@@ -24,26 +22,42 @@ func TestRunResultFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := filepath.Join(ws, "sub")
-	if res.Cwd != want || res.Stdout != want+"\n0\n" || res.Stderr != "e\n" || res.ExitCode != 4 || res.TimedOut || res.Duration <= 0 {
+	if res.Cwd != want || res.Stdout != want+"\n0\n" || res.Stderr != "e\n" || exitOf(res) != 4 || res.TimedOut || res.Duration <= 0 {
 		t.Fatalf("%+v", res)
 	}
 }
 
-func TestRunTimeoutClampAndErrors(t *testing.T) {
-	g, err := New(Config{Workspace: t.TempDir(), MaxTimeout: time.Second, Timeout: time.Second})
+func TestRunTimeoutAndErrors(t *testing.T) {
+	ws := t.TempDir()
+	g, err := New(Config{Workspace: ws, MaxTimeout: time.Second, Timeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := g.Run(context.Background(), Request{Command: "echo start; sleep 7401", Timeout: time.Hour})
+	res, err := g.Run(context.Background(), Request{Command: "echo start; sleep 7401"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.TimedOut || res.ExitCode != -1 || res.Stdout != "start\n" || res.Duration > 5 {
+	if !res.TimedOut || (exitOf(res) != 143 && exitOf(res) != 137) || res.Stdout != "start\n" || res.Duration > 5 {
 		t.Fatalf("%+v", res)
 	}
-	res, err = g.Run(context.Background(), Request{Command: "true", Cwd: "/nonexistent/dir"})
-	if !errors.Is(err, runner.ErrBadCwd) || res.ExitCode != -1 {
-		t.Fatalf("err=%v res=%+v", err, res)
+	// Out-of-range limits and a cwd outside the workspace are refused,
+	// never clamped: nothing runs.
+	for _, req := range []Request{
+		{Command: "touch ran", Timeout: time.Hour},
+		{Command: "touch ran", Timeout: -time.Second},
+		{Command: "touch ran", MaxOutput: -1},
+		{Command: "touch ran", MaxOutput: int(DefaultMaxTotal) + 1},
+		{Command: "touch ran", Cwd: "/nonexistent/dir"},
+		{Command: "touch ran", Cwd: os.TempDir()},
+	} {
+		res, err = g.Run(context.Background(), req)
+		var le *LimitError
+		if !errors.As(err, &le) || res.ExitCode != nil || res.Started() {
+			t.Errorf("%+v: err=%v res=%+v", req, err, res)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ws, "ran")); err == nil {
+		t.Error("a refused request ran")
 	}
 	if _, err := New(Config{MaxTimeout: 2 * CeilingTimeout}); err == nil {
 		t.Fatal("a max timeout above the ceiling was accepted")
@@ -51,4 +65,12 @@ func TestRunTimeoutClampAndErrors(t *testing.T) {
 	if _, err := New(Config{Timeout: time.Hour, MaxTimeout: time.Minute}); err == nil || !strings.Contains(err.Error(), "exceeds") {
 		t.Fatalf("default above max accepted: %v", err)
 	}
+}
+
+// exitOf is a result's exit code, -1 when it has none.
+func exitOf(r Result) int {
+	if r.ExitCode == nil {
+		return -1
+	}
+	return *r.ExitCode
 }

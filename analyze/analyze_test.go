@@ -307,9 +307,30 @@ func TestSpansPointIntoSource(t *testing.T) {
 		if c.Span.Start < 0 || c.Span.End > len(src) || c.Span.Start > c.Span.End {
 			t.Fatalf("span %v out of range", c.Span)
 		}
-		if c.Name() == "rm" && src[c.Span.Start:c.Span.End] != `'rm -rf /'` {
+		// code that is in the source verbatim keeps its own spans
+		if c.Name() == "rm" && src[c.Span.Start:c.Span.End] != `rm -rf /` {
 			t.Fatalf("nested rm span = %q", src[c.Span.Start:c.Span.End])
 		}
+	}
+	// code that is not (escapes) is placed on the word that carries it
+	src = `sh -c "rm -rf \"/x\""; echo ok`
+	r = Analyze(src, testOpts)
+	for _, c := range r.Commands {
+		if c.Name() == "rm" && src[c.Span.Start:c.Span.End] != `"rm -rf \"/x\""` {
+			t.Fatalf("escaped nested rm span = %q", src[c.Span.Start:c.Span.End])
+		}
+	}
+	// a here-document body: the dangerous line is the span
+	src = "bash <<'EOF'\necho start\nrm -rf /x\nEOF\n"
+	r = Analyze(src, testOpts)
+	found := false
+	for _, c := range r.Commands {
+		if c.Name() == "rm" {
+			found = src[c.Span.Start:c.Span.End] == "rm -rf /x"
+		}
+	}
+	if !found {
+		t.Fatalf("here-document rm not found with its own span: %+v", r.Commands)
 	}
 }
 

@@ -148,6 +148,9 @@ type Code struct {
 	Exec Exec
 	// Writes lists files the code writes by name (sed w, s///w).
 	Writes []string
+	// InPlace is set when the interpreter edits its file operands in
+	// place (perl -i, ruby -i).
+	InPlace bool
 }
 
 // Exec says whether code runs shell commands and whether they could be
@@ -162,6 +165,22 @@ const (
 	ExecData                 // pipes its data into a shell or interpreter (awk print | "sh")
 )
 
+func (e Exec) String() string {
+	switch e {
+	case ExecNone:
+		return "none"
+	case ExecRead:
+		return "read"
+	case ExecComputed:
+		return "computed"
+	case ExecOpaque:
+		return "opaque"
+	case ExecData:
+		return "data"
+	}
+	return "exec?"
+}
+
 // Via says how a wrapper runs what it wraps.
 type Via int
 
@@ -172,11 +191,28 @@ const (
 	ViaFunc                  // a call of a function defined in the script
 )
 
+func (v Via) String() string {
+	switch v {
+	case ViaArgv:
+		return "argv"
+	case ViaShell:
+		return "shell"
+	case ViaOption:
+		return "option"
+	case ViaFunc:
+		return "function"
+	}
+	return "via?"
+}
+
 // Wrapper is one link of the chain a command was found under.
 type Wrapper struct {
 	Program string // the wrapping program: "sudo", "bash", "find", "eval", "function"
 	Text    string // as shown: "sudo", "bash -c", "find -exec", "function f"
 	Via     Via
+	// Stdin is set when the wrapper is a shell reading the code on
+	// standard input (a here-document, a here-string, text piped in).
+	Stdin bool
 }
 
 func (w Wrapper) String() string { return w.Text }
@@ -212,7 +248,7 @@ const (
 	NoteRecursiveFunc                       // function calls itself (Detail: name)
 	NoteForkBomb                            // function calls itself in a pipeline or background
 	NoteDepthLimit                          // nesting too deep to follow
-	NoteTooLarge                            // input larger than the analysis budget
+	NoteTooLarge                            // input larger than the analysis budget (MaxInput): not parsed
 	NoteUnparsedCode                        // code in a string that could not be parsed
 	NoteTooManyCommands                     // more commands than the analysis budget
 	NoteDynamicCode                         // code run by a wrapper is only known at run time (Wrapper says which)

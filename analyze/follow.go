@@ -176,11 +176,19 @@ func (w *walker) code(cd codeArg, parent *Command, c *ctx) {
 	c2 := c.copy()
 	c2.depth = c.depth + 1
 	wr := wrapperOf(cd.wrapper, cd.via)
+	wr.Stdin = cd.stdin
 	c2.wrappers = appendWrapper(c.wrappers, wr)
 	c2.remote = c.remote || cd.remote
 	c2.pipes = append([]PipePos(nil), c.pipes...)
 	sp := cd.span
-	c2.override = &sp
+	c2.inCode = true
+	if base := w.codeBase(cd.text, sp, c); base >= 0 {
+		// the code is in the source verbatim (a quoted here-document, a
+		// single-quoted sh -c): its commands keep their own spans
+		c2.base = base
+	} else {
+		c2.override = &sp
+	}
 	if cd.dynamic {
 		w.res.Notes = append(w.res.Notes, Note{Kind: NoteDynamicCode, Span: sp, Detail: cd.wrapper, Cmd: -1, Wrapper: wr})
 		return
@@ -216,6 +224,21 @@ func (w *walker) code(cd codeArg, parent *Command, c *ctx) {
 	if cd.sameShell {
 		c.cwd = c2.cwd
 	}
+}
+
+// codeBase returns the offset in the source where code text carried in
+// the word at sp appears verbatim, once, or -1.
+func (w *walker) codeBase(text string, sp Span, c *ctx) int {
+	src := w.res.Src
+	if c.override != nil || text == "" || sp.Start < 0 || sp.End > len(src) || sp.Start >= sp.End {
+		return -1
+	}
+	in := src[sp.Start:sp.End]
+	i := strings.Index(in, text)
+	if i < 0 || strings.Contains(in[i+1:], text) {
+		return -1
+	}
+	return sp.Start + i
 }
 
 func (w *walker) callFunc(cmd *Command, body *syntax.Stmt, c *ctx) {

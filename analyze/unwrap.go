@@ -28,7 +28,8 @@ type codeArg struct {
 	sameShell     bool // runs in the current shell (eval, source of text)
 	positional    []string
 	positionalSet bool
-	via           Via // ViaOption unless set
+	via           Via  // ViaOption unless set
+	stdin         bool // the code comes on standard input (here-document, pipe)
 }
 
 type unwrapped struct {
@@ -106,6 +107,15 @@ func wrapperOf(text string, via Via) Wrapper {
 	}
 	prog, _, _ := strings.Cut(text, " ")
 	return Wrapper{Program: prog, Text: text, Via: via}
+}
+
+// hdocSpan is the span of a here-document's body or a here-string's
+// word, or of the redirect when that is unknown.
+func hdocSpan(r Redirect) Span {
+	if t := r.Target.Span; t.End > t.Start {
+		return t
+	}
+	return r.Span
 }
 
 func hasFlag(args []Arg, flags ...string) bool {
@@ -273,7 +283,7 @@ func unwrap(cmd *Command) *unwrapped {
 		if len(args) > 0 && (args[0].Value == "/dev/stdin" || args[0].Value == "-") {
 			for _, r := range cmd.Redirects {
 				if r.Op == "<<" || r.Op == "<<-" || r.Op == "<<<" {
-					u.code = append(u.code, codeArg{wrapper: name + " <<", text: r.Target.Value, span: r.Span, dynamic: r.Target.Dynamic, sameShell: true, via: ViaShell})
+					u.code = append(u.code, codeArg{wrapper: name + " <<", text: r.Target.Value, span: hdocSpan(r), dynamic: r.Target.Dynamic, sameShell: true, via: ViaShell, stdin: true})
 				}
 			}
 		}
@@ -438,7 +448,7 @@ func unwrap(cmd *Command) *unwrapped {
 			unwrapShell(name, cmd, args, u)
 			for _, cd := range cmd.Code {
 				if cd.Piped {
-					u.code = append(u.code, codeArg{wrapper: name + " <|", text: cd.Text, span: cd.Span, newShell: true, positionalSet: true, via: ViaShell})
+					u.code = append(u.code, codeArg{wrapper: name + " <|", text: cd.Text, span: cd.Span, newShell: true, positionalSet: true, via: ViaShell, stdin: true})
 				}
 			}
 		case progs.IsInterpreter(name):

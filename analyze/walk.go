@@ -12,8 +12,9 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// MaxInput is the size above which the input is reported as too large.
-const MaxInput = 64 << 10
+// MaxInput is the analysis budget: a longer input is not parsed, only
+// scanned for characters, and reported as too large (NoteTooLarge).
+const MaxInput = 1 << 20
 
 var parserPool = sync.Pool{New: func() any {
 	return syntax.NewParser(syntax.Variant(syntax.LangBash))
@@ -40,7 +41,8 @@ func Analyze(src string, opts Options) *Result {
 	scanChars(src, r)
 	if len(src) > MaxInput {
 		r.Notes = append(r.Notes, Note{Kind: NoteTooLarge, Span: Span{0, len(src)}, Cmd: -1,
-			Detail: fmt.Sprintf("%d bytes", len(src))})
+			Detail: fmt.Sprintf("%d bytes, over the %d-byte analysis budget", len(src), MaxInput)})
+		return r
 	}
 	f, err := parse(src)
 	if err != nil {
@@ -107,6 +109,8 @@ type ctx struct {
 	wrappers   []Wrapper
 	pipes      []PipePos
 	override   *Span // span for everything found in string-carried code
+	base       int   // offset of string-carried code in the source, when it is there verbatim
+	inCode     bool  // in string-carried code (no history expansion there)
 	depth      int
 	remote     bool
 	funcDef    string
@@ -149,7 +153,7 @@ func (w *walker) span(n syntax.Node, c *ctx) Span {
 	if n == nil || !n.Pos().IsValid() {
 		return Span{}
 	}
-	s := Span{int(n.Pos().Offset()), int(n.End().Offset())}
+	s := Span{c.base + int(n.Pos().Offset()), c.base + int(n.End().Offset())}
 	if s.End < s.Start {
 		s.End = s.Start
 	}
@@ -394,6 +398,9 @@ func (w *walker) redirect(r *syntax.Redirect, c *ctx, cmd int) Redirect {
 			idx := w.substs(r.Hdoc, c)
 			rd.Target = w.literalArg(r.Hdoc, c)
 			rd.Target.Subst = idx
+			if c.override == nil {
+				rd.Target.Span = w.bodySpan(rd.Target.Span)
+			}
 		}
 		return rd
 	}
@@ -447,7 +454,7 @@ func (w *walker) call(x *syntax.CallExpr, redirs []*syntax.Redirect, c *ctx) {
 		}
 		cmd.Args = append(cmd.Args, args...)
 	}
-	if c.override == nil && len(x.Args) > 0 {
+	if c.override == nil && !c.inCode && len(x.Args) > 0 {
 		checkHistory(x.Args, w.res)
 	}
 	w.emitSimple(cmd, redirs, c)
@@ -621,3 +628,17 @@ func baseName(s string) string {
 }
 
 // ---- word expansion ----
+
+// bodySpan trims the closing delimiter line off the span of a
+// here-document body: the body ends with its last newline.
+func (w *walker) bodySpan(sp Span) Span {
+	if sp.Start < 0 || sp.End > len(w.res.Src) || sp.Start >= sp.End {
+		return sp
+	}
+	body := w.res.Src[sp.Start:sp.End]
+	if strings.HasSuffix(body, "\n") {
+		return sp
+	}
+	sp.End = sp.Start + strings.LastIndexByte(body, '\n') + 1
+	return sp
+}

@@ -197,8 +197,8 @@ func unwrapShell(name string, cmd *Command, args []Arg, u *unwrapped) {
 	// here-strings are code then.
 	for _, r := range cmd.Redirects {
 		if r.Op == "<<" || r.Op == "<<-" || r.Op == "<<<" {
-			u.code = append(u.code, codeArg{wrapper: name + " <<", text: r.Target.Value, span: r.Span,
-				dynamic: r.Target.Dynamic, newShell: true, positionalSet: true, via: ViaShell})
+			u.code = append(u.code, codeArg{wrapper: name + " <<", text: r.Target.Value, span: hdocSpan(r),
+				dynamic: r.Target.Dynamic, newShell: true, positionalSet: true, via: ViaShell, stdin: true})
 		}
 	}
 }

@@ -50,7 +50,7 @@ type Event struct {
 	Session  string          `json:"session,omitempty"`
 	Command  string          `json:"command"`
 	Cwd      string          `json:"cwd,omitempty"`
-	Decision string          `json:"decision"` // "allow", "ask", "deny"
+	Decision policy.Decision `json:"decision"` // allow, ask or deny
 	Reasons  []policy.Reason `json:"reasons,omitempty"`
 	// Approved is set when an ask was put to an approver: its answer.
 	Approved *bool `json:"approved,omitempty"`

@@ -24,7 +24,7 @@ func event(i int) Event {
 		Session:  "s1",
 		Command:  fmt.Sprintf("echo %d", i),
 		Cwd:      "/work",
-		Decision: "allow",
+		Decision: policy.Allow,
 		Reasons: []policy.Reason{{ID: "SG1001", Decision: policy.Ask, Message: "example",
 			Span: policy.Span{Start: 0, End: 4}}},
 		SandboxMode:    "auto",

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/shellguard/shellguard/policy"
 )
 
 // FuzzVerify: verifying any file never panics; a file that verifies keeps
@@ -22,7 +24,7 @@ func FuzzVerify(f *testing.F) {
 		f.Fatal(err)
 	}
 	for _, c := range []string{"ls", "rm -rf build", "echo done"} {
-		if _, _, err := l.Append(Event{Time: time.Unix(1, 0), Command: c, Decision: "allow"}); err != nil {
+		if _, _, err := l.Append(Event{Time: time.Unix(1, 0), Command: c, Decision: policy.Allow}); err != nil {
 			f.Fatal(err)
 		}
 	}

@@ -112,6 +112,7 @@ type Config struct {
 			FileSizeMB int64 `json:"file_size_mb"`
 			CPUSeconds int   `json:"cpu_seconds"`
 			OpenFiles  int   `json:"open_files"`
+			CPUPercent int   `json:"cpu_percent"`
 		} `json:"limits"`
 	} `json:"sandbox"`
 	Env struct {
@@ -229,10 +230,6 @@ type Options struct {
 	NoProjectFile bool
 	// Getenv is used for XDG_CONFIG_HOME and HOME; nil means os.Getenv.
 	Getenv func(string) string
-	// CheckExample reports whether cmd matches rule (kind "allow", "ask",
-	// "deny"); it checks the match/not_match examples. Nil
-	// means a simple word-prefix matcher (see PrefixMatch).
-	CheckExample func(rule, cmd, kind string) (bool, error)
 }
 
 // UserFilePath returns where the user file is looked for.
@@ -291,7 +288,7 @@ func Load(o Options) (*Config, error) {
 			}
 		}
 	}
-	if err := l.validate(o.CheckExample); err != nil {
+	if err := l.validate(); err != nil {
 		return nil, err
 	}
 	return l.c, nil
@@ -300,7 +297,7 @@ func Load(o Options) (*Config, error) {
 // CheckFile validates one file on its own (over the defaults), as
 // `shellguard config check` does, running the rules' examples. project
 // says to apply the project-file restrictions.
-func CheckFile(path string, project bool, check func(rule, cmd, kind string) (bool, error)) (*Config, error) {
+func CheckFile(path string, project bool) (*Config, error) {
 	l := &loader{c: &Config{Provenance: map[string]Source{}}, home: os.Getenv("HOME")}
 	if err := l.loadBytes(defaultsYAML, Source{Kind: FromDefault}); err != nil {
 		return nil, err
@@ -312,7 +309,7 @@ func CheckFile(path string, project bool, check func(rule, cmd, kind string) (bo
 	if err := l.loadFile(path, kind, false); err != nil {
 		return nil, err
 	}
-	if err := l.validate(check); err != nil {
+	if err := l.validate(); err != nil {
 		return nil, err
 	}
 	return l.c, nil

@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"github.com/shellguard/shellguard/internal/lazyre"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -10,6 +9,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/shellguard/shellguard/internal/lazyre"
+	"github.com/shellguard/shellguard/policy"
 	"github.com/shellguard/shellguard/redact"
 )
 
@@ -61,7 +62,7 @@ var schemaOrder = []string{
 	"sandbox.home_allow",
 	"sandbox.excluded_commands", "sandbox.allow_unsandboxed",
 	"sandbox.limits.processes", "sandbox.limits.memory_mb", "sandbox.limits.file_size_mb",
-	"sandbox.limits.cpu_seconds", "sandbox.limits.open_files",
+	"sandbox.limits.cpu_seconds", "sandbox.limits.open_files", "sandbox.limits.cpu_percent",
 	"env.allow", "env.scrub",
 	"tasks.max", "tasks.ring_lines", "tasks.blocking_budget",
 	"redact.patterns", "audit.path", "audit.key_file",
@@ -112,6 +113,7 @@ var fields = map[string]field{
 	"sandbox.limits.file_size_mb": {kInt64, tLower, func(c *Config) any { return &c.Sandbox.Limits.FileSizeMB }, false},
 	"sandbox.limits.cpu_seconds":  {kInt, tLower, func(c *Config) any { return &c.Sandbox.Limits.CPUSeconds }, false},
 	"sandbox.limits.open_files":   {kInt, tLower, func(c *Config) any { return &c.Sandbox.Limits.OpenFiles }, false},
+	"sandbox.limits.cpu_percent":  {kInt, tLower, func(c *Config) any { return &c.Sandbox.Limits.CPUPercent }, false},
 
 	"env.allow": {kStrings, tForbidden, func(c *Config) any { return &c.Env.Allow }, false},
 	"env.scrub": {kStrings, tAdd, func(c *Config) any { return &c.Env.Scrub }, false},
@@ -514,7 +516,7 @@ func (l *loader) expandPath(p string, src Source) string {
 }
 
 // validate checks the merged configuration and runs the rule examples.
-func (l *loader) validate(check func(rule, cmd, kind string) (bool, error)) error {
+func (l *loader) validate() error {
 	c := l.c
 	var errs []error
 	bad := func(key, format string, args ...any) {
@@ -560,9 +562,6 @@ func (l *loader) validate(check func(rule, cmd, kind string) (bool, error)) erro
 			bad("redact.patterns", "%v", err)
 		}
 	}
-	if check == nil {
-		check = func(rule, cmd, _ string) (bool, error) { return PrefixMatch(rule, cmd), nil }
-	}
 	for _, sec := range []struct {
 		kind  string
 		rules []Rule
@@ -570,18 +569,14 @@ func (l *loader) validate(check func(rule, cmd, kind string) (bool, error)) erro
 		for i, r := range sec.rules {
 			key := fmt.Sprintf("rules.%s[%d]", sec.kind, i)
 			for _, ex := range r.Match {
-				ok, err := check(r.Rule, ex, sec.kind)
-				if err != nil {
-					bad(key, "rule %q: example %q: %v", r.Rule, ex, err)
-				} else if !ok {
+				ok := policy.MatchCommand(r.Rule, ex)
+				if !ok {
 					bad(key, "rule %q does not match its example %q", r.Rule, ex)
 				}
 			}
 			for _, ex := range r.NotMatch {
-				ok, err := check(r.Rule, ex, sec.kind)
-				if err != nil {
-					bad(key, "rule %q: example %q: %v", r.Rule, ex, err)
-				} else if ok {
+				ok := policy.MatchCommand(r.Rule, ex)
+				if ok {
 					bad(key, "rule %q matches %q, listed under not_match", r.Rule, ex)
 				}
 			}
@@ -611,27 +606,3 @@ func (m multiError) Error() string {
 }
 
 func (m multiError) Unwrap() []error { return m }
-
-// PrefixMatch is the fallback example checker: rule and cmd are split into
-// whitespace-separated words; a rule ending in " *" matches cmd when its
-// other words are a prefix of cmd's words, otherwise the words must be
-// equal. It does not parse shell (quotes, wrappers, VAR=value); pass the
-// analyzer's matcher in Options.CheckExample for that.
-func PrefixMatch(rule, cmd string) bool {
-	rw, cw := strings.Fields(rule), strings.Fields(cmd)
-	if n := len(rw); n > 0 && rw[n-1] == "*" {
-		rw = rw[:n-1]
-		if len(cw) < len(rw) {
-			return false
-		}
-		cw = cw[:len(rw)]
-	} else if len(rw) != len(cw) {
-		return false
-	}
-	for i := range rw {
-		if rw[i] != cw[i] {
-			return false
-		}
-	}
-	return true
-}

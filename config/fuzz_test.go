@@ -25,7 +25,7 @@ func FuzzConfigFile(f *testing.F) {
 		if err := os.WriteFile(p, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		c, err := CheckFile(p, project, nil)
+		c, err := CheckFile(p, project)
 		if err == nil && c == nil {
 			t.Fatal("nil config without an error")
 		}

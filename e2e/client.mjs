@@ -271,14 +271,14 @@ const scenarios = {
     const c = await connect();
     let r = await call(c, { command: "read line; echo got:$line; sleep 30", run_in_background: "true" });
     assert.ok(!r.isError, text(r));
-    const id = r.structuredContent.task_id;
+    const id = r.structuredContent.task.id;
     assert.ok(id);
-    assert.ok(r.structuredContent.pid > 0);
-    assert.ok(r.structuredContent.started_at);
+    assert.ok(r.structuredContent.task.pid > 0);
+    assert.ok(r.structuredContent.task.started_at);
     r = await call(c, { task_id: id });
-    assert.equal(r.structuredContent.is_running, true);
+    assert.equal(r.structuredContent.task.running, true);
     assert.equal(r.structuredContent.exit_code, null);
-    assert.ok(r.structuredContent.uptime_seconds >= 0);
+    assert.ok(r.structuredContent.duration >= 0);
     r = await call(c, { task_id: id, stdin_text: "hello\n" });
     assert.ok(!r.isError, text(r));
     for (let i = 0; i < 50; i++) {
@@ -287,10 +287,13 @@ const scenarios = {
       await sleep(50);
     }
     assert.match(r.structuredContent.stdout, /got:hello/);
+    r = await call(c, { task_id: "*" });
+    assert.match(r.structuredContent.stdout, new RegExp(`^${id}\\t`, "m"));
     r = await call(c, { task_id: id, kill: true });
-    assert.equal(r.structuredContent.is_running, false);
+    assert.equal(r.structuredContent.task.running, false);
+    assert.equal(r.structuredContent.exit_code, 143);
     r = await call(c, { command: "sleep 0.2; exit 4", run_in_background: true });
-    r = await call(c, { task_id: r.structuredContent.task_id, wait: true, timeout: 10 });
+    r = await call(c, { task_id: r.structuredContent.task.id, wait: true, timeout: 10 });
     assert.equal(r.structuredContent.exit_code, 4);
     r = await call(c, { task_id: "no-such-task" });
     assert.equal(r.isError, true);
@@ -301,7 +304,7 @@ const scenarios = {
   async stream() {
     const c = await connect();
     let r = await call(c, { command: "for i in 1 2 3 4; do echo tick$i; echo tock$i; sleep 0.2; done", run_in_background: true });
-    const id = r.structuredContent.task_id;
+    const id = r.structuredContent.task.id;
     const seen = [];
     r = await call(c, { task_id: id, stream: "true", stream_pattern: "^tick", timeout: 10 }, { onprogress: (p) => seen.push(p.message) });
     const all = seen.join("\n");

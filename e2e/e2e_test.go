@@ -24,7 +24,6 @@ import (
 	"time"
 
 	"github.com/shellguard/shellguard/internal/testenv"
-	"github.com/shellguard/shellguard/mcpserver"
 )
 
 var (
@@ -85,32 +84,27 @@ func setup(t *testing.T) {
 	}
 }
 
-// scenario is one scenario of client.mjs and the engine features it needs.
+// scenario is one scenario of client.mjs.
 type scenario struct {
-	name  string
-	needs func(mcpserver.Features) bool
-	http  bool // HTTP only
+	name string
+	http bool // HTTP only
 }
 
-func always(mcpserver.Features) bool { return true }
-
-// The gated scenarios switch on by themselves when the Guard adapter
-// reports the feature: mcpserver/guard.go, guardFeatures, is the switch.
 var scenarios = []scenario{
-	{name: "list", needs: always},
-	{name: "run", needs: always},
+	{name: "list"},
+	{name: "run"},
 	// strings expects dangerously_disable_sandbox to be refused: the e2e
 	// servers run without sandbox.allow_unsandboxed.
-	{name: "strings", needs: always},
-	{name: "progress", needs: always},
-	{name: "cancel", needs: always},
-	{name: "token", needs: always, http: true},
-	{name: "deny", needs: func(f mcpserver.Features) bool { return f.Policy }},
-	{name: "approve_accept", needs: func(f mcpserver.Features) bool { return f.Policy && f.Approval }},
-	{name: "approve_decline", needs: func(f mcpserver.Features) bool { return f.Policy && f.Approval }},
-	{name: "background", needs: func(f mcpserver.Features) bool { return f.Tasks }},
-	{name: "stream", needs: func(f mcpserver.Features) bool { return f.Tasks }},
-	{name: "session_end", needs: func(f mcpserver.Features) bool { return f.Tasks }},
+	{name: "strings"},
+	{name: "progress"},
+	{name: "cancel"},
+	{name: "token", http: true},
+	{name: "deny"},
+	{name: "approve_accept"},
+	{name: "approve_decline"},
+	{name: "background"},
+	{name: "stream"},
+	{name: "session_end"},
 }
 
 func runNode(t *testing.T, args ...string) {
@@ -150,14 +144,10 @@ func noProcessesOf(t *testing.T, args ...string) {
 
 func TestStdio(t *testing.T) {
 	setup(t)
-	f := mcpserver.GuardAdapterFeatures()
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) {
 			if sc.http {
 				t.Skip("HTTP only")
-			}
-			if !sc.needs(f) {
-				t.Skipf("gated: the engine does not have the feature yet (mcpserver/guard.go guardFeatures = %+v)", f)
 			}
 			ws := workspace(t)
 			runNode(t, sc.name, "--transport", "stdio", "--bin", binPath, "--workspace", ws)
@@ -232,9 +222,6 @@ func startServeProc(t *testing.T, ws string, extra ...string) *serveProc {
 // kills the background tasks of its sessions before it exits.
 func TestSignalEndsTasks(t *testing.T) {
 	setup(t)
-	if !mcpserver.GuardAdapterFeatures().Tasks {
-		t.Skip("gated: no background tasks")
-	}
 	for _, sig := range []os.Signal{syscall.SIGTERM, os.Interrupt} {
 		t.Run("mcp/"+sig.String(), func(t *testing.T) {
 			c := startRaw(t, workspace(t))
@@ -270,7 +257,6 @@ const testToken = "e2e-token-0123456789abcdef"
 
 func TestHTTP(t *testing.T) {
 	setup(t)
-	f := mcpserver.GuardAdapterFeatures()
 	ws := workspace(t)
 	tokenFile := filepath.Join(t.TempDir(), "token")
 	if err := os.WriteFile(tokenFile, []byte(testToken+"\n"), 0o600); err != nil {
@@ -279,9 +265,6 @@ func TestHTTP(t *testing.T) {
 	base := startServe(t, ws, "--token-file", tokenFile)
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) {
-			if !sc.needs(f) {
-				t.Skipf("gated: the engine does not have the feature yet (mcpserver/guard.go guardFeatures = %+v)", f)
-			}
 			runNode(t, sc.name, "--transport", "http", "--url", base+"/mcp", "--token", testToken, "--workspace", ws)
 		})
 	}

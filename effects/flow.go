@@ -441,7 +441,7 @@ func (x *extractor) netFlow(i int, c *analyze.Command, p *parsed, sends []Effect
 	}
 	name := p.chain[0].Name
 	if name == "scp" || name == "rsync" {
-		if p.has("--list-only") {
+		if p.has("--list-only", "--dry-run", "-n") {
 			return
 		}
 		if len(p.ops) >= 2 {

@@ -3,13 +3,93 @@ package mcpserver
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/shellguard/shellguard"
 )
 
-// Describe writes the tool description from the effective settings: what
+// settings are what the server tells clients and checks their input
+// against, taken once from the Guard and its sandbox.
+type settings struct {
+	Workspace string
+	// AllowedRoots are further directories a cwd may be in.
+	AllowedRoots []string
+	// WritableRoots are the directories sandboxed commands may write, as
+	// the sandbox resolved them.
+	WritableRoots []string
+
+	DefaultTimeout time.Duration
+	MaxTimeout     time.Duration
+	MaxOutput      int // bytes kept per stream
+
+	// SandboxLayers names the protections the sandbox applied, in a few
+	// words each; empty: no sandbox.
+	SandboxLayers []string
+	Network       bool // commands may use the network
+	// AlwaysDenied is a short human list of what is always denied.
+	AlwaysDenied []string
+
+	DisableSandbox  bool          // dangerously_disable_sandbox may be honoured
+	BlockingBudget  time.Duration // 0: never moved to the background
+	MaxCommandBytes int           // 0: defaultMaxCommandBytes
+}
+
+// defaultMaxCommandBytes bounds a command: bash -c receives it as one
+// argument, and Linux limits one argument to 128 KiB.
+const defaultMaxCommandBytes = 100_000
+
+// alwaysDenied is what the policy floor denies whatever the
+// configuration says, in a few words (the Floor findings of
+// policy.Catalog).
+var alwaysDenied = []string{
+	"rm -r of /, system dirs or home",
+	"disk formatting or block-device writes",
+	"sudoers edits",
+	"curl | sh",
+	"shutdown, reboot, kill -1",
+	"fork bombs",
+}
+
+// settingsOf reads the Guard's configuration and asks its sandbox what it
+// enforces (one sandboxed `exit 0`, a few ms).
+func settingsOf(g *shellguard.Guard, so shellguard.SessionOptions) settings {
+	c := g.Config()
+	s := settings{
+		Workspace:      c.Workspace,
+		AllowedRoots:   c.Rules.AllowedRoots,
+		DefaultTimeout: c.Timeout,
+		MaxTimeout:     c.MaxTimeout,
+		MaxOutput:      c.MaxOutput,
+		Network:        true,
+		AlwaysDenied:   alwaysDenied,
+		DisableSandbox: c.AllowUnsandboxed,
+	}
+	b := so.BlockingBudget
+	if b == 0 {
+		b = c.Tasks.BlockingBudget
+	}
+	switch {
+	case b < 0:
+	case b == 0:
+		s.BlockingBudget = shellguard.DefaultBlockingBudget
+	default:
+		s.BlockingBudget = b
+	}
+	if a, _ := g.ProbeSandbox(); a != nil {
+		s.SandboxLayers = a.Words()
+		if len(s.SandboxLayers) > 0 {
+			s.WritableRoots = a.Writable
+		}
+		s.Network = a.Network != "none"
+	}
+	return s
+}
+
+// describe writes the tool description from the effective settings: what
 // a model needs to know to not waste turns, and nothing else.
-func Describe(s Settings) string {
+func describe(s settings) string {
 	var b strings.Builder
 	b.WriteString("Run a bash command (bash -c) and get its exit code, stdout and stderr. ")
 	b.WriteString("Each call is a fresh shell: cd and exports do not carry over; use cwd. ")
@@ -33,23 +113,15 @@ func Describe(s Settings) string {
 	if s.DisableSandbox && len(s.SandboxLayers) > 0 {
 		b.WriteString("dangerously_disable_sandbox: true runs a command outside the sandbox, only with the user's approval; use it only when the sandbox itself breaks the command.\n")
 	}
-	if s.Policy {
-		b.WriteString("A policy checks each command: a denied one is not run and returns an error with reasons; do not retry or work around it.")
-		if s.Approval {
-			b.WriteString(" Some need the user's approval first.")
-		}
-		b.WriteString("\n")
-	}
+	b.WriteString("A policy checks each command: a denied one is not run and returns an error with reasons; do not retry or work around it. Some need the user's approval.\n")
 	if len(s.AlwaysDenied) > 0 {
 		fmt.Fprintf(&b, "Always denied: %s.\n", strings.Join(s.AlwaysDenied, "; "))
 	}
-	if s.Tasks {
-		b.WriteString("Long-running or interactive commands (servers, watchers, prompts): run_in_background: true returns a task_id. With task_id alone you get its status and output so far; add kill, stdin_text (a line to its stdin), wait (until it exits), or stream (its lines, optionally filtered by stream_pattern, until it exits).")
-		if s.BlockingBudget > 0 {
-			fmt.Fprintf(&b, " wait and stream return after %s at most; a foreground command still running after %s moves to the background (its task_id is returned).", secs(s.BlockingBudget), secs(s.BlockingBudget))
-		}
-		b.WriteString(" Tasks end when this session does.\n")
+	b.WriteString("Long-running or interactive commands (servers, watchers, prompts): run_in_background: true returns a task_id. With task_id alone you get its status and output so far; add kill, stdin_text (a line to its stdin; returns with the reply), wait (until it exits), or stream (its lines, optionally filtered by stream_pattern, until it exits); task_id \"*\" lists tasks.")
+	if s.BlockingBudget > 0 {
+		fmt.Fprintf(&b, " wait and stream return after %s at most; a foreground command still running after %s moves to the background (its task_id is returned).", secs(s.BlockingBudget), secs(s.BlockingBudget))
 	}
+	b.WriteString(" Tasks end when this session does.\n")
 	return strings.TrimRight(b.String(), "\n ")
 }
 
@@ -66,19 +138,19 @@ func size(n int) string {
 // inputSchema is written by hand rather than derived: the server accepts
 // numbers and booleans sent as strings, which a derived schema would make
 // the SDK reject before the handler runs. The schema advertises the
-// canonical types; fields for background tasks appear only when the
-// engine has them.
-func inputSchema(s Settings) *jsonschema.Schema {
+// canonical types; dangerously_disable_sandbox appears only when the
+// configuration allows it.
+func inputSchema(s settings) *jsonschema.Schema {
 	f := func(v float64) *float64 { return &v }
-	maxT := float64(maxTimeoutSeconds)
+	maxT := shellguard.DefaultMaxTimeout.Seconds()
 	if s.MaxTimeout > 0 {
-		maxT = min(maxT, s.MaxTimeout.Seconds())
+		maxT = s.MaxTimeout.Seconds()
 	}
 	props := map[string]*jsonschema.Schema{
 		"command":     {Type: "string", Description: "The bash command to run."},
 		"description": {Type: "string", Description: "What the command does, in a few words (shown to the user when approval is needed)."},
-		"timeout": {Type: "number", Minimum: f(minTimeoutSeconds), Maximum: f(maxT),
-			Description: fmt.Sprintf("Seconds before the command and everything it started are stopped. Default %s.", secs(s.DefaultTimeout))},
+		"timeout": {Type: "number", ExclusiveMinimum: f(0), Maximum: f(maxT),
+			Description: fmt.Sprintf("Seconds before the command and everything it started are stopped: above 0, at most %s (a value outside is refused). Default %s.", secs(s.MaxTimeout), secs(s.DefaultTimeout))},
 		"cwd": {Type: "string", Description: "Working directory: absolute or relative to the workspace; must be inside it" + rootsNote(s) + "."},
 	}
 	order := []string{"command", "description", "timeout", "cwd"}
@@ -86,9 +158,9 @@ func inputSchema(s Settings) *jsonschema.Schema {
 		props["dangerously_disable_sandbox"] = &jsonschema.Schema{Type: "boolean", Description: "Run outside the sandbox. Only when the sandbox itself breaks the command; the user is told."}
 		order = append(order, "dangerously_disable_sandbox")
 	}
-	if s.Tasks {
+	{
 		props["run_in_background"] = &jsonschema.Schema{Type: "boolean", Description: "Start the command as a background task and return its task_id at once."}
-		props["task_id"] = &jsonschema.Schema{Type: "string", Description: "A background task to act on (instead of command). Alone: its status and output so far (first and last part when long)."}
+		props["task_id"] = &jsonschema.Schema{Type: "string", Description: "A background task to act on (instead of command). Alone: its status and output so far (first and last part when long). \"*\": list this session's tasks."}
 		props["kill"] = &jsonschema.Schema{Type: "boolean", Description: "With task_id: stop the task and everything it started."}
 		props["stdin_text"] = &jsonschema.Schema{Type: "string", Description: "With task_id: a line to write to the task's stdin (the newline is added)."}
 		props["wait"] = &jsonschema.Schema{Type: "boolean", Description: "With task_id: block until the task exits (bounded by timeout" + budgetNote(s) + ")."}
@@ -104,14 +176,14 @@ func inputSchema(s Settings) *jsonschema.Schema {
 	}
 }
 
-func rootsNote(s Settings) string {
+func rootsNote(s settings) string {
 	if len(s.AllowedRoots) == 0 {
 		return ""
 	}
 	return " or in " + strings.Join(s.AllowedRoots, ", ")
 }
 
-func budgetNote(s Settings) string {
+func budgetNote(s settings) string {
 	if s.BlockingBudget <= 0 {
 		return ""
 	}

@@ -21,9 +21,9 @@ func FuzzParseInput(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	settings := Settings{Workspace: "/work/ws", DefaultTimeout: 120 * time.Second, MaxTimeout: 600 * time.Second, Tasks: true, Policy: true}
+	set := settings{Workspace: "/work/ws", DefaultTimeout: 120 * time.Second, MaxTimeout: 600 * time.Second}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		in, err := ParseInput(json.RawMessage(raw), settings)
+		in, err := parseInput(json.RawMessage(raw), set)
 		if err != nil {
 			if err.Error() == "" {
 				t.Fatal("an error without a message")
@@ -33,8 +33,8 @@ func FuzzParseInput(f *testing.F) {
 		if in == nil {
 			t.Fatal("nil input without an error")
 		}
-		if in.Timeout < 0 || in.Timeout > settings.MaxTimeout {
-			t.Fatalf("timeout %v outside [0, %v]", in.Timeout, settings.MaxTimeout)
+		if in.Timeout < 0 || in.Timeout > set.MaxTimeout {
+			t.Fatalf("timeout %v outside [0, %v]", in.Timeout, set.MaxTimeout)
 		}
 		if in.Cwd != "" && !strings.HasPrefix(in.Cwd, "/") {
 			t.Fatalf("cwd %q is not absolute", in.Cwd)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/shellguard/shellguard"
 	"github.com/shellguard/shellguard/policy"
 )
 
@@ -147,47 +148,37 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, maxBody int64) 
 			return
 		}
 	}
-	set := s.eng.Settings()
-	in, err := ParseInput(bytes.TrimSpace(body), set)
+	in, err := parseInput(bytes.TrimSpace(body), s.set)
 	if err != nil {
 		writeJSONError(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	ctx := r.Context()
-	var verdict *policy.Verdict
-	v, err := s.check(ctx, in)
-	switch {
-	case errors.Is(err, ErrNotAvailable):
-	case err != nil:
-		writeJSONError(w, http.StatusInternalServerError, "checking the command failed: "+err.Error())
-		return
-	case v.Decision != policy.Allow:
+	if v := s.g.CheckRequest(ctx, shellguard.Request{Command: in.Command, Cwd: in.Cwd}); v.Decision != policy.Allow {
 		why := ""
 		if v.Decision == policy.Ask {
 			why = "the command needs the user's approval, and this endpoint cannot ask; use the MCP endpoint with a client that supports elicitation, or allow the command in the configuration."
 		}
-		o := &Output{Command: in.Command, Decision: v.Decision.String(), Reasons: reasonsOf(&v), Warnings: v.Warnings,
-			Error: denialText(in.Command, v, v.Decision == policy.Ask, why, s.howToAllow(in.Command, v))}
-		writeJSON(w, http.StatusForbidden, o)
+		writeJSON(w, http.StatusForbidden, s.refused(in, v, why))
 		return
-	default:
-		verdict = &v
 	}
-	sess := s.eng.NewSession()
+	// A session of its own that never moves the command to the
+	// background: nobody could ask about the task later.
+	sess := s.g.NewSession(shellguard.SessionOptions{BlockingBudget: -1})
 	defer sess.Close()
-	o, isErr := s.run(ctx, sess, in, set, verdict, false, &progress{}, true)
+	res, err := s.run(ctx, sess, in, false, &progress{})
 	status := http.StatusOK
-	if isErr {
-		switch {
-		case o.Decision == "deny" || o.Decision == "ask":
-			status = http.StatusForbidden
-		case errors.Is(ctx.Err(), context.Canceled):
-			status = 499 // the client went away; nobody reads this
-		case o.ExitCode == nil:
-			status = http.StatusBadRequest
-		}
+	var de *shellguard.DeniedError
+	switch {
+	case err == nil:
+	case errors.As(err, &de):
+		status = http.StatusForbidden
+	case errors.Is(ctx.Err(), context.Canceled):
+		status = 499 // the client went away; nobody reads this
+	case !res.Started():
+		status = http.StatusBadRequest
 	}
-	writeJSON(w, status, o)
+	writeJSON(w, status, res)
 }
 
 func writeJSONError(w http.ResponseWriter, status int, msg string) {

@@ -3,20 +3,21 @@ package mcpserver
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/shellguard/shellguard"
 )
 
-// Input is the validated input of one call of the bash tool.
-type Input struct {
+// input is the validated input of one call of the bash tool.
+type input struct {
 	Command         string
 	Description     string
 	RunInBackground bool
@@ -27,7 +28,6 @@ type Input struct {
 	Stream          bool
 	StreamPattern   *regexp.Regexp
 	Timeout         time.Duration // 0: the default
-	TimeoutClamped  bool          // the request asked for more than the maximum
 	Cwd             string        // absolute; empty: the workspace
 	DisableSandbox  bool
 }
@@ -55,9 +55,6 @@ const (
 	maxTaskIDBytes      = 128
 	maxStdinBytes       = 64 << 10
 	maxPatternBytes     = 1024
-	// Timeout bounds a request may ask for, in seconds.
-	minTimeoutSeconds = 1
-	maxTimeoutSeconds = 1800
 )
 
 var knownFields = []string{
@@ -65,9 +62,19 @@ var knownFields = []string{
 	"wait", "stream", "stream_pattern", "timeout", "cwd", "dangerously_disable_sandbox",
 }
 
-// ParseInput parses and validates raw tool arguments against settings.
+// shownFields are the fields the input schema offers under s: an error
+// lists only these (dangerously_disable_sandbox is accepted, to say why
+// it is refused, but not offered when the configuration forbids it).
+func shownFields(s settings) []string {
+	if s.DisableSandbox {
+		return knownFields
+	}
+	return knownFields[:len(knownFields)-1]
+}
+
+// parseInput parses and validates raw tool arguments against settings.
 // Numbers and booleans may be sent as strings ("120", "true").
-func ParseInput(raw json.RawMessage, s Settings) (*Input, error) {
+func parseInput(raw json.RawMessage, s settings) (*input, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return nil, &InputError{Reason: `no arguments; give at least "command" (or "task_id")`}
@@ -85,10 +92,10 @@ func ParseInput(raw json.RawMessage, s Settings) (*Input, error) {
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
 		return nil, &InputError{Field: strings.Join(unknown, ", "),
-			Reason: "unknown field; the fields are " + strings.Join(knownFields, ", ")}
+			Reason: "unknown field; the fields are " + strings.Join(shownFields(s), ", ")}
 	}
 
-	in := &Input{}
+	in := &input{}
 	var err error
 	var set = func(f string) bool { v, ok := m[f]; return ok && !isNull(v) }
 
@@ -152,21 +159,25 @@ func ParseInput(raw json.RawMessage, s Settings) (*Input, error) {
 		if err != nil {
 			return nil, err
 		}
-		if secs < minTimeoutSeconds || secs > maxTimeoutSeconds {
-			return nil, fieldErr("timeout", "%v is out of range: give seconds from %d to %d", secs, minTimeoutSeconds, maxTimeoutSeconds)
+		// The rule every face applies: refused with the range, never
+		// clamped; 0 is not "the default" (leave the field out for that).
+		d := time.Duration(secs * float64(time.Second))
+		if secs > 1e9 {
+			d = math.MaxInt64 // out of range either way; no overflow
 		}
-		in.Timeout = time.Duration(secs * float64(time.Second))
-		if s.MaxTimeout > 0 && in.Timeout > s.MaxTimeout {
-			in.Timeout = s.MaxTimeout
-			in.TimeoutClamped = true
+		if err := shellguard.CheckTimeout(d, s.MaxTimeout); err != nil {
+			return nil, limitErr(err)
 		}
+		in.Timeout = d
 	}
 	cwd, err := str(m, "cwd")
 	if err != nil {
 		return nil, err
 	}
-	if in.Cwd, err = resolveCwd(cwd, s); err != nil {
-		return nil, err
+	if strings.TrimSpace(cwd) != "" {
+		if in.Cwd, err = shellguard.ResolveCwd(cwd, s.Workspace, s.AllowedRoots); err != nil {
+			return nil, limitErr(err)
+		}
 	}
 
 	// Modes.
@@ -188,7 +199,7 @@ func ParseInput(raw json.RawMessage, s Settings) (*Input, error) {
 	if hasCommand {
 		limit := s.MaxCommandBytes
 		if limit <= 0 {
-			limit = DefaultMaxCommandBytes
+			limit = defaultMaxCommandBytes
 		}
 		if len(in.Command) > limit {
 			return nil, fieldErr("command", "%d bytes is longer than the limit of %d; write a long script to a file and run that", len(in.Command), limit)
@@ -218,6 +229,9 @@ func ParseInput(raw json.RawMessage, s Settings) (*Input, error) {
 	}
 	if in.Wait && in.Stream {
 		return nil, fieldErr("wait", "cannot be combined with stream; pick one")
+	}
+	if in.TaskID == listTasks && (in.Kill || in.StdinText != nil || in.Wait || in.Stream) {
+		return nil, fieldErr("task_id", `"*" lists the tasks; act on one task by its id`)
 	}
 	return in, nil
 }
@@ -311,48 +325,12 @@ func kind(v json.RawMessage) string {
 	return "a number"
 }
 
-// resolveCwd makes cwd absolute (relative to the workspace) and checks
-// that it is an existing directory inside the workspace or an allowed
-// root, after resolving symbolic links.
-func resolveCwd(cwd string, s Settings) (string, error) {
-	if strings.TrimSpace(cwd) == "" {
-		return "", nil
+// limitErr turns the library's *LimitError into the field error the
+// tool reports.
+func limitErr(err error) error {
+	var le *shellguard.LimitError
+	if errors.As(err, &le) {
+		return fieldErr(le.Field, "%s", le.Reason)
 	}
-	if strings.IndexByte(cwd, 0) >= 0 {
-		return "", fieldErr("cwd", "contains a NUL byte")
-	}
-	p := cwd
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(s.Workspace, p)
-	}
-	p = filepath.Clean(p)
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return "", fieldErr("cwd", "%q does not exist", cwd)
-	}
-	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
-		return "", fieldErr("cwd", "%q is not a directory", cwd)
-	}
-	roots := append([]string{s.Workspace}, s.AllowedRoots...)
-	for _, r := range roots {
-		if r == "" {
-			continue
-		}
-		rr, err := filepath.EvalSymlinks(r)
-		if err != nil {
-			rr = filepath.Clean(r)
-		}
-		if within(real, rr) {
-			return p, nil
-		}
-	}
-	return "", fieldErr("cwd", "%q is outside the workspace %s and the allowed roots", cwd, s.Workspace)
-}
-
-func within(p, root string) bool {
-	if p == root {
-		return true
-	}
-	rel, err := filepath.Rel(root, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+	return err
 }

@@ -13,25 +13,29 @@ func TestParseInput(t *testing.T) {
 	os.Mkdir(filepath.Join(ws, "sub"), 0o755)
 	outside := t.TempDir()
 	os.Symlink(outside, filepath.Join(ws, "escape"))
-	set := Settings{Workspace: ws, DefaultTimeout: 120 * time.Second, MaxTimeout: 600 * time.Second}
+	set := settings{Workspace: ws, DefaultTimeout: 120 * time.Second, MaxTimeout: 600 * time.Second}
 	for _, tc := range []struct {
 		args string
 		err  string // substring of the error; "" = valid
-		chk  func(*Input) bool
+		chk  func(*input) bool
 	}{
-		{`{"command":"ls"}`, "", func(in *Input) bool { return in.Command == "ls" && in.Timeout == 0 }},
-		{`{"command":"ls","timeout":"120"}`, "", func(in *Input) bool { return in.Timeout == 120*time.Second }},
-		{`{"command":"ls","timeout":" 2.5 "}`, "", func(in *Input) bool { return in.Timeout == 2500*time.Millisecond }},
-		{`{"command":"ls","timeout":1800}`, "", func(in *Input) bool { return in.Timeout == 600*time.Second && in.TimeoutClamped }},
-		{`{"command":"ls","timeout":1801}`, "timeout: 1801 is out of range", nil},
-		{`{"command":"ls","timeout":0.5}`, "timeout: 0.5 is out of range", nil},
+		{`{"command":"ls"}`, "", func(in *input) bool { return in.Command == "ls" && in.Timeout == 0 }},
+		{`{"command":"ls","timeout":"120"}`, "", func(in *input) bool { return in.Timeout == 120*time.Second }},
+		{`{"command":"ls","timeout":" 2.5 "}`, "", func(in *input) bool { return in.Timeout == 2500*time.Millisecond }},
+		{`{"command":"ls","timeout":600}`, "", func(in *input) bool { return in.Timeout == 600*time.Second }},
+		{`{"command":"ls","timeout":601}`, "timeout: 601 is out of range: give seconds above 0, at most 600", nil},
+		{`{"command":"ls","timeout":1800}`, "timeout: 1800 is out of range: give seconds above 0, at most 600", nil},
+		{`{"command":"ls","timeout":99999}`, "timeout: 99999 is out of range", nil},
+		{`{"command":"ls","timeout":0}`, "timeout: 0 is out of range: give seconds above 0, at most 600", nil},
+		{`{"command":"ls","timeout":-3}`, "timeout: -3 is out of range", nil},
+		{`{"command":"ls","timeout":0.5}`, "", func(in *input) bool { return in.Timeout == 500*time.Millisecond }},
 		{`{"command":"ls","timeout":"NaN"}`, "timeout: must be a number", nil},
 		{`{"command":"ls","timeout":true}`, "timeout: must be a number of seconds, got a boolean", nil},
-		{`{"command":"ls","run_in_background":"TRUE"}`, "", func(in *Input) bool { return in.RunInBackground }},
-		{`{"command":"ls","run_in_background":"no"}`, "", func(in *Input) bool { return !in.RunInBackground }},
+		{`{"command":"ls","run_in_background":"TRUE"}`, "", func(in *input) bool { return in.RunInBackground }},
+		{`{"command":"ls","run_in_background":"no"}`, "", func(in *input) bool { return !in.RunInBackground }},
 		{`{"command":"ls","run_in_background":2}`, "run_in_background: must be a boolean", nil},
 		{`{"command":"ls","timeout":null,"cwd":null}`, "", nil},
-		{`{"command":"ls","cwd":"sub"}`, "", func(in *Input) bool { return in.Cwd == filepath.Join(ws, "sub") }},
+		{`{"command":"ls","cwd":"sub"}`, "", func(in *input) bool { return in.Cwd == filepath.Join(ws, "sub") }},
 		{`{"command":"ls","cwd":"escape"}`, "cwd: \"escape\" is outside the workspace", nil},
 		{`{"command":"ls","cwd":"../"}`, "outside the workspace", nil},
 		{`{"command":"ls","cwd":"nope"}`, "does not exist", nil},
@@ -40,11 +44,11 @@ func TestParseInput(t *testing.T) {
 		{`{"command":"   "}`, "command: empty", nil},
 		{`null`, "no arguments", nil},
 		{`"ls"`, "must be a JSON object", nil},
-		{`{"task_id":"t1"}`, "", func(in *Input) bool { return in.TaskID == "t1" }},
+		{`{"task_id":"t1"}`, "", func(in *input) bool { return in.TaskID == "t1" }},
 		{`{"task_id":"t1","kill":"true","wait":true}`, "kill: cannot be combined", nil},
 		{`{"task_id":"t1","wait":true,"stream":true}`, "wait: cannot be combined", nil},
-		{`{"task_id":"t1","stdin_text":"y\n","wait":"1"}`, "", func(in *Input) bool { return *in.StdinText == "y\n" && in.Wait }},
-		{`{"task_id":"t1","stream_pattern":"^x"}`, "", func(in *Input) bool { return in.Stream && in.StreamPattern.MatchString("xy") }},
+		{`{"task_id":"t1","stdin_text":"y\n","wait":"1"}`, "", func(in *input) bool { return *in.StdinText == "y\n" && in.Wait }},
+		{`{"task_id":"t1","stream_pattern":"^x"}`, "", func(in *input) bool { return in.Stream && in.StreamPattern.MatchString("xy") }},
 		{`{"task_id":"t1","stream":false,"stream_pattern":"^x"}`, "stream_pattern: given with stream: false", nil},
 		{`{"task_id":"t1","run_in_background":true}`, "run_in_background: given with task_id", nil},
 		{`{"task_id":"t1","cwd":"sub"}`, "cwd: given with task_id", nil},
@@ -52,8 +56,11 @@ func TestParseInput(t *testing.T) {
 		{`{"command":"ls","wait":true}`, "wait: needs task_id", nil},
 		{`{"command":"ls","run_in_background":true,"stream":true}`, "stream: start the task", nil},
 		{`{"command":"ls","description":"` + strings.Repeat("d", 5000) + `"}`, "description: 5000 bytes", nil},
+		{`{"task_id":"*"}`, "", func(in *input) bool { return in.TaskID == "*" }},
+		{`{"task_id":"*","kill":true}`, `task_id: "*" lists the tasks`, nil},
+		{`{"task_id":"*","wait":true}`, `task_id: "*" lists the tasks`, nil},
 	} {
-		in, err := ParseInput([]byte(tc.args), set)
+		in, err := parseInput([]byte(tc.args), set)
 		switch {
 		case tc.err == "" && err != nil:
 			t.Errorf("%s: %v", tc.args, err)
@@ -65,10 +72,25 @@ func TestParseInput(t *testing.T) {
 	}
 }
 
+// The unknown-field error lists the fields the schema offers, not the
+// ones the configuration hides.
+func TestUnknownFieldHidesHiddenFields(t *testing.T) {
+	set := settings{Workspace: t.TempDir(), DefaultTimeout: time.Minute, MaxTimeout: time.Hour}
+	_, err := parseInput([]byte(`{"command":"ls","bogus":1}`), set)
+	if err == nil || !strings.Contains(err.Error(), "task_id") || strings.Contains(err.Error(), "dangerously_disable_sandbox") {
+		t.Errorf("hidden: %v", err)
+	}
+	set.DisableSandbox = true
+	_, err = parseInput([]byte(`{"command":"ls","bogus":1}`), set)
+	if err == nil || !strings.Contains(err.Error(), "dangerously_disable_sandbox") {
+		t.Errorf("offered: %v", err)
+	}
+}
+
 func TestDescribe(t *testing.T) {
-	d := Describe(Settings{Workspace: "/ws", DefaultTimeout: 120 * time.Second, MaxTimeout: 600 * time.Second, MaxOutput: 64 << 10,
-		SandboxLayers: []string{"namespaces", "landlock"}, WritableRoots: []string{"/ws", "/tmp"}, Policy: true, Approval: true,
-		Tasks: true, BlockingBudget: 50 * time.Second, AlwaysDenied: []string{"sudo"}})
+	d := describe(settings{Workspace: "/ws", DefaultTimeout: 120 * time.Second, MaxTimeout: 600 * time.Second, MaxOutput: 64 << 10,
+		SandboxLayers: []string{"namespaces", "landlock"}, WritableRoots: []string{"/ws", "/tmp"},
+		BlockingBudget: 50 * time.Second, AlwaysDenied: []string{"sudo"}})
 	for _, want := range []string{"120 s by default, at most 600 s", "32 KiB", "Sandbox: namespaces, landlock", "Writable: /ws, /tmp",
 		"Network: off", "Always denied: sudo", "run_in_background", "after 50 s", "approval"} {
 		if !strings.Contains(d, want) {

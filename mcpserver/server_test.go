@@ -7,8 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -23,17 +23,24 @@ import (
 	"github.com/shellguard/shellguard/sandbox"
 )
 
-func guardEngine(t testing.TB) (*GuardEngine, string) {
+// newGuard returns a Guard with the sandbox in auto mode over a fresh
+// workspace; rules, when given, are its policy rules.
+func newGuard(t testing.TB, rules ...policy.Rules) (*shellguard.Guard, string) {
 	t.Helper()
 	ws, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := shellguard.New(shellguard.Config{Workspace: ws, Sandbox: &sandbox.Spec{}})
+	c := shellguard.Config{Workspace: ws, Sandbox: &sandbox.Spec{}}
+	if len(rules) > 0 {
+		c.Rules = rules[0]
+	}
+	g, err := shellguard.New(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return NewGuardEngine(g), ws
+	t.Cleanup(func() { g.Close() })
+	return g, ws
 }
 
 // connect serves srv over in-memory transports and returns a client
@@ -77,9 +84,9 @@ func textOf(r *mcp.CallToolResult) string {
 	return b.String()
 }
 
-func structured(t testing.TB, r *mcp.CallToolResult) Output {
+func structured(t testing.TB, r *mcp.CallToolResult) shellguard.Result {
 	t.Helper()
-	var o Output
+	var o shellguard.Result
 	b, _ := json.Marshal(r.StructuredContent)
 	if err := json.Unmarshal(b, &o); err != nil {
 		t.Fatalf("structured content %s: %v", b, err)
@@ -92,9 +99,9 @@ func structured(t testing.TB, r *mcp.CallToolResult) Output {
 func TestNoLeaks(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	fds := testenv.OpenFDs()
-	eng, _ := guardEngine(t)
+	g, _ := newGuard(t)
 	func() {
-		srv := New(eng, nil)
+		srv := New(g, nil)
 		st, ct := mcp.NewInMemoryTransports()
 		ss, err := srv.MCP().Connect(context.Background(), st, nil)
 		if err != nil {
@@ -135,10 +142,10 @@ func TestNoLeaks(t *testing.T) {
 }
 
 func TestRunAndProgress(t *testing.T) {
-	eng, _ := guardEngine(t)
+	g, _ := newGuard(t)
 	var mu sync.Mutex
 	var msgs []string
-	cs := connect(t, New(eng, nil), &mcp.ClientOptions{
+	cs := connect(t, New(g, nil), &mcp.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
 			mu.Lock()
 			msgs = append(msgs, r.Params.Message)
@@ -167,128 +174,11 @@ func TestRunAndProgress(t *testing.T) {
 	}
 }
 
-// fakeEngine has every feature, for the paths the Guard adapter cannot
-// reach yet: commands containing "forbidden" are denied, "needs-ok" asked
-// about; tasks are simulated.
-type fakeEngine struct {
-	*GuardEngine
-	mu    sync.Mutex
-	ran   []string
-	tasks map[string]*fakeTask
-}
-
-func (e *fakeEngine) Settings() Settings {
-	s := e.GuardEngine.Settings()
-	s.Policy, s.Approval, s.Tasks = true, true, true
-	s.BlockingBudget = 50 * time.Second
-	return s
-}
-
-func (e *fakeEngine) Check(_ context.Context, cmd string) (policy.Verdict, error) {
-	if i := strings.Index(cmd, "forbidden"); i >= 0 {
-		return policy.Verdict{Decision: policy.Deny, Reasons: []policy.Reason{{ID: "SG900", Decision: policy.Deny, Message: "forbidden word", Span: policy.Span{Start: i, End: i + 9}}}}, nil
-	}
-	if i := strings.Index(cmd, "needs-ok"); i >= 0 {
-		return policy.Verdict{Decision: policy.Ask, Reasons: []policy.Reason{{ID: "SG901", Decision: policy.Ask, Message: "needs approval", Span: policy.Span{Start: i, End: i + 8}}}}, nil
-	}
-	return policy.Verdict{Decision: policy.Allow}, nil
-}
-
-// CheckRequest and HowToAllow hide the Guard adapter's: the fake's
-// verdicts come from Check alone.
-func (e *fakeEngine) CheckRequest(ctx context.Context, req Request) (policy.Verdict, error) {
-	return e.Check(ctx, req.Command)
-}
-
-func (e *fakeEngine) HowToAllow(string, policy.Verdict) string { return "" }
-
-func (e *fakeEngine) NewSession() Session {
-	return &fakeSession{e: e, Session: e.GuardEngine.NewSession()}
-}
-
-type fakeSession struct {
-	Session
-	e *fakeEngine
-}
-
-func (s *fakeSession) Run(ctx context.Context, req Request) (Result, error) {
-	v, _ := s.e.Check(ctx, req.Command)
-	if v.Decision == policy.Deny || (v.Decision == policy.Ask && !req.Approve(ctx, v)) {
-		return Result{}, &DeniedError{Verdict: v, Declined: v.Decision == policy.Ask}
-	}
-	s.e.mu.Lock()
-	s.e.ran = append(s.e.ran, req.Command)
-	s.e.mu.Unlock()
-	r, err := s.Session.Run(ctx, req)
-	r.Verdict = &v
-	return r, err
-}
-
-func (s *fakeSession) Start(ctx context.Context, req Request) (TaskStatus, error) {
-	s.e.mu.Lock()
-	defer s.e.mu.Unlock()
-	if s.e.tasks == nil {
-		s.e.tasks = map[string]*fakeTask{}
-	}
-	id := fmt.Sprintf("t%d", len(s.e.tasks)+1)
-	ft := &fakeTask{st: TaskStatus{TaskID: id, Pid: 4242, Command: req.Command, StartedAt: time.Now(), Running: true}}
-	s.e.tasks[id] = ft
-	return ft.st, nil
-}
-
-func (s *fakeSession) Task(id string) (Task, error) {
-	s.e.mu.Lock()
-	defer s.e.mu.Unlock()
-	if t, ok := s.e.tasks[id]; ok {
-		return t, nil
-	}
-	return nil, ErrNoTask
-}
-
-type fakeTask struct {
-	mu sync.Mutex
-	st TaskStatus
-}
-
-func (f *fakeTask) Status() TaskStatus { f.mu.Lock(); defer f.mu.Unlock(); return f.st }
-func (f *fakeTask) Kill(context.Context) (TaskStatus, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.st.Running, f.st.ExitCode = false, intp(-1)
-	return f.st, nil
-}
-func (f *fakeTask) WriteStdin(text string) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.st.Stdout += "got:" + text
-	return nil
-}
-func (f *fakeTask) Wait(context.Context, time.Duration) (TaskStatus, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.st.Running, f.st.ExitCode = false, intp(4)
-	return f.st, nil
-}
-func (f *fakeTask) Subscribe(ctx context.Context, re *regexp.Regexp) (<-chan string, error) {
-	ch := make(chan string)
-	go func() {
-		defer close(ch)
-		for _, l := range []string{"tick1", "tock1", "tick2"} {
-			if re == nil || re.MatchString(l) {
-				select {
-				case ch <- l:
-				case <-ctx.Done():
-					return
-				}
-			}
-		}
-	}()
-	return ch, nil
-}
+// testRules deny "touch forbidden" and ask about "touch needs-ok".
+var testRules = policy.Rules{Deny: []string{"touch forbidden"}, Ask: []string{"touch needs-ok"}}
 
 func TestDenyAndApproval(t *testing.T) {
-	eng, _ := guardEngine(t)
-	fe := &fakeEngine{GuardEngine: eng}
+	g, ws := newGuard(t, testRules)
 	for _, tc := range []struct {
 		name    string
 		answer  string // "" = client without elicitation
@@ -297,14 +187,15 @@ func TestDenyAndApproval(t *testing.T) {
 		want    string
 		ran     bool
 	}{
-		{"deny", "accept", "echo forbidden", true, "DENIED", false},
-		{"accept", "accept", "echo needs-ok", false, "approved by the user", true},
-		{"decline", "decline", "echo needs-ok", true, `answered "decline"`, false},
-		{"cancel", "cancel", "echo needs-ok", true, `answered "cancel"`, false},
-		{"no-elicitation", "", "echo needs-ok", true, "supports neither", false},
+		{"deny", "accept", "touch forbidden", true, "DENIED", false},
+		{"accept", "accept", "touch needs-ok", false, "approved by the user", true},
+		{"decline", "decline", "touch needs-ok", true, `answered "decline"`, false},
+		{"cancel", "cancel", "touch needs-ok", true, `answered "cancel"`, false},
+		{"no-elicitation", "", "touch needs-ok", true, "supports neither", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fe.ran = nil
+			os.Remove(filepath.Join(ws, "forbidden"))
+			os.Remove(filepath.Join(ws, "needs-ok"))
 			var opts *mcp.ClientOptions
 			asked := 0
 			if tc.answer != "" {
@@ -316,12 +207,13 @@ func TestDenyAndApproval(t *testing.T) {
 					return &mcp.ElicitResult{Action: tc.answer}, nil
 				}}
 			}
-			cs := connect(t, New(fe, nil), opts)
+			cs := connect(t, New(g, nil), opts)
 			r := callBash(t, cs, map[string]any{"command": tc.command})
 			if r.IsError != tc.isError || !strings.Contains(textOf(r), tc.want) {
 				t.Errorf("isError=%v text=%q", r.IsError, textOf(r))
 			}
-			if ran := len(fe.ran) > 0; ran != tc.ran {
+			_, statErr := os.Stat(filepath.Join(ws, strings.Fields(tc.command)[1]))
+			if ran := statErr == nil; ran != tc.ran {
 				t.Errorf("ran = %v, want %v", ran, tc.ran)
 			}
 			o := structured(t, r)
@@ -339,89 +231,9 @@ func TestDenyAndApproval(t *testing.T) {
 	}
 }
 
-func TestTasks(t *testing.T) {
-	eng, _ := guardEngine(t)
-	fe := &fakeEngine{GuardEngine: eng}
-	var mu sync.Mutex
-	var msgs []string
-	cs := connect(t, New(fe, nil), &mcp.ClientOptions{
-		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
-			mu.Lock()
-			msgs = append(msgs, r.Params.Message)
-			mu.Unlock()
-		},
-	})
-	r := callBash(t, cs, map[string]any{"command": "sleep 9", "run_in_background": "true"})
-	o := structured(t, r)
-	if r.IsError || o.TaskID != "t1" || o.Pid != 4242 || o.StartedAt == "" {
-		t.Fatalf("start: %s %+v", textOf(r), o)
-	}
-	o = structured(t, callBash(t, cs, map[string]any{"task_id": "t1"}))
-	if !*o.IsRunning || o.ExitCode != nil {
-		t.Errorf("status %+v", o)
-	}
-	o = structured(t, callBash(t, cs, map[string]any{"task_id": "t1", "stdin_text": "hi\n"}))
-	if o.Stdout != "got:hi\n" {
-		t.Errorf("stdin: %+v", o)
-	}
-	p := &mcp.CallToolParams{Name: ToolName, Arguments: map[string]any{"task_id": "t1", "stream": true, "stream_pattern": "^tick"}}
-	p.SetProgressToken(7)
-	if _, err := cs.CallTool(context.Background(), p); err != nil {
-		t.Fatal(err)
-	}
-	var got string
-	for i := 0; i < 100; i++ { // notifications are handled asynchronously by the client
-		mu.Lock()
-		got = strings.Join(msgs, "\n")
-		mu.Unlock()
-		if strings.Contains(got, "tick2") {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if !strings.Contains(got, "tick1") || !strings.Contains(got, "tick2") || strings.Contains(got, "tock") {
-		t.Errorf("stream: %q", got)
-	}
-	o = structured(t, callBash(t, cs, map[string]any{"task_id": "t1", "wait": "true"}))
-	if *o.ExitCode != 4 || *o.IsRunning {
-		t.Errorf("wait: %+v", o)
-	}
-	o = structured(t, callBash(t, cs, map[string]any{"task_id": "t1", "kill": true}))
-	if *o.ExitCode != -1 {
-		t.Errorf("kill: %+v", o)
-	}
-	r = callBash(t, cs, map[string]any{"task_id": "zzz"})
-	if !r.IsError || !strings.Contains(textOf(r), `no task "zzz"`) {
-		t.Errorf("unknown task: %s", textOf(r))
-	}
-}
-
-// noTasks is the Guard engine without background tasks.
-type noTasks struct{ *GuardEngine }
-
-func (e noTasks) Settings() Settings {
-	s := e.GuardEngine.Settings()
-	s.Tasks, s.BlockingBudget = false, 0
-	return s
-}
-
-func TestToolsWithoutFeatures(t *testing.T) {
-	eng, _ := guardEngine(t)
-	cs := connect(t, New(noTasks{eng}, nil), nil)
-	r := callBash(t, cs, map[string]any{"command": "true", "run_in_background": true})
-	if !r.IsError || !strings.Contains(textOf(r), "run_in_background: background tasks are not available") {
-		t.Errorf("%s", textOf(r))
-	}
-	r = callBash(t, cs, map[string]any{"task_id": "t1"})
-	if !r.IsError || !strings.Contains(textOf(r), "task_id: background tasks are not available") {
-		t.Errorf("%s", textOf(r))
-	}
-}
-
 func TestHTTPHandler(t *testing.T) {
-	eng, _ := guardEngine(t)
-	fe := &fakeEngine{GuardEngine: eng}
-	srv := New(fe, nil)
+	g, _ := newGuard(t, testRules)
+	srv := New(g, nil)
 	defer srv.Close()
 	ts := httptest.NewServer(srv.Handler(HTTPOptions{Token: "secret-token-123456", MaxBodyBytes: 1 << 16}))
 	defer ts.Close()
@@ -433,8 +245,8 @@ func TestHTTPHandler(t *testing.T) {
 		{"", `{"command":"echo hi"}`, 401, "unauthorized"},
 		{"wrong", `{"command":"echo hi"}`, 401, "unauthorized"},
 		{"secret-token-123456", `{"command":"echo hi","timeout":"5"}`, 200, `"stdout":"hi\n"`},
-		{"secret-token-123456", `{"command":"echo forbidden"}`, 403, `"SG900"`},
-		{"secret-token-123456", `{"command":"echo needs-ok"}`, 403, `cannot ask`},
+		{"secret-token-123456", `{"command":"touch forbidden"}`, 403, `"SG3701"`},
+		{"secret-token-123456", `{"command":"touch needs-ok"}`, 403, `cannot ask`},
 		{"secret-token-123456", `{"command":"exit 3"}`, 200, `"exit_code":3`},
 		{"secret-token-123456", `{"command":"` + strings.Repeat("a", 1<<17) + `"}`, 413, "larger than"},
 	} {

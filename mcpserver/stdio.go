@@ -10,13 +10,34 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/shellguard/shellguard"
 )
 
 // MaxMessageBytes bounds one JSON-RPC message on stdio.
 const MaxMessageBytes = 8 << 20
+
+// DrainTimeout is how long, after the client's input ends, calls in
+// progress may run on before their commands are stopped.
+const DrainTimeout = 2 * time.Second
+
+// stopCommands stops every command of every session (foreground runs
+// and tasks); their calls return as stopped.
+func (s *Server) stopCommands() {
+	s.mu.Lock()
+	var all []*shellguard.Session
+	for _, x := range s.sessions {
+		all = append(all, x)
+	}
+	s.mu.Unlock()
+	for _, x := range all {
+		x.Close()
+	}
+}
 
 // RunStdio serves one session over stdin and stdout until the client
 // disconnects or ctx is done, then closes the session's tasks.
@@ -30,10 +51,18 @@ func (s *Server) RunStdio(ctx context.Context) error {
 // not JSON-RPC. A shell tool should not die of one bad line, so lines are
 // checked first: a malformed one gets a JSON-RPC error response (with its
 // id when one can be read) and the session goes on.
+//
+// When r reaches its end (the client's way to end a stdio session), every
+// request already read is answered before the session ends: a request the
+// server sent the client by then (an approval) can no longer be answered,
+// so it is failed on the client's behalf, and commands still running
+// DrainTimeout after the end are stopped, so that their calls are
+// answered (as stopped) and the server exits promptly.
 func (s *Server) RunIO(ctx context.Context, r io.Reader, w io.Writer) error {
-	out := &lockedWriter{w: w}
 	pr, pw := io.Pipe()
-	go filterLines(r, pw, out)
+	tr := &tracker{pw: pw, inReq: map[string]bool{}, outReq: map[string]json.RawMessage{}, changed: make(chan struct{}, 1)}
+	out := &lockedWriter{w: w, tr: tr}
+	go filterLines(ctx, r, pw, out, tr, s.stopCommands)
 	err := s.mcp.Run(ctx, &mcp.IOTransport{Reader: pr, Writer: out, MaxLineLength: MaxMessageBytes + 1})
 	pr.Close()
 	s.Close()
@@ -46,19 +75,147 @@ func (s *Server) RunIO(ctx context.Context, r io.Reader, w io.Writer) error {
 type lockedWriter struct {
 	mu sync.Mutex
 	w  io.Writer
+	tr *tracker // nil for the filter's own error replies
 }
 
 func (l *lockedWriter) Write(b []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.tr != nil {
+		l.tr.sent(b)
+	}
 	return l.w.Write(b)
+}
+
+// tracker follows the requests in flight on a stdio session: the
+// client's, until the server answers them, and the server's, until the
+// client does.
+type tracker struct {
+	pw      *io.PipeWriter
+	mu      sync.Mutex
+	inReq   map[string]bool            // client requests not yet answered
+	outReq  map[string]json.RawMessage // server requests (by id) not yet answered
+	eof     bool                       // the client's input has ended
+	changed chan struct{}
+}
+
+// rpcHead is what the tracker reads of a message.
+type rpcHead struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+}
+
+// heads decodes a line holding a message or a batch.
+func heads(line []byte) []rpcHead {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return nil
+	}
+	if line[0] == '[' {
+		var hs []rpcHead
+		json.Unmarshal(line, &hs)
+		return hs
+	}
+	var h rpcHead
+	if json.Unmarshal(line, &h) != nil {
+		return nil
+	}
+	return []rpcHead{h}
+}
+
+func hasID(h rpcHead) bool { return len(h.ID) > 0 && !bytes.Equal(h.ID, []byte("null")) }
+
+// read notes a line from the client before it goes to the server.
+func (t *tracker) read(line []byte) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, h := range heads(line) {
+		switch {
+		case !hasID(h):
+		case h.Method != "":
+			t.inReq[string(h.ID)] = true
+		default:
+			delete(t.outReq, string(h.ID))
+		}
+	}
+}
+
+// sent notes what the server wrote: answers to the client's requests, and
+// requests of its own, failed at once when the client can no longer
+// answer them.
+func (t *tracker) sent(b []byte) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		for _, h := range heads(line) {
+			switch {
+			case !hasID(h):
+			case h.Method == "":
+				delete(t.inReq, string(h.ID))
+			case t.eof:
+				go t.fail(h.ID)
+			default:
+				t.outReq[string(h.ID)] = h.ID
+			}
+		}
+	}
+	select {
+	case t.changed <- struct{}{}:
+	default:
+	}
+}
+
+// fail answers the server's request id with an error, as the client
+// would had it not gone.
+func (t *tracker) fail(id json.RawMessage) {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
+		"error": map[string]any{"code": -32000, "message": "the client closed its input"}})
+	t.pw.Write(append(b, '\n'))
+}
+
+// drain is called at the end of the client's input: it fails the
+// server's open requests, then waits until every client request has been
+// answered or ctx is done. Calls still open after DrainTimeout get stop
+// called, and DrainTimeout more to answer.
+func (t *tracker) drain(ctx context.Context, stop func()) {
+	t.mu.Lock()
+	t.eof = true
+	for _, id := range t.outReq {
+		go t.fail(id)
+	}
+	t.outReq = map[string]json.RawMessage{}
+	t.mu.Unlock()
+	bound := time.NewTimer(DrainTimeout)
+	defer bound.Stop()
+	stopped := false
+	for {
+		t.mu.Lock()
+		n := len(t.inReq)
+		t.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		select {
+		case <-t.changed:
+		case <-ctx.Done():
+			return
+		case <-bound.C:
+			if stopped {
+				return
+			}
+			stopped = true
+			stop()
+			bound.Reset(DrainTimeout)
+		}
+	}
 }
 
 func (l *lockedWriter) Close() error { return nil }
 
 // filterLines copies well-formed JSON-RPC lines from r to pw and answers
-// the others itself.
-func filterLines(r io.Reader, pw *io.PipeWriter, out io.Writer) {
+// the others itself. At the end of r it waits for the server to answer
+// what was read (tracker.drain) before it ends the session.
+func filterLines(ctx context.Context, r io.Reader, pw *io.PipeWriter, out io.Writer, tr *tracker, stop func()) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
 		line, tooLong, err := readLine(br, MaxMessageBytes)
@@ -69,11 +226,15 @@ func filterLines(r io.Reader, pw *io.PipeWriter, out io.Writer) {
 		default:
 			if code, msg := checkMessage(line); code != 0 {
 				writeRPCError(out, line, code, msg)
-			} else if _, werr := pw.Write(append(line, '\n')); werr != nil {
-				return // the session is over
+			} else {
+				tr.read(line)
+				if _, werr := pw.Write(append(line, '\n')); werr != nil {
+					return // the session is over
+				}
 			}
 		}
 		if err != nil {
+			tr.drain(ctx, stop)
 			pw.Close()
 			return
 		}

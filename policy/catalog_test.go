@@ -79,12 +79,22 @@ func TestCatalogExamples(t *testing.T) {
 	}
 }
 
-// TestTooLarge covers SG1012: a command over the size budget asks.
+// TestTooLarge covers SG1012: a command over the review budget asks, is
+// still analysed up to the analysis budget (a deny inside is found), and
+// is not analysed beyond it.
 func TestTooLarge(t *testing.T) {
-	src := "echo " + strings.Repeat("a", analyze.MaxInput)
-	v := Check(src, testRules)
+	pad := "# " + strings.Repeat("a", MaxCommandSize) + "\n"
+	v := Check("echo hi\n"+pad, testRules)
 	if !reports(v, sg1012) || v.Decision != Ask {
-		t.Fatalf("over the budget: %v %v", v.Decision, ids(v))
+		t.Fatalf("over the review budget: %v %v", v.Decision, ids(v))
+	}
+	v = Check("rm -rf /\n"+pad, testRules)
+	if !reports(v, sg1012) || !reports(v, sg2001) || v.Decision != Deny {
+		t.Fatalf("deny inside a large text: %v %v", v.Decision, ids(v))
+	}
+	huge := "echo " + strings.Repeat("a", analyze.MaxInput)
+	if v := Check(huge, testRules); !reports(v, sg1012) || v.Decision != Ask || len(v.Commands) != 0 {
+		t.Fatalf("over the analysis budget: %v %v %d commands", v.Decision, ids(v), len(v.Commands))
 	}
 	if v := Check("echo "+strings.Repeat("a", 1000), testRules); reports(v, sg1012) {
 		t.Fatalf("small command reports SG1012")

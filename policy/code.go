@@ -93,9 +93,10 @@ func (k *cmdCheck) codeRunner() {
 		case len(subs) > 0 && allEnvInit(subs):
 			// eval "$(ssh-agent -s)", eval "$(direnv hook bash)": tools
 			// that print shell setup for the current shell
-		case len(subs) == 0 && k.interpreterLang() && valuesOnly(e.res.Src, a.Span):
-			// python3 -c "…urlopen('http://127.0.0.1:$port/')…": plain
-			// variables used as values inside the code, not as code
+		case k.interpreterLang() && len(a.Subst) == 0 && varsInLiterals(a.Value, a.Vars):
+			// python3 -c "…urlopen('http://localhost:$port/')…": the
+			// program is known; shell variables fill its string
+			// literals, and the code is judged as written
 		case a.Dynamic && !(k.c.FuncDef != "" && a.Positional):
 			k.emitAt(sg2305, a.Span, quote(k.name)+" runs code that is only known at run time")
 		}
@@ -180,35 +181,33 @@ func (k *cmdCheck) interpreter() {
 func (k *cmdCheck) interpreterCode(cd analyze.Code) {
 	code := cd.Text
 	if strings.Contains(code, "fork") && reForkLoop.MatchString(code) {
-		k.emitAt(sg2503, cd.Span, "interpreter code forks in a loop: fork bomb")
+		k.emitCode(sg2503, cd, reForkLoop.FindStringIndex(code), "interpreter code forks in a loop: fork bomb")
 	}
 	if reWriteAPI.MatchString(code) && reSensitiveInCode.MatchString(code) {
-		k.emitAt(sg2801deny, cd.Span, "interpreter code writes a startup file, key file or system file")
+		k.emitCode(sg2801deny, cd, reSensitiveInCode.FindStringIndex(code), "interpreter code writes a startup file, key file or system file")
 	}
 	if containsAny(code, "socket", "Socket", "fsockopen", "net.connect", "/inet/") && reRevShell.MatchString(code) {
-		k.emitAt(sg2504, cd.Span, "interpreter code connects a socket to a shell: reverse shell")
+		k.emitCode(sg2504, cd, reRevShell.FindStringIndex(code), "interpreter code connects a socket to a shell: reverse shell")
 	}
-	if reRmAPI.MatchString(code) {
-		if reRootOrHome.MatchString(code) {
-			k.emitAt(sg2501, cd.Span, "interpreter code deletes files outside the workspace (root, home or system)")
-		}
+	if loc := reRmAPI.FindStringIndex(code); loc != nil && reRootOrHome.MatchString(code) {
+		k.emitCode(sg2501, cd, loc, "interpreter code deletes files outside the workspace (root, home or system)")
 	}
 	if loc := reCredInCode.FindStringIndex(code); loc != nil {
-		k.emitAt(sg2601deny, cd.Span, "interpreter code touches credentials ("+quote(code[loc[0]:loc[1]])+")")
+		k.emitCode(sg2601deny, cd, loc, "interpreter code touches credentials ("+quote(code[loc[0]:loc[1]])+")")
 	}
 	if containsAny(code, "exec", "eval", "system", "popen", "spawn") && reDecodeExec.MatchString(code) {
-		k.emitAt(sg2306, cd.Span, "interpreter code executes decoded data")
+		k.emitCode(sg2306, cd, reDecodeExec.FindStringIndex(code), "interpreter code executes decoded data")
 	}
-	if reEnvDumpCode.MatchString(code) {
-		k.emitAt(sg2604, cd.Span, "interpreter code prints the whole environment (may hold secrets)")
+	if loc := reEnvDumpCode.FindStringIndex(code); loc != nil {
+		k.emitCode(sg2604, cd, loc, "interpreter code prints the whole environment (may hold secrets)")
 	}
 	if reNetAPI.MatchString(code) && reSecretInCode.MatchString(code) {
-		k.emitAt(sg2704, cd.Span, "interpreter code sends a secret variable over the network")
+		k.emitCode(sg2704, cd, reSecretInCode.FindStringIndex(code), "interpreter code sends a secret variable over the network")
 	}
 	if reNetAPI.MatchString(code) && reExecAPI.MatchString(code) {
-		k.emitAt(sg2302deny, cd.Span, "interpreter code downloads and executes code")
+		k.emitCode(sg2302deny, cd, reExecAPI.FindStringIndex(code), "interpreter code downloads and executes code")
 	} else if reNetAPI.MatchString(code) && reReadAPI.MatchString(code) && !localURL(code) && !strings.Contains(code, "localhost") {
-		k.emitAt(sg2702, cd.Span, "interpreter code reads local data and talks to the network")
+		k.emitCode(sg2702, cd, reNetAPI.FindStringIndex(code), "interpreter code reads local data and talks to the network")
 	}
 	// shell commands the code runs literally are analysed as commands
 	switch cd.Exec {
@@ -217,6 +216,32 @@ func (k *cmdCheck) interpreterCode(cd analyze.Code) {
 	case analyze.ExecOpaque:
 		k.emitAt(sg2502, cd.Span, "interpreter code runs commands that cannot be read statically")
 	}
+}
+
+// emitCode reports row r about program text cd. In text of more than
+// one line (a here-document, a script in -c), loc, a match in the text,
+// names the line the finding is about: the message quotes it, and when
+// the text is in the source verbatim the span is that line.
+func (k *cmdCheck) emitCode(r *Finding, cd analyze.Code, loc []int, msg string) {
+	sp := cd.Span
+	if loc != nil && strings.Contains(cd.Text, "\n") {
+		start, end := lineAround(cd.Text, loc[0])
+		msg += "; line: " + quote(strings.TrimSpace(cd.Text[start:end]))
+		if src := k.e.res.Src; sp.Start >= 0 && sp.End <= len(src) && src[sp.Start:sp.End] == cd.Text {
+			sp = analyze.Span{Start: sp.Start + start, End: sp.Start + end}
+		}
+	}
+	k.emitAt(r, sp, msg)
+}
+
+// lineAround returns the bounds of the line of s that holds offset i.
+func lineAround(s string, i int) (start, end int) {
+	start = strings.LastIndexByte(s[:i], '\n') + 1
+	end = strings.IndexByte(s[i:], '\n')
+	if end < 0 {
+		return start, len(s)
+	}
+	return start, i + end
 }
 
 func (k *cmdCheck) downloadExec() {
@@ -443,48 +468,52 @@ func (k *cmdCheck) rgPre() {
 	}
 }
 
-// valuesOnly reports interpreter code whose only run-time parts are plain
-// variables ($port, ${PORT}) in value positions: after a quote, "(", ",",
-// ":", "=", "/" and the like, never where a statement starts.
-func valuesOnly(src string, sp analyze.Span) bool {
-	if sp.Start < 0 || sp.End > len(src) || sp.Start >= sp.End {
+// varsInLiterals reports interpreter code whose only unknown parts are
+// the shell variables vars, each expanded where the program expects a
+// value: inside a quoted string literal ('…' or "…"), or as a whole
+// argument of a call (connect(('localhost', $PORT))). Never where it
+// would be code of its own.
+func varsInLiterals(code string, vars []string) bool {
+	if len(vars) == 0 {
 		return false
 	}
-	t := src[sp.Start:sp.End]
-	if strings.Contains(t, "$(") || strings.Contains(t, "`") {
-		return false
-	}
-	found := false
-	for i := 0; i < len(t); i++ {
-		if t[i] != '$' {
-			continue
-		}
-		j := i + 1
-		if j < len(t) && t[j] == '{' {
-			j++
-		}
-		if j >= len(t) || !(t[j] == '_' || t[j] >= 'a' && t[j] <= 'z' || t[j] >= 'A' && t[j] <= 'Z') {
-			if j < len(t) && t[j] >= '0' && t[j] <= '9' {
-				return false // positional parameters
+	found := 0
+	var quote byte
+	for i := 0; i < len(code); i++ {
+		c := code[i]
+		switch {
+		case c == '\\' && quote != 0:
+			i++
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote == 0 && (c == '\'' || c == '"' || c == '`'):
+			quote = c
+		case c == '$':
+			for _, v := range vars {
+				n := 0
+				switch {
+				case strings.HasPrefix(code[i+1:], "{"+v+"}"):
+					n = len(v) + 3
+				case strings.HasPrefix(code[i+1:], v):
+					n = len(v) + 1
+				default:
+					continue
+				}
+				if quote == 0 && !wholeArgument(code, i, i+n) {
+					return false
+				}
+				found++
 			}
-			continue
-		}
-		found = true
-		k := i - 1
-		for k >= 0 && (t[k] == ' ' || t[k] == '\t') {
-			k--
-		}
-		if k < 0 {
-			return false
-		}
-		switch t[k] {
-		case '\'', '"', '(', ',', ':', '=', '/', '[', '+', '-', '*', '<', '>', '%', '.', '{':
-			if t[k] == '"' && k == 0 || t[k] == '\'' && k == 0 {
-				return false // the code starts with the variable
-			}
-		default:
-			return false
 		}
 	}
-	return found
+	return found > 0
+}
+
+// wholeArgument reports that code[start:end] is a whole argument or
+// element: the nearest non-blank characters around it are ( [ or , before
+// and , ) or ] after.
+func wholeArgument(code string, start, end int) bool {
+	before := strings.TrimRight(code[:start], " \t")
+	after := strings.TrimLeft(code[end:], " \t")
+	return before != "" && after != "" && strings.ContainsRune("([,", rune(before[len(before)-1])) && strings.ContainsRune(",)]", rune(after[0]))
 }

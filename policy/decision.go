@@ -72,8 +72,8 @@ type Reason struct {
 	Decision Decision `json:"decision"`        // what this finding alone asks for
 	Floor    bool     `json:"floor,omitempty"` // no rule can lower it (Tier Floor)
 	Message  string   `json:"message"`         // one line, for humans and models
-	Span     Span     `json:"span"`            // the part of the command it is about
-	Rule     string   `json:"rule,omitempty"`  // the user rule that matched, if any
+	Span              // the part of the command it is about (start, end)
+	Rule     string   `json:"rule,omitempty"` // the user rule that matched, if any
 }
 
 // Verdict is the result of checking one command.

@@ -73,7 +73,7 @@ func (e *evaluator) assign(i int, c *analyze.Command, a analyze.Assign) {
 		if p == "" {
 			return
 		}
-		if within(p, e.ws) {
+		if e.inWorkspace(p) {
 			return
 		}
 		for _, d := range trustedBinDirs {
@@ -91,7 +91,7 @@ func (e *evaluator) assign(i int, c *analyze.Command, a analyze.Assign) {
 				continue
 			}
 			p := e.abs(part, c.Cwd)
-			if p != "" && !within(p, e.ws) && !strings.HasPrefix(p, "/usr/") && p != "/dev/null" && !within(p, e.home) {
+			if p != "" && !e.inWorkspace(p) && !strings.HasPrefix(p, "/usr/") && p != "/dev/null" && !within(p, e.home) {
 				e.emit(sg3406, i, sp, n+" points at "+quote(part)+" outside the workspace: code or configuration can be replaced")
 				return
 			}
@@ -103,7 +103,7 @@ func (e *evaluator) assign(i int, c *analyze.Command, a analyze.Assign) {
 		outside := false
 		if strings.HasPrefix(first, "/") || strings.HasPrefix(first, "~") || strings.HasPrefix(first, ".") {
 			p := e.abs(first, c.Cwd)
-			outside = p != "" && !within(p, e.ws) && !strings.HasPrefix(p, "/usr/") && !strings.HasPrefix(p, "/bin/")
+			outside = p != "" && !e.inWorkspace(p) && !strings.HasPrefix(p, "/usr/") && !strings.HasPrefix(p, "/bin/")
 		}
 		if outside || strings.ContainsAny(val, ";|&$`()<>") || strings.Contains(val, " -c") || progs.IsShell(path.Base(first)) {
 			e.emit(sg3405, i, sp, n+" holds a command line that programs will run")
@@ -135,17 +135,21 @@ func (k *cmdCheck) envCmd() {
 	}
 }
 
+// exportF flags export -f and declare -fx: a function exported to every
+// child shell. declare -f NAME only prints the function.
 func (k *cmdCheck) exportF() {
-	exported := k.name == "export"
+	fn, export, names := false, k.name == "export", len(k.c.Assigns) > 0
 	for _, a := range k.args {
-		if strings.HasPrefix(a.Value, "-") && !strings.HasPrefix(a.Value, "--") && strings.Contains(a.Value, "x") {
-			exported = true // declare -fx
+		v := a.Value
+		switch {
+		case len(v) > 1 && v[0] == '-' && v[1] != '-':
+			fn = fn || strings.ContainsRune(v, 'f')
+			export = export && !strings.ContainsRune(v, 'n') || strings.ContainsRune(v, 'x')
+		case !strings.HasPrefix(v, "-"):
+			names = true
 		}
 	}
-	if !exported {
-		return // declare -f NAME prints the function
-	}
-	if (k.has("-f") || k.hasShort('f')) && (len(k.args) > 1 || len(k.c.Assigns) > 0) {
+	if fn && export && names {
 		k.emit(sg3501, "exports a function to child shells (can shadow commands)")
 	}
 }

@@ -45,9 +45,22 @@ func (k *cmdCheck) rmTarget(a analyze.Arg, recursive bool, verb string) {
 	if strings.HasSuffix(v, "{}") && (strings.HasSuffix(p, "/{}")) {
 		p = path.Dir(p)
 		glob, direct = true, false
-		if within(p, e.ws) {
+		if e.inWorkspace(p) {
 			return
 		}
+	}
+	// The floor first: "/", the system directories and the home
+	// directory are protected whatever the workspace is.
+	switch {
+	case p == "/" && !recursive && !glob:
+		k.emitAt(sg2007deny, a.Span, verb+" in the system directory "+quote(p))
+		return
+	case p == "/" || e.criticalDir(p) && recursive:
+		k.emitAt(sg2001, a.Span, "recursive "+verb+" of the system directory "+quote(p))
+		return
+	case p == e.home && (recursive || glob && direct):
+		k.emitAt(sg2002floor, a.Span, "recursive "+verb+" of the home directory "+quote(v))
+		return
 	}
 	// The user's own configuration and document folders stay protected
 	// even when the workspace is the home directory itself.
@@ -55,20 +68,12 @@ func (k *cmdCheck) rmTarget(a analyze.Arg, recursive bool, verb string) {
 		k.emitAt(sg2002deny, a.Span, verb+" of "+quote(v)+", the user's own "+path.Base(p)+" in home")
 		return
 	}
-	if within(p, e.ws) && p != e.ws {
+	if e.inWorkspace(p) && p != e.ws {
 		return // inside the workspace, even when the workspace is the home directory
 	}
 	switch {
-	case p == "/" || (e.criticalDir(p) && recursive):
-		if recursive || glob {
-			k.emitAt(sg2001, a.Span, "recursive "+verb+" of the system directory "+quote(p))
-		} else {
-			k.emitAt(sg2007deny, a.Span, verb+" in the system directory "+quote(p))
-		}
 	case p == e.home:
-		if recursive || glob && direct {
-			k.emitAt(sg2002floor, a.Span, "recursive "+verb+" of the home directory "+quote(v))
-		} else if glob {
+		if glob {
 			k.emitAt(sg2004ask, a.Span, verb+" of "+quote(v)+" in the home directory")
 		}
 	case path.Dir(p) == e.home && strings.HasPrefix(path.Base(p), ".") && recursive:
@@ -88,7 +93,7 @@ func (k *cmdCheck) rmTarget(a analyze.Arg, recursive bool, verb string) {
 		} else if glob && direct {
 			k.emitAt(sg2003ask, a.Span, verb+" of every file at the workspace root ("+quote(v)+")")
 		}
-	case within(p, e.ws):
+	case e.inWorkspace(p):
 		// fine
 	case e.inRoots(p):
 		for _, r := range e.roots {
@@ -133,7 +138,7 @@ func (k *cmdCheck) shred() {
 		}
 		if blockDevice(p) {
 			k.emitAt(sg2102, a.Span, "overwrites the block device "+quote(p))
-		} else if !within(p, k.e.ws) && !safeDevice(p) {
+		} else if !k.e.inWorkspace(p) && !safeDevice(p) {
 			k.emitAt(sg2006, a.Span, "irreversibly overwrites "+quote(a.Value)+" outside the workspace")
 		}
 	}
@@ -234,7 +239,7 @@ func (k *cmdCheck) find() {
 			for _, r := range roots {
 				if filtered {
 					p := k.e.abs(r.Value, k.c.Cwd)
-					if p != "" && within(p, k.e.ws) {
+					if p != "" && k.e.inWorkspace(p) {
 						continue
 					}
 				}
@@ -282,11 +287,8 @@ func (k *cmdCheck) writes() {
 			targets = ops
 		}
 	case "perl", "ruby":
-		if k.hasShort('i') {
-			for _, cd := range k.c.Code {
-				if cd.Stdin {
-					continue
-				}
+		for _, cd := range k.c.Code {
+			if cd.InPlace {
 				for _, a := range ops {
 					if a.Span != cd.Span {
 						targets = append(targets, a)
@@ -393,7 +395,7 @@ func (e *evaluator) writeTarget(cmd int, sp analyze.Span, v string, dynamic bool
 		return
 	}
 	switch {
-	case within(p, e.ws) || e.inRoots(p):
+	case e.inWorkspace(p) || e.inRoots(p):
 		if strings.Contains(p, "/.git/hooks/") || strings.HasSuffix(p, "/.git/config") {
 			e.emit(sg2805ask, cmd, sp, verb+" git hooks or git config inside the workspace")
 		}

@@ -197,7 +197,7 @@ func (k *cmdCheck) git() {
 			key := strings.ToLower(ops[0].Value)
 			switch {
 			case key == "core.hookspath":
-				if p := k.e.abs(ops[1].Value, k.c.Cwd); p == "" || !within(p, k.e.ws) {
+				if p := k.e.abs(ops[1].Value, k.c.Cwd); p == "" || !k.e.inWorkspace(p) {
 					k.emit(sg2805deny, "git config core.hooksPath makes git run hooks from another directory")
 				}
 			case progs.GitExecKey(key) && plainTool(ops[1].Value):

@@ -73,6 +73,38 @@ func within(p, dir string) bool {
 	return p == dir || strings.HasPrefix(p, dir+"/")
 }
 
+// inWorkspace reports whether p is in the workspace. A workspace that
+// is "/" or a system directory confines nothing, so nothing is in it.
+func (e *evaluator) inWorkspace(p string) bool {
+	return !e.wsSystem && within(p, e.ws)
+}
+
+// projectParents are system directories whose direct children may be
+// project directories (/opt/app, /srv/site, /home/other, /mnt/data).
+var projectParents = map[string]bool{"/home": true, "/Users": true, "/mnt": true, "/media": true, "/opt": true, "/srv": true}
+
+// systemWorkspace reports a workspace that confines nothing: "/", a
+// system directory, or a direct child of one that belongs to the system
+// (/usr/local, /var/lib, /etc/nginx). The home directory and what is
+// under it are not system workspaces.
+func systemWorkspace(ws, home string) bool {
+	if ws == "/" {
+		return true
+	}
+	if home != "" && home != "/" && within(ws, home) {
+		return false
+	}
+	for _, d := range systemDirs {
+		if ws == d {
+			return true
+		}
+		if within(ws, d) && strings.Count(ws[len(d):], "/") <= 1 && !projectParents[d] {
+			return true
+		}
+	}
+	return false
+}
+
 func (e *evaluator) inRoots(p string) bool {
 	for _, r := range e.roots {
 		if within(p, r) {
@@ -123,8 +155,8 @@ func (e *evaluator) criticalDir(p string) bool {
 	if p == "/" {
 		return true
 	}
-	if within(e.ws, p) || within(p, e.home) {
-		return false // ancestors of the workspace and the home are handled elsewhere
+	if within(p, e.home) {
+		return false // the home directory is handled on its own
 	}
 	for _, d := range systemDirs {
 		if p == d {
@@ -144,9 +176,11 @@ var rcFiles = []string{".bashrc", ".bash_profile", ".bash_login", ".bash_logout"
 // persistenceTarget names a file or directory whose modification makes
 // code run later (shell startup files, cron, services, keys, hooks).
 func (e *evaluator) persistenceTarget(p string) string {
-	for _, rc := range rcFiles {
-		if p == path.Join(e.home, rc) {
-			return "shell or tool startup file ~/" + rc
+	if rel, ok := strings.CutPrefix(p, e.home+"/"); ok {
+		for _, rc := range rcFiles {
+			if rel == rc {
+				return "shell or tool startup file ~/" + rc
+			}
 		}
 	}
 	switch {
@@ -161,7 +195,7 @@ func (e *evaluator) persistenceTarget(p string) string {
 		within(p, path.Join(e.home, ".config/autostart")) || within(p, path.Join(e.home, "Library/LaunchAgents")) || within(p, "/Library/LaunchAgents") || within(p, "/Library/LaunchDaemons") || within(p, "/etc/init.d") || within(p, "/etc/rc.local"):
 		return "service or autostart definition"
 	case strings.Contains(p, "/.git/hooks/") || strings.HasSuffix(p, "/.git/hooks"):
-		if within(p, e.ws) {
+		if e.inWorkspace(p) {
 			return ""
 		}
 		return "git hook"

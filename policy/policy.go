@@ -31,6 +31,12 @@ type Resolver interface {
 // MaxCommands is the complexity budget: more commands than this ask.
 const MaxCommands = 50
 
+// MaxCommandSize is the review budget: a longer command text asks
+// (SG1012), whatever else it holds. Texts up to analyze.MaxInput (1 MiB)
+// are still analysed, so a deny inside them is found; longer ones are
+// not analysed at all.
+const MaxCommandSize = 64 << 10
+
 // Check analyses command text and evaluates it against rules.
 func Check(src string, rules Rules) Verdict {
 	return Evaluate(analyze.Analyze(src, AnalyzeOptions(rules)), rules)
@@ -75,6 +81,7 @@ type evaluator struct {
 	res            *analyze.Result
 	rules          Rules
 	ws, home       string
+	wsSystem       bool // the workspace is "/" or a system directory: it confines nothing
 	roots          []string
 	fs             []finding
 	downloaded     map[string]bool
@@ -105,7 +112,11 @@ func evaluate(res *analyze.Result, rules Rules) Verdict {
 func evaluateAt(res *analyze.Result, rules Rules, depth int) Verdict {
 	e := &evaluator{res: res, rules: rules, home: homeOf(rules), downloaded: map[string]bool{}, depth: depth}
 	e.ws = e.resolve(workspaceOf(rules))
-	e.roots = []string{e.ws, "/tmp"} // like the sandbox: workspace, /tmp, $TMPDIR, configured roots
+	e.wsSystem = systemWorkspace(e.ws, e.home)
+	e.roots = []string{"/tmp"} // like the sandbox: workspace, /tmp, $TMPDIR, configured roots
+	if !e.wsSystem {
+		e.roots = append(e.roots, e.ws)
+	}
 	if rules.TempDir != "" {
 		e.roots = append(e.roots, e.resolve(path.Clean(rules.TempDir)))
 	}
@@ -138,6 +149,9 @@ func (e *evaluator) emit(r *Finding, cmd int, span analyze.Span, msg string) {
 }
 
 func (e *evaluator) notes() {
+	if n := len(e.res.Src); n > MaxCommandSize && n <= analyze.MaxInput {
+		e.emit(sg1012, -1, analyze.Span{Start: 0, End: n}, fmt.Sprintf("command text of %d bytes is over the %d-byte review budget", n, MaxCommandSize))
+	}
 	if e.res.SimpleCommands > MaxCommands {
 		e.emit(sg1010, -1, analyze.Span{Start: 0, End: len(e.res.Src)}, "more than 50 commands: too complex to review automatically")
 	}
@@ -215,6 +229,9 @@ func (e *evaluator) verdict() Verdict {
 			continue
 		}
 		seen[key] = true
+		if f.cmd >= 0 && f.cmd < len(e.res.Commands) {
+			f.msg += e.stdinLine(e.res.Commands[f.cmd], f.span)
+		}
 		v.Decision = v.Decision.Max(f.row.Decision)
 		v.Reasons = append(v.Reasons, Reason{ID: f.row.ID, Decision: f.row.Decision, Floor: f.row.Tier == Floor,
 			Message: f.msg, Span: Span{Start: f.span.Start, End: f.span.End}, Rule: f.rule})
@@ -229,7 +246,32 @@ func (e *evaluator) verdict() Verdict {
 	if ws := warnings(e.res); ws != nil {
 		v.Warnings = ws
 	}
+	if e.ws == e.home {
+		w, _ := CheckWorkspace(e.ws, e.home)
+		v.Warnings = append(v.Warnings, w)
+	}
 	return v
+}
+
+// stdinLine quotes the line a finding is about when its command came in
+// the text a shell reads on standard input (a here-document, text piped
+// into it): "bash <<EOF" alone does not say what is wrong. When the span
+// is that line (the text is in the source verbatim), the source line is
+// quoted; otherwise the command as analysed.
+func (e *evaluator) stdinLine(c *analyze.Command, sp analyze.Span) string {
+	stdin := false
+	for _, w := range c.Wrappers {
+		stdin = stdin || w.Stdin
+	}
+	if !stdin {
+		return ""
+	}
+	src := e.res.Src
+	if sp.Start >= 0 && sp.End <= len(src) && sp.Start <= sp.End && !strings.Contains(src[sp.Start:sp.End], "\n") {
+		start, end := lineAround(src, sp.Start)
+		return "; line: " + quote(strings.TrimSpace(src[start:end]))
+	}
+	return "; line: " + quote(strings.Join(c.Argv, " "))
 }
 
 // ---- user rules ----

@@ -14,7 +14,7 @@ func (k *cmdCheck) priv() {
 		k.emit(sg2204, quote(k.name)+" changes the root or namespaces of a process")
 		return
 	}
-	k.emit(sg2201deny, quote(k.name)+" changes user or privileges")
+	k.emit(sg2201, quote(k.name)+" changes user or privileges")
 }
 
 func (k *cmdCheck) docker() {
@@ -75,23 +75,11 @@ func (k *cmdCheck) mountSrc(a analyze.Arg) {
 	p := k.e.abs(src, k.c.Cwd)
 	switch {
 	case p == "":
-	case within(p, k.e.ws):
+	case k.e.inWorkspace(p):
 	case p == "/" || p == "/var/run/docker.sock" || p == "/run/docker.sock" || k.e.criticalDir(p) || p == k.e.home || k.e.credentialPath(p) != "":
 		k.emitAt(sg2203deny, a.Span, "mounts the host path "+quote(src)+" into a container")
-	case within(p, k.e.ws) || k.e.inRoots(p):
+	case k.e.inWorkspace(p) || k.e.inRoots(p):
 	default:
 		k.emitAt(sg2203ask, a.Span, "mounts "+quote(src)+" from outside the workspace into a container")
-	}
-}
-
-// recon flags searches for privilege-escalation footholds.
-func (k *cmdCheck) recon() {
-	switch k.name {
-	// find / -perm -4000 lists setuid programs: a read-only search that
-	// audits run too; it is not judged as reconnaissance (issue "Policy v2").
-	case "getcap":
-		if k.hasShort('r') {
-			k.emit(sg2201ask, "searches for programs with capabilities (privilege escalation reconnaissance)")
-		}
 	}
 }

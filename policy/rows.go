@@ -95,12 +95,9 @@ var (
 	sg2102 = &Finding{ID: "SG2102", Group: "disk", Tier: Floor, Decision: Deny, Summary: "write to a block device",
 		Examples:    []string{`shred -n 1 -v /dev/sda`, `echo x | tee /dev/nvme0n1`},
 		NotExamples: []string{`shred -u ./scratch.img`}}
-	sg2201deny = &Finding{ID: "SG2201", Group: "privilege", Tier: Default, Decision: Deny, Summary: "user, group or privilege changes",
+	sg2201 = &Finding{ID: "SG2201", Group: "privilege", Tier: Default, Decision: Deny, Summary: "user, group or privilege changes",
 		Examples:    []string{`sudo su`, `su root`},
-		NotExamples: []string{`groups`, `find / -perm -4000 -type f`}}
-	sg2201ask = &Finding{ID: "SG2201", Group: "privilege", Tier: Default, Decision: Ask, Summary: "search for setuid programs or capabilities (privilege escalation reconnaissance)",
-		Examples:    []string{`getcap -r / 2>/dev/null`},
-		NotExamples: []string{`getcap ./bin/tool`}}
+		NotExamples: []string{`groups`}}
 	sg2202 = &Finding{ID: "SG2202", Group: "privilege", Tier: Floor, Decision: Deny, Summary: "write to the sudoers configuration",
 		Examples:    []string{`echo 'x ALL=(ALL) NOPASSWD:ALL' | sudo tee -a /etc/sudoers`, `echo 'dev ALL=(ALL) NOPASSWD:ALL' | sudo tee -a /etc/sudoers`},
 		NotExamples: []string{`echo $HOME`, `echo x > f`}}

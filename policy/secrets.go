@@ -28,7 +28,7 @@ func (k *cmdCheck) broadReads() {
 						if strings.HasPrefix(r.Value, "-") {
 							break
 						}
-						if p := k.e.abs(r.Value, k.c.Cwd); p != "" && !within(p, k.e.ws) {
+						if p := k.e.abs(r.Value, k.c.Cwd); p != "" && !k.e.inWorkspace(p) {
 							k.emitAt(sg2601ask, k.args[i+1].Span, "searches for key or credential files outside the workspace")
 							return
 						}
@@ -50,7 +50,7 @@ func (k *cmdCheck) broadReads() {
 	}
 	for _, a := range k.operands() {
 		p := k.e.abs(a.Value, k.c.Cwd)
-		if p == "" || within(p, k.e.ws) {
+		if p == "" || k.e.inWorkspace(p) {
 			continue
 		}
 		if p == k.e.home || p == "/" {
@@ -158,7 +158,7 @@ func (k *cmdCheck) printsSecrets() {
 			k.emit(sg2603deny, "reads a secret from a password store")
 		}
 	case "printenv":
-		if len(k.operands()) == 0 && !k.envFiltered() {
+		if len(k.operands()) == 0 && !k.dumpReduced() {
 			k.emit(sg2604, "prints the whole environment (may hold secrets)")
 		}
 		for _, a := range k.operands() {
@@ -168,15 +168,15 @@ func (k *cmdCheck) printsSecrets() {
 			}
 		}
 	case "env":
-		if (len(k.args) == 0 || allOptions(k.args)) && !k.envFiltered() {
+		if (len(k.args) == 0 || allOptions(k.args)) && !k.dumpReduced() {
 			k.emit(sg2604, "prints the whole environment (may hold secrets)")
 		}
 	case "export", "declare", "typeset":
-		if len(k.c.Assigns) == 0 && (len(k.args) == 0 || allOptions(k.args) && hasArgA(k.args, "-p", "-x", "-px")) && !k.envFiltered() {
+		if len(k.c.Assigns) == 0 && (len(k.args) == 0 || allOptions(k.args) && hasArgA(k.args, "-p", "-x", "-px")) && !k.dumpReduced() {
 			k.emit(sg2604, "prints exported variables (may hold secrets)")
 		}
 	case "set":
-		if len(k.args) == 0 && !k.envFiltered() {
+		if len(k.args) == 0 && !k.dumpReduced() {
 			k.emit(sg2604, "prints every shell variable (may hold secrets)")
 		}
 	}
@@ -383,74 +383,115 @@ func (k *cmdCheck) secretsCLI() {
 	}
 }
 
-// envFiltered reports an environment listing piped into a filter that
-// keeps only named, non-secret variables or a count: env | grep ^PATH,
-// env | grep -c '^', env | wc -l, set | sed -n '/^retry ()/,/^}/p'.
-func (k *cmdCheck) envFiltered() bool {
-	c := k.c
-	if len(c.Pipes) == 0 || c.Background {
+// dumpReduced reports an environment or variable dump whose output only
+// goes into the next stage of its pipeline, and that stage prints no
+// value of a secret: it counts (wc, grep -c), or it keeps only the lines
+// of variables (or functions) it names, and those names are not
+// secret-like (env | grep ^PATH, set | sed -n '/^f ()/,/^}/p'). A count
+// derived from a secret is not the secret; a variable picked by name is
+// judged by its name, as printenv NAME is.
+func (k *cmdCheck) dumpReduced() bool {
+	for _, r := range k.c.Redirects {
+		if r.Write && (r.N == "" || r.N == "1") {
+			return false
+		}
+	}
+	if len(k.c.Pipes) == 0 {
 		return false
 	}
-	last := c.Pipes[len(c.Pipes)-1]
+	p := k.c.Pipes[len(k.c.Pipes)-1]
 	var next *analyze.Command
-	for _, d := range k.e.res.Commands {
-		for _, p := range d.Pipes {
-			if p.ID == last.ID && p.Stage == last.Stage+1 && d.StdinPipe && len(d.Wrappers) == 0 {
-				next = d
+	for _, o := range k.e.res.Commands {
+		for _, q := range o.Pipes {
+			if q.ID == p.ID && q.Stage == p.Stage+1 {
+				next = o
+				break
 			}
 		}
-	}
-	if next == nil || len(next.Args) == 0 {
-		return false
-	}
-	args := next.Args[1:]
-	switch next.Name() {
-	case "wc":
-		return true
-	case "grep", "egrep", "rg":
-		pat := ""
-		for j, a := range args {
-			v := a.Value
-			switch {
-			case v == "-c" || v == "--count" || v == "-q" || v == "--quiet" || v == "-l":
-				return true
-			case v == "-e" && j+1 < len(args):
-				pat = args[j+1].Value
-			case strings.HasPrefix(v, "-"):
-				continue
-			case pat == "":
-				pat = v
-			}
-		}
-		return namedPattern(pat)
-	case "sed":
-		quiet := false
-		for _, a := range args {
-			if a.Value == "-n" || a.Value == "--quiet" {
-				quiet = true
-			} else if quiet && !strings.HasPrefix(a.Value, "-") {
-				return strings.HasPrefix(a.Value, "/") && namedPattern(strings.TrimPrefix(a.Value, "/"))
-			}
+		if next != nil {
+			break
 		}
 	}
-	return false
+	return next != nil && reducesDump(next)
 }
 
-// namedPattern reports a pattern anchored on variable or function names
-// that are not secret-looking: ^PATH, ^(GO|CGO_), ^retry ().
-func namedPattern(p string) bool {
-	if !strings.HasPrefix(p, "^") || len(p) < 2 {
+// reNamedLine matches a pattern that keeps only lines starting with a
+// name: ^NAME, ^NAME=, ^NAME (), ^NAME$.
+var reNamedLine = lazyre.New(`^\^\(?([A-Za-z_][A-Za-z0-9_]*(?:\|[A-Za-z_][A-Za-z0-9_]*)*)\)?(=.*|\$|\s*\(\s*\).*|\b.*)?$`)
+
+// reSedNamed matches a sed script that prints only a range starting at a
+// line that starts with a name: /^NAME…/p or /^NAME…/,/…/p.
+var reSedNamed = lazyre.New(`^\s*/\^([A-Za-z_][A-Za-z0-9_]*)[^/]*/\s*(,\s*/[^/]*/)?\s*p\s*;?\s*$`)
+
+// namedNotSecret reports a pattern that keeps lines starting with names
+// (^PATH, ^(GO|CGO_)), none of them secret-like.
+func namedNotSecret(re interface{ FindStringSubmatch(string) []string }, s string) bool {
+	m := re.FindStringSubmatch(s)
+	if m == nil {
 		return false
 	}
-	rest := p[1:]
-	if rest[0] != '(' && !(rest[0] == '_' || rest[0] >= 'A' && rest[0] <= 'Z' || rest[0] >= 'a' && rest[0] <= 'z') {
-		return false
-	}
-	up := strings.ToUpper(rest)
-	for _, s := range []string{"KEY", "TOKEN", "SECRET", "PASS", "AUTH", "CRED", "PRIVATE", "SESSION", "COOKIE", ".", "*"} {
-		if strings.Contains(up, s) {
+	for _, n := range strings.Split(m[1], "|") {
+		if reSecretName.MatchString(n) {
 			return false
 		}
 	}
 	return true
+}
+
+func reducesDump(d *analyze.Command) bool {
+	name := d.Name()
+	args := d.Args[1:]
+	switch name {
+	case "wc":
+		return true
+	case "grep", "egrep", "fgrep":
+		var pats []string
+		explicit := false
+		for i := 0; i < len(args); i++ {
+			v := args[i].Value
+			switch {
+			case v == "-c" || v == "--count" || v == "-q" || v == "--quiet" || v == "--silent" || v == "-l" || v == "-L":
+				return true
+			case v == "-v" || v == "--invert-match" || args[i].Dynamic:
+				return false
+			case v == "-e" && i+1 < len(args):
+				pats = append(pats, args[i+1].Value)
+				explicit = true
+				i++
+			case strings.HasPrefix(v, "-"):
+				if strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && strings.ContainsAny(v[1:], "cqlL") && !strings.ContainsAny(v[1:], "efmABC") {
+					return true // bundled count or quiet (-ic)
+				}
+				if strings.ContainsRune(v, 'v') && !strings.HasPrefix(v, "--") {
+					return false
+				}
+			case !explicit && len(pats) == 0:
+				pats = append(pats, v)
+			}
+		}
+		if len(pats) == 0 {
+			return false
+		}
+		for _, p := range pats {
+			if !namedNotSecret(reNamedLine, p) {
+				return false
+			}
+		}
+		return true
+	case "sed":
+		quiet := false
+		for _, a := range args {
+			quiet = quiet || a.Value == "-n" || a.Value == "--quiet" || a.Value == "--silent"
+		}
+		if !quiet || len(d.Code) == 0 {
+			return false
+		}
+		for _, cd := range d.Code {
+			if cd.Dynamic || !namedNotSecret(reSedNamed, cd.Text) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }

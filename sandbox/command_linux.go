@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,6 +33,7 @@ type helperSpec struct {
 	UserNS    bool     `json:"userns"`
 	NetNS     bool     `json:"netns"`
 	BashInit  bool     `json:"bash_init"`
+	IPC       ipcSpec  `json:"ipc"` // ipc_linux.go
 	// NSReason says why namespaces were not requested.
 	NSReason string `json:"ns_reason,omitempty"`
 	// FS: HOME allowlist, secret roots, .git (home_linux.go, git_linux.go).
@@ -57,10 +57,15 @@ type Handle struct {
 	err      error
 	off      bool
 	offApply Applied
+	sup      *supervisor // unix connect supervisor (unixconnect_linux.go)
 	// git is the .git view to move back after the run (git_linux.go);
 	// post is filled in by Close and shared with the reported Applied.
 	git  *gitState
+	ws   *wsGuard
 	post *PostRun
+	// cg is the run's cgroup (nil: cgErr says why there is none).
+	cg    *runCgroup
+	cgErr error
 }
 
 // nsDisabled caches "user namespaces cannot be created here" after a
@@ -77,6 +82,7 @@ var nsDisabledReason atomic.Value // string
 // h.StartFailed(err): when it returns true, call Command again (Auto mode
 // fell back to running without namespaces). Always call h.Close().
 func Command(ctx context.Context, spec Spec, script string, env []string, dir string) (*exec.Cmd, *Handle, error) {
+	RefuseIfHelper()
 	bash := lookBash(env)
 	if spec.Mode == Off {
 		cmd := exec.CommandContext(ctx, bash, "-p", "-c", script)
@@ -90,13 +96,14 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 		return nil, nil, err
 	}
 	hs.Bash = bash
+	hs.IPC = ipcSpecOf(spec, env, dir)
 
 	// Namespaces: all or nothing (the mount namespace needs the user
 	// namespace when unprivileged, and the masks need the mount namespace).
 	flags := uintptr(0)
 	hs.UserNS, hs.NSReason = nsAllowed()
 	if hs.UserNS {
-		flags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID
+		flags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC
 		if !spec.Network {
 			flags |= syscall.CLONE_NEWNET
 			hs.NetNS = true
@@ -112,7 +119,7 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 	if err != nil {
 		return nil, nil, err
 	}
-	r, w, err := os.Pipe()
+	r, w, err := reportChannel()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -122,7 +129,8 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 	cmd.Env = goProxyEnv(cmd.Env, env, hs.FS.Home)
 	cmd.Dir = dir
 	cmd.ExtraFiles = []*os.File{w}
-	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// A session of its own: no controlling terminal (session_linux.go).
+	attr := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 	if hs.UserNS {
 		uid, gid := os.Getuid(), os.Getgid()
 		attr.Cloneflags = flags
@@ -134,8 +142,15 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 		// helper drops them all before bash starts.
 		attr.AmbientCaps = []uintptr{capSetPCap, capNetAdmin, capSysAdmin}
 	}
+	// A cgroup v2 per run where the host has one (cgroup_linux.go).
+	rc, cgErr := newRunCgroup(hs.Limits, int(spec.Limits.CPUPercent))
+	if rc != nil {
+		attr.UseCgroupFD = true
+		attr.CgroupFD = rc.fd
+	}
 	cmd.SysProcAttr = attr
-	return cmd, &Handle{mode: spec.Mode, r: r, w: w, userns: hs.UserNS, git: gst, post: &PostRun{}}, nil
+	return cmd, &Handle{mode: spec.Mode, r: r, w: w, userns: hs.UserNS, git: gst, post: &PostRun{}, cg: rc, cgErr: cgErr,
+		ws: prepareWSGuard(hs.Workspace, lookGit(env))}, nil
 }
 
 const (
@@ -203,7 +218,8 @@ func (h *Handle) Applied() (Applied, error) {
 			h.err = ErrNoReport
 			return
 		}
-		b, err := io.ReadAll(io.LimitReader(h.r, 1<<20))
+		b, sup, err := readReport(h.r)
+		h.sup = sup
 		h.r.Close()
 		h.r = nil
 		if err != nil {
@@ -221,9 +237,16 @@ func (h *Handle) Applied() (Applied, error) {
 		}
 		h.applied = rep.Applied
 		h.applied.Post = h.post
+		if h.cg != nil {
+			h.applied.Layers = append(h.applied.Layers, Layer{Name: LayerCgroup, Detail: h.cg.detail})
+		} else if h.cgErr != nil {
+			h.applied.Unavailable = append(h.applied.Unavailable, Missing{Name: LayerCgroup, Reason: h.cgErr.Error(), Fix: cgroupFix})
+		}
 		if rep.Fatal {
 			if len(rep.Applied.Missing) > 0 {
 				h.err = &LayerError{Missing: rep.Applied.Missing}
+			} else if rep.Error == ErrNoMain.Error() {
+				h.err = ErrNoMain
 			} else {
 				h.err = fmt.Errorf("sandbox: helper failed: %s", rep.Error)
 			}
@@ -232,16 +255,34 @@ func (h *Handle) Applied() (Applied, error) {
 	return h.applied, h.err
 }
 
-// Close releases the pipe and, once every process of the command is gone,
-// moves what git wrote in the .git view back (see PostRun). Call it after
-// the command has been waited for. Safe to call more than once.
+// Close releases the report channel, stops the unix connect supervisor
+// (which otherwise ends by itself when every process of the run has
+// exited) and, once every process of the command is gone, moves what git
+// wrote in the .git view back (see PostRun). Call it after the command
+// has been waited for. Safe to call more than once.
 func (h *Handle) Close() error {
+	if h.sup != nil {
+		h.sup.Stop()
+		h.sup = nil
+	}
+	if h.cg != nil {
+		h.cg.close()
+		h.cg = nil
+	}
 	if h.git != nil {
 		notes, warns := h.git.finish()
 		h.git = nil
 		if h.post != nil {
 			h.post.Git = append(notes, warns...)
 			h.post.Warnings = warns
+		}
+	}
+	if h.ws != nil {
+		warns := h.ws.finish()
+		h.ws = nil
+		if h.post != nil {
+			h.post.Git = append(h.post.Git, warns...)
+			h.post.Warnings = append(h.post.Warnings, warns...)
 		}
 	}
 	if h.w != nil {

@@ -75,6 +75,8 @@ func gitConfigAllowed(key, value string) bool {
 			return true
 		}
 		return false
+	case "submodule":
+		return sub && (name == "active" || (name == "url" && (value == "" || safeRemoteURL(value))))
 	case "branch":
 		return sub && (name == "remote" || name == "merge" || name == "description" || name == "pushremote")
 	}

@@ -65,16 +65,7 @@ func prepareGit(ws string, env []string) (*gitSpec, *gitState, error) {
 	}
 	gs := &gitSpec{Dir: gd, View: view}
 	st := &gitState{dir: gd, view: view, bound: map[string]bool{}, links: map[string]uint64{}, copies: map[string][]byte{}}
-	if p, ok := envGet(env, "PATH"); ok {
-		for _, d := range filepath.SplitList(p) {
-			if c := filepath.Join(d, "git"); filepath.IsAbs(c) {
-				if fi, err := os.Stat(c); err == nil && fi.Mode().IsRegular() {
-					st.git = c
-					break
-				}
-			}
-		}
-	}
+	st.git = lookGit(env)
 	fail := func(err error) (*gitSpec, *gitState, error) {
 		st.finish()
 		return nil, nil, err
@@ -138,6 +129,19 @@ func prepareGit(ws string, env []string) (*gitSpec, *gitState, error) {
 		st.bound["hooks"] = true
 	}
 	return gs, st, nil
+}
+
+// lookGit finds git on the PATH of env ("" if there is none).
+func lookGit(env []string) string {
+	p, _ := envGet(env, "PATH")
+	for _, d := range filepath.SplitList(p) {
+		if c := filepath.Join(d, "git"); filepath.IsAbs(c) {
+			if fi, err := os.Stat(c); err == nil && fi.Mode().IsRegular() {
+				return c
+			}
+		}
+	}
+	return ""
 }
 
 func inode(p string) uint64 {

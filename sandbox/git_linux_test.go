@@ -145,3 +145,60 @@ func TestGitConfigAllowed(t *testing.T) {
 		}
 	}
 }
+
+// Gitfiles, nested repositories and protected files that did not exist
+// are refused after the run; a nested clone-like repository stays.
+func TestWorkspaceGitMetadataRefused(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		skipOrFail(t, "no git: %v", err)
+	}
+	f := newFixture(t)
+	f.assertActive(t, Spec{})
+	r := f.run(t, Spec{}, gitIdent+`
+mkdir -p src/deep && printf 'gitdir: %s\n' "$TMPDIR/evil" > src/.git
+ln -s "$TMPDIR/evil2" src/deep/.git
+git init -q sub && git -C sub config core.fsmonitor "touch pwned" && git -C sub config user.email ok@example.com
+echo 'touch pwned' > sub/.git/hooks/post-checkout
+git init -q . && git config core.hooksPath "$TMPDIR"
+echo 'export X=1' > .envrc
+echo 'rules: {}' > .shellguard.yaml
+echo done`, 30*time.Second)
+	if !strings.Contains(r.out, "done") {
+		t.Fatalf("script:\n%s", r.out)
+	}
+	for _, p := range []string{"src/.git", "src/deep/.git", "sub/.git/hooks/post-checkout", ".envrc", ".shellguard.yaml"} {
+		if _, err := os.Lstat(filepath.Join(f.ws, p)); err == nil {
+			t.Errorf("%s still exists", p)
+		}
+	}
+	sub, _ := os.ReadFile(filepath.Join(f.ws, "sub/.git/config"))
+	if strings.Contains(string(sub), "fsmonitor") || !strings.Contains(string(sub), "ok@example.com") {
+		t.Errorf("nested config not cleaned:\n%s", sub)
+	}
+	root, _ := os.ReadFile(filepath.Join(f.ws, ".git/config"))
+	if strings.Contains(strings.ToLower(string(root)), "hookspath") || !strings.Contains(string(root), "repositoryformatversion") {
+		t.Errorf("new root repo config not cleaned:\n%s", root)
+	}
+	if w := strings.Join(r.applied.Warnings(), "\n"); !strings.Contains(w, "src/.git") || !strings.Contains(w, ".envrc") {
+		t.Errorf("warnings:\n%s", w)
+	}
+}
+
+// Keys the user set in the workspace's own .git/config survive a run in
+// which the broker applies another key.
+func TestGitBrokerKeepsUserKeys(t *testing.T) {
+	f := gitFixture(t)
+	f.assertActive(t, Spec{})
+	gitOutside(t, f, "config", "core.hooksPath", ".husky")
+	gitOutside(t, f, "config", "alias.co", "checkout")
+	r := f.run(t, Spec{}, `git config user.email new@example.com`, 30*time.Second)
+	if got := strings.TrimSpace(gitOutside(t, f, "config", "user.email")); got != "new@example.com" {
+		t.Fatalf("user.email %q:\n%s", got, r.out)
+	}
+	if got := strings.TrimSpace(gitOutside(t, f, "config", "core.hooksPath")); got != ".husky" {
+		t.Fatalf("the user's core.hooksPath was lost: %q", got)
+	}
+	if got := strings.TrimSpace(gitOutside(t, f, "config", "alias.co")); got != "checkout" {
+		t.Fatalf("the user's alias was lost: %q", got)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -34,11 +35,16 @@ func Probe() Report {
 	if t := os.Getenv("TMPDIR"); t != "" {
 		env = append(env, "TMPDIR="+t)
 	}
+	// A .git so that the git layer is exercised too.
+	for _, d := range []string{".git/objects", ".git/refs/heads"} {
+		os.MkdirAll(filepath.Join(ws, d), 0o755)
+	}
+	os.WriteFile(filepath.Join(ws, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
 	a, runErr := probeRun(Spec{Workspace: ws}, env, ws)
 
 	wanted := []string{LayerRlimits, LayerUserNS, LayerMountNS, LayerPidNS, LayerNetNS, LayerReadOnlyRoot,
 		LayerReadOnlyPaths, LayerMasks, LayerProc, LayerLoopback, LayerCaps, LayerLandlockFS, LayerLandlockNet,
-		LayerLandlockScope, LayerSeccomp, LayerNoNewPrivs}
+		LayerLandlockScope, LayerSeccomp, LayerNoNewPrivs, LayerSession, LayerFDs, LayerIPC, LayerHome, LayerGit, LayerCgroup}
 	for _, name := range wanted {
 		pr := ProbeResult{Name: name}
 		for _, l := range a.Layers {
@@ -46,7 +52,7 @@ func Probe() Report {
 				pr.OK, pr.Detail = true, l.Detail
 			}
 		}
-		for _, m := range a.Missing {
+		for _, m := range append(append([]Missing{}, a.Missing...), a.Unavailable...) {
 			if m.Name == name {
 				pr.Reason, pr.Fix = m.Reason, m.Fix
 			}
@@ -67,7 +73,7 @@ func Probe() Report {
 	}
 	var missing []string
 	for _, l := range r.Layers {
-		if !l.OK {
+		if !l.OK && l.Name != LayerCgroup { // best effort: does not stop required mode
 			missing = append(missing, l.Name)
 		}
 	}
@@ -81,6 +87,11 @@ func Probe() Report {
 		r.Summary = "no user namespaces: auto mode runs with Landlock + seccomp + rlimits only (missing: " + strings.Join(missing, ", ") + "); --sandbox required refuses to run"
 	default:
 		r.Summary = "auto mode runs without: " + strings.Join(missing, ", ") + "; --sandbox required refuses to run"
+	}
+	for _, l := range r.Layers {
+		if l.Name == LayerCgroup && !l.OK {
+			r.Summary += "; no cgroup v2 here, so memory, tasks and CPU are bounded per process (rlimits), not for the whole tree"
+		}
 	}
 	return r
 }

@@ -124,6 +124,10 @@ type Spec struct {
 	// BashAsInit makes bash itself pid 1 of the pid namespace instead of a
 	// small init that forwards signals and reaps orphans. For measurements.
 	BashAsInit bool `json:"bash_as_init,omitempty"`
+	// SessionTmp is a SessionTmp's Dir: its tmp/ and shm/ become /tmp
+	// (and $TMPDIR) and /dev/shm. Empty: a fresh, empty /tmp and /dev/shm
+	// per run.
+	SessionTmp string `json:"-"`
 }
 
 // Limits are rlimits set in the helper before bash starts, so they hold
@@ -138,6 +142,9 @@ type Limits struct {
 	CPUSecs   int64 `json:"cpu_secs"`   // RLIMIT_CPU per process
 	OpenFiles int64 `json:"open_files"` // RLIMIT_NOFILE (default: inherit)
 	CoreBytes int64 `json:"core_bytes"` // RLIMIT_CORE (default: 0)
+	// CPUPercent is the cgroup's cpu.max for the whole tree, in percent
+	// of one CPU (0: no bound). Only with a cgroup (see LayerCgroup).
+	CPUPercent int64 `json:"cpu_percent,omitempty"`
 }
 
 // Unlimited as a Limits field means RLIM_INFINITY.
@@ -190,6 +197,14 @@ const (
 	LayerLandlockScope = "landlock-scope"
 	LayerSeccomp       = "seccomp"
 	LayerNoNewPrivs    = "no-new-privs"
+	// LayerSession: a session of its own without a controlling terminal,
+	// and a private /dev/pts.
+	LayerSession = "session"
+	// LayerFDs: every inherited descriptor >= 3 closed before bash.
+	LayerFDs = "fds"
+	// LayerIPC: private /tmp and /dev/shm, /run hidden, an IPC
+	// namespace, socket families limited, unix connects supervised.
+	LayerIPC = "ipc"
 )
 
 // Layer is one protection that was applied.
@@ -220,6 +235,11 @@ type Applied struct {
 	// Init is "go-init" or "bash" (who is pid 1 of the pid namespace) or
 	// "" without a pid namespace.
 	Init string `json:"init,omitempty"`
+	// Unavailable are layers this host cannot provide at all (cgroup v2
+	// on a cgroup v1 host, or without a delegated cgroup); unlike Missing
+	// they do not stop --sandbox required and are not repeated as a
+	// warning on every run (doctor explains them).
+	Unavailable []Missing `json:"unavailable,omitempty"`
 	// Post is what shellguard did after the command ended (the .git
 	// broker); filled in when the run's handle is closed.
 	Post *PostRun `json:"post_run,omitempty"`
@@ -302,6 +322,12 @@ func describeMissing(name string) string {
 		return "loopback is down: local servers inside the command cannot be reached"
 	case LayerNoNewPrivs:
 		return "setuid programs can raise privileges"
+	case LayerSession:
+		return "the command may reach the caller's terminal or other terminals of the host"
+	case LayerFDs:
+		return "descriptors the caller leaked (files, sockets) reach the command"
+	case LayerIPC:
+		return "host /tmp, /dev/shm, /run or unix sockets of the user's services may be reachable"
 	}
 	return "not applied"
 }
@@ -335,6 +361,9 @@ var (
 	// ErrNoReport: the helper exited without reporting (it crashed or
 	// was killed before applying the sandbox).
 	ErrNoReport = errors.New("sandbox: helper sent no report")
+	// ErrNoMain: the program was started as the sandbox helper but its
+	// main did not call Main first, so it ran its own code instead.
+	ErrNoMain = errors.New("sandbox: this program was started as the sandbox helper but did not run it: call sandbox.Main() as the first statement of main (and of TestMain)")
 )
 
 // LayerError names the layer that failed in Required mode.

@@ -48,6 +48,9 @@ func (h *Handle) Close() error { return nil }
 // Main does nothing on this platform.
 func Main() {}
 
+// RefuseIfHelper does nothing on this platform: there is no helper.
+func RefuseIfHelper() {}
+
 // DefaultLimits returns the default limits (not enforced on this platform).
 func DefaultLimits() Limits { return Limits{} }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/shellguard/shellguard/audit"
+	"github.com/shellguard/shellguard/policy"
 )
 
 func sgcli(args ...string) (int, string, string) {
@@ -23,7 +24,7 @@ func TestAuditVerifyCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []string{"ls", "pwd", "make test"} {
-		if _, _, err := l.Append(audit.Event{Command: c, Decision: "allow"}); err != nil {
+		if _, _, err := l.Append(audit.Event{Command: c, Decision: policy.Allow}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -53,6 +53,7 @@ func checkMain(args []string, stdout, stderr io.Writer) int {
 		}
 	} else {
 		printVerdict(stdout, src, v)
+		fmt.Fprint(stdout, policy.Suggest(src, v, g.Rules()))
 	}
 	switch v.Decision {
 	case policy.Allow:

@@ -45,7 +45,7 @@ func configMain(args []string, stdout, stderr io.Writer) int {
 				*ws = wd
 			}
 		}
-		c, err := config.Load(config.Options{ConfigFile: *file, Workspace: *ws, CheckExample: checkExample})
+		c, err := config.Load(config.Options{ConfigFile: *file, Workspace: *ws})
 		if err != nil {
 			fmt.Fprintln(stderr, err)
 			return 1
@@ -68,7 +68,7 @@ func configMain(args []string, stdout, stderr io.Writer) int {
 		if filepath.Base(fs.Arg(0)) == config.ProjectFile {
 			*project = true
 		}
-		if _, err := config.CheckFile(fs.Arg(0), *project, checkExample); err != nil {
+		if _, err := config.CheckFile(fs.Arg(0), *project); err != nil {
 			fmt.Fprintln(stderr, err)
 			return 1
 		}

@@ -135,7 +135,7 @@ func TestReadmeTokenSnippet(t *testing.T) {
 	}
 	var snippet string
 	for _, line := range strings.Split(string(readme), "\n") {
-		if strings.Contains(line, "/dev/urandom") {
+		if strings.Contains(line, "/dev/urandom") && strings.Contains(line, "shellguard/token") {
 			snippet = line
 			break
 		}

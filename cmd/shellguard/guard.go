@@ -7,13 +7,9 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"time"
 
 	"github.com/shellguard/shellguard"
 	"github.com/shellguard/shellguard/config"
-	"github.com/shellguard/shellguard/policy"
-	"github.com/shellguard/shellguard/runner"
-	"github.com/shellguard/shellguard/sandbox"
 )
 
 // guardFlags are the flags every subcommand that runs or checks commands
@@ -68,73 +64,10 @@ func (g *guardFlags) load(extra ...config.Setting) (*config.Config, error) {
 	}
 	flags = append(flags, extra...)
 	return config.Load(config.Options{
-		ConfigFile:   g.config,
-		Workspace:    ws,
-		Flags:        flags,
-		CheckExample: checkExample,
+		ConfigFile: g.config,
+		Workspace:  ws,
+		Flags:      flags,
 	})
-}
-
-// checkExample checks a rule's match:/not_match: examples the way the
-// policy matches rules: against every command the example would run,
-// wrappers and assignments stripped.
-func checkExample(rule, cmd, kind string) (bool, error) {
-	return policy.MatchCommand(rule, cmd), nil
-}
-
-// guardConfig turns the effective configuration into the library's.
-func guardConfig(c *config.Config) (shellguard.Config, error) {
-	sec := func(n int) time.Duration { return time.Duration(n) * time.Second }
-	gc := shellguard.Config{
-		Workspace:        c.Workspace,
-		Timeout:          sec(c.Timeout.Default),
-		MaxTimeout:       sec(c.Timeout.Max),
-		MaxOutput:        int(c.Output.MaxBytes),
-		MaxTotalOutput:   c.Output.MaxTotalBytes,
-		Env:              runner.EnvPolicy{Allow: c.Env.Allow, Scrub: c.Env.Scrub},
-		ExcludedCommands: c.Sandbox.ExcludedCommands,
-		AllowUnsandboxed: c.Sandbox.AllowUnsandboxed,
-		Rules:            c.PolicyRules(),
-		RedactPatterns:   c.RedactPatterns(),
-		AuditPath:        c.Audit.Path,
-		Tasks: shellguard.SessionOptions{
-			MaxTasks:       c.Tasks.Max,
-			OutputLines:    c.Tasks.RingLines,
-			BlockingBudget: sec(c.Tasks.BlockingBudget),
-		},
-	}
-	// Directories the sandbox lets commands write are fine for the policy too.
-	gc.Rules.AllowedRoots = append(gc.Rules.AllowedRoots, c.Sandbox.WritableRoots...)
-	mode, err := sandbox.ParseMode(c.Sandbox.Mode)
-	if err != nil {
-		return gc, err
-	}
-	// Off is a spec too, so every result says plainly that no sandbox ran.
-	{
-		spec := &sandbox.Spec{
-			Mode:          mode,
-			Network:       c.Sandbox.Network,
-			WritableRoots: append(append([]string(nil), c.Sandbox.WritableRoots...), c.Rules.AllowedRoots...),
-			MaskedPaths:   c.Sandbox.MaskedPaths,
-			HomeAllow:     c.Sandbox.HomeAllow,
-		}
-		// Configured limits cap the built-in ones; they never raise them.
-		d := sandbox.DefaultLimits()
-		l := c.Sandbox.Limits
-		capAt := func(def, v int64) int64 {
-			if v > 0 && (def <= 0 || v < def) {
-				return v
-			}
-			return 0 // the default
-		}
-		spec.Limits.Procs = capAt(d.Procs, int64(l.Processes))
-		spec.Limits.DataBytes = capAt(d.DataBytes, l.MemoryMB<<20)
-		spec.Limits.FileBytes = capAt(d.FileBytes, l.FileSizeMB<<20)
-		spec.Limits.CPUSecs = capAt(d.CPUSecs, int64(l.CPUSeconds))
-		spec.Limits.OpenFiles = capAt(d.OpenFiles, int64(l.OpenFiles))
-		gc.Sandbox = spec
-	}
-	return gc, nil
 }
 
 // newGuard loads the configuration and builds a Guard from it.
@@ -143,11 +76,7 @@ func (g *guardFlags) newGuard(extra ...config.Setting) (*shellguard.Guard, *conf
 	if err != nil {
 		return nil, nil, err
 	}
-	gc, err := guardConfig(c)
-	if err != nil {
-		return nil, c, err
-	}
-	guard, err := shellguard.New(gc)
+	guard, err := c.Guard()
 	return guard, c, err
 }
 

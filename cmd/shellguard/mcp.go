@@ -11,44 +11,34 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/shellguard/shellguard/internal/runner"
 	"github.com/shellguard/shellguard/internal/version"
 	"github.com/shellguard/shellguard/mcpserver"
-	"github.com/shellguard/shellguard/runner"
 )
 
 func init() {
 	register("mcp", "serve the bash tool over MCP on stdin/stdout", mcpMain)
 }
 
-// newEngine builds the engine the servers use from the shared guard flags:
-// the configuration files and the kernel sandbox (auto by default), as for
-// run and check. The caller closes its Guard on exit, so that no
-// background task outlives the server.
-func newEngine(gf *guardFlags, stderr io.Writer) (*mcpserver.GuardEngine, error) {
+// startServer builds what both server faces share: the Guard (from the
+// configuration files and the kernel sandbox, auto by default, as for run
+// and check), the MCP server, and a context ended by SIGINT/SIGTERM/SIGHUP.
+// stop ends the signal handling and every background task, whatever
+// ended the server.
+func startServer(gf *guardFlags, stderr io.Writer) (srv *mcpserver.Server, ctx context.Context, stop func(), err error) {
+	runner.EnableSubreaper()
 	g, c, err := gf.newGuard()
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	printConfigNotes(stderr, c)
 	// The first command's output should not wait for the redaction rules
 	// to compile: do it while the client connects.
 	go g.Prepare()
-	return mcpserver.NewGuardEngine(g), nil
-}
-
-// startServer builds what both server faces share: the engine, the MCP
-// server, and a context ended by SIGINT/SIGTERM/SIGHUP. stop ends the
-// signal handling and every background task, whatever ended the server.
-func startServer(gf *guardFlags, stderr io.Writer) (srv *mcpserver.Server, ctx context.Context, stop func(), err error) {
-	runner.EnableSubreaper()
-	eng, err := newEngine(gf, stderr)
-	if err != nil {
-		return nil, nil, nil, err
-	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	srv = mcpserver.New(eng, &mcpserver.Options{Version: version.String(), Logger: logger})
+	srv = mcpserver.New(g, &mcpserver.Options{Version: version.String(), Logger: logger})
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	return srv, ctx, func() { cancel(); eng.G.Close() }, nil
+	return srv, ctx, func() { cancel(); g.Close() }, nil
 }
 
 func mcpMain(args []string, stdout, stderr io.Writer) int {

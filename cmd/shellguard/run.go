@@ -16,7 +16,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/shellguard/shellguard"
-	"github.com/shellguard/shellguard/runner"
+	"github.com/shellguard/shellguard/internal/runner"
 	"github.com/shellguard/shellguard/sandbox"
 )
 
@@ -124,11 +124,7 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	}
 	if *jsonOut {
 		if err != nil {
-			writeJSON(stdout, struct {
-				shellguard.Result
-				Error string `json:"error"`
-			}{res, plainError(err, got)})
-			return 0
+			res.Error = plainError(err, got) // a failed request says why
 		}
 		writeJSON(stdout, res)
 		return 0
@@ -170,7 +166,7 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "shellguard:", err)
 		return exitFailure
 	}
-	return res.ExitCode
+	return *res.ExitCode // set: the command ran to its end
 }
 
 // plainError says in words why a run ended early; a signal to shellguard

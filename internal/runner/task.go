@@ -505,6 +505,9 @@ func (p *Process) Script() string { return p.opts.Script }
 // Dir returns the command's working directory.
 func (p *Process) Dir() string { return p.opts.Dir }
 
+// Tag returns Options.Tag.
+func (p *Process) Tag() any { return p.opts.Tag }
+
 // Cursor is a read position in a task's output: bytes of each stream.
 type Cursor struct {
 	Stdout int64
@@ -517,11 +520,11 @@ type ReadMode int
 const (
 	ReadAll   ReadMode = iota // everything kept; does not move the task's cursor
 	ReadNew                   // what is new since the last ReadNew; moves the cursor
-	ReadSince                 // what is new since StatusOptions.Since; does not move the cursor
+	ReadSince                 // what is new since ReadOptions.Since; does not move the cursor
 )
 
-// StatusOptions select what Status returns.
-type StatusOptions struct {
+// ReadOptions select what Status returns.
+type ReadOptions struct {
 	Mode  ReadMode
 	Since Cursor // for ReadSince
 }
@@ -550,7 +553,7 @@ type TaskStatus struct {
 // Status returns a snapshot. Under a PTY the unfinished last line (such as
 // a prompt) is always appended to Stdout, but it is not consumed by
 // ReadNew until it ends.
-func (t *Task) Status(o StatusOptions) TaskStatus {
+func (t *Task) Status(o ReadOptions) TaskStatus {
 	waiting := false
 	if !t.isFinished() && (t.proc.stdinID != "") {
 		waiting = t.proc.WaitingForInput()
@@ -610,7 +613,7 @@ func toValidText(b []byte) string {
 func (t *Task) Kill() TaskStatus {
 	t.stop(EndedSIGTERM)
 	<-t.done
-	return t.Status(StatusOptions{})
+	return t.Status(ReadOptions{})
 }
 
 // WriteStdin writes text and a newline (a carriage return under a PTY,
@@ -646,7 +649,7 @@ func (t *Task) WriteStdin(text string) error {
 
 // Wait blocks until the task ends, timeout passes (<= 0: no bound) or ctx
 // is done, and returns the status (with everything kept, as ReadAll).
-func (t *Task) Wait(ctx context.Context, timeout time.Duration, o StatusOptions) TaskStatus {
+func (t *Task) Wait(ctx context.Context, timeout time.Duration, o ReadOptions) TaskStatus {
 	var tc <-chan time.Time
 	if timeout > 0 {
 		tm := time.NewTimer(timeout)

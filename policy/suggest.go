@@ -1,56 +1,21 @@
-package mcpserver
+package policy
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
-
-	"github.com/shellguard/shellguard/policy"
 )
 
-// Optional Engine interfaces.
-
-// RequestChecker is implemented by an engine whose verdict depends on more
-// than the command (a request to run outside the sandbox). The server
-// prefers it to Engine.Check.
-type RequestChecker interface {
-	CheckRequest(ctx context.Context, req Request) (policy.Verdict, error)
-}
-
-// AllowAdvisor is implemented by an engine that can say how a refused
-// command could be allowed by configuration. The text ends the denial.
-type AllowAdvisor interface {
-	HowToAllow(command string, v policy.Verdict) string
-}
-
-// floorIDs are the findings of policy.Catalog marked Floor.
-var floorIDs = sync.OnceValue(func() map[string]bool {
-	m := map[string]bool{}
-	for _, f := range policy.Catalog {
-		if f.Floor() {
-			m[f.ID] = true
-		}
-	}
-	return m
-})
-
-// Reasons the Guard adds for a request to run outside the sandbox.
-const (
-	idUnsandboxedOff = "SG9001"
-	idUnsandboxedAsk = "SG9002"
-)
-
-// howToAllow explains how the user could let command run without being
-// refused (or asked): for each command of the line, a prefix rule is
-// tried by checking again with it added to rules.allow; the rules that
-// lift a finding are suggested, and every finding that stays is
-// explained (the user's own rule, the built-in floor, or a finding about
-// the command line as a whole).
-func howToAllow(rules policy.Rules, command string, v policy.Verdict) string {
-	if v.Decision == policy.Allow {
+// Suggest explains how the user could let command run without being
+// refused (or asked), given the verdict v it got under rules: for each
+// command of the line, a prefix rule is tried by checking again with it
+// added to rules.Allow; the rules that lift a finding are suggested, and
+// every finding that stays is explained (the user's own rule, the
+// built-in floor, or a finding about the command line as a whole). It
+// returns "" for an allowed command.
+func Suggest(command string, v Verdict, rules Rules) string {
+	if v.Decision == Allow {
 		return ""
 	}
 	var b strings.Builder
@@ -58,9 +23,9 @@ func howToAllow(rules policy.Rules, command string, v policy.Verdict) string {
 	base.Reasons = nil
 	for _, r := range v.Reasons {
 		switch r.ID {
-		case idUnsandboxedOff:
+		case UnsandboxedOff.ID:
 			b.WriteString("Running outside the sandbox needs sandbox.allow_unsandboxed: true in the user's configuration (then it is always asked). Run the command inside the sandbox instead.\n")
-		case idUnsandboxedAsk:
+		case UnsandboxedAsk.ID:
 		default:
 			base.Reasons = append(base.Reasons, r)
 		}
@@ -68,10 +33,10 @@ func howToAllow(rules policy.Rules, command string, v policy.Verdict) string {
 	if len(base.Reasons) == 0 {
 		return b.String()
 	}
-	blocking := func(vv policy.Verdict) map[string]bool {
+	blocking := func(vv Verdict) map[string]bool {
 		m := map[string]bool{}
 		for _, r := range vv.Reasons {
-			if r.Decision >= policy.Ask {
+			if r.Decision >= Ask {
 				m[reasonKey(r)] = true
 			}
 		}
@@ -82,7 +47,7 @@ func howToAllow(rules policy.Rules, command string, v policy.Verdict) string {
 	for _, cand := range candidateRules(v.Commands) {
 		r2 := rules
 		r2.Allow = append(append([]string(nil), rules.Allow...), cand)
-		after := blocking(policy.Check(command, r2))
+		after := blocking(Check(command, r2))
 		if len(after) < len(before) {
 			useful = append(useful, cand)
 		}
@@ -92,7 +57,7 @@ func howToAllow(rules policy.Rules, command string, v policy.Verdict) string {
 	if len(useful) > 0 {
 		r2 := rules
 		r2.Allow = append(append([]string(nil), rules.Allow...), useful...)
-		v2 := policy.Check(command, r2)
+		v2 := Check(command, r2)
 		after, decision = blocking(v2), v2.Decision
 		var lifted []string
 		for _, r := range base.Reasons {
@@ -106,9 +71,9 @@ func howToAllow(rules policy.Rules, command string, v policy.Verdict) string {
 		}
 		fmt.Fprintf(&b, "How to allow it: the user can add to their shellguard configuration (the user config file or the --config file; a project .shellguard.yaml cannot loosen rules):\n  rules:\n    allow: [%s]\nThat lifts %s", strings.Join(quoted, ", "), strings.Join(lifted, ", "))
 		switch {
-		case decision == policy.Allow:
+		case decision == Allow:
 			b.WriteString("; the command would then run.\n")
-		case decision == policy.Ask && v.Decision == policy.Deny:
+		case decision == Ask && v.Decision == Deny:
 			b.WriteString("; the command would then still need approval.\n")
 		default:
 			b.WriteString(".\n")
@@ -123,7 +88,7 @@ func howToAllow(rules policy.Rules, command string, v policy.Verdict) string {
 		switch {
 		case r.Rule != "":
 			fmt.Fprintf(&b, "%s comes from the user's own rule %q: only changing that rule in the configuration lifts it.\n", r.ID, r.Rule)
-		case floorIDs()[r.ID] && r.Decision == policy.Deny:
+		case r.Floor:
 			fmt.Fprintf(&b, "%s is part of the built-in floor: no configuration can allow it.\n", r.ID)
 		default:
 			fmt.Fprintf(&b, "%s is not lifted by an allow rule (rules.builtin_defaults: false switches the overridable defaults off for trusted environments).\n", r.ID)
@@ -132,7 +97,7 @@ func howToAllow(rules policy.Rules, command string, v policy.Verdict) string {
 	return b.String()
 }
 
-func reasonKey(r policy.Reason) string {
+func reasonKey(r Reason) string {
 	return fmt.Sprintf("%s@%d-%d", r.ID, r.Span.Start, r.Span.End)
 }
 

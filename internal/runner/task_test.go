@@ -52,8 +52,8 @@ func TestTaskStatusAndKill(t *testing.T) {
 	if task.ID() != "t1" || task.Process().Pid() <= 0 {
 		t.Fatalf("id %q pid %d", task.ID(), task.Process().Pid())
 	}
-	eventually(t, "output", func() bool { st := task.Status(StatusOptions{}); return st.Stdout == "hi\n" && st.Stderr == "oops\n" })
-	st := task.Status(StatusOptions{})
+	eventually(t, "output", func() bool { st := task.Status(ReadOptions{}); return st.Stdout == "hi\n" && st.Stderr == "oops\n" })
+	st := task.Status(ReadOptions{})
 	if !st.Running || st.ExitCode != nil || st.EndedBy != "" || st.Uptime <= 0 || st.WaitingForInput {
 		t.Fatalf("running status: %+v", st)
 	}
@@ -78,7 +78,7 @@ func TestTaskKillNeedsSIGKILL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "ready", func() bool { return task.Status(StatusOptions{}).Stdout == "ready\n" })
+	eventually(t, "ready", func() bool { return task.Status(ReadOptions{}).Stdout == "ready\n" })
 	start := time.Now()
 	st := task.Kill()
 	if st.EndedBy != EndedSIGKILL || time.Since(start) > 3*time.Second {
@@ -93,11 +93,11 @@ func TestTaskExitsByItself(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := task.Wait(context.Background(), 50*time.Millisecond, StatusOptions{})
+	st := task.Wait(context.Background(), 50*time.Millisecond, ReadOptions{})
 	if !st.Running {
 		t.Fatalf("finished too early: %+v", st)
 	}
-	st = task.Wait(context.Background(), 10*time.Second, StatusOptions{})
+	st = task.Wait(context.Background(), 10*time.Second, ReadOptions{})
 	if st.Running || st.ExitCode == nil || *st.ExitCode != 3 || st.EndedBy != EndedExit || st.Stdout != "done\n" {
 		t.Fatalf("%+v", st)
 	}
@@ -140,7 +140,7 @@ func TestTaskStdinCat(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	eventually(t, "echo from cat", func() bool { return task.Status(StatusOptions{}).Stdout == "hello\nwörld\n" })
+	eventually(t, "echo from cat", func() bool { return task.Status(ReadOptions{}).Stdout == "hello\nwörld\n" })
 	task.Kill()
 }
 
@@ -159,9 +159,9 @@ func TestTaskStdinPythonREPL(t *testing.T) {
 	if err := task.WriteStdin("print('answer', x)"); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "answer", func() bool { return task.Status(StatusOptions{}).Stdout == "answer 42\n" })
+	eventually(t, "answer", func() bool { return task.Status(ReadOptions{}).Stdout == "answer 42\n" })
 	task.WriteStdin("exit(5)")
-	st := task.Wait(context.Background(), 10*time.Second, StatusOptions{})
+	st := task.Wait(context.Background(), 10*time.Second, ReadOptions{})
 	if st.ExitCode == nil || *st.ExitCode != 5 || !strings.Contains(st.Stderr, ">>> ") {
 		t.Fatalf("%+v", st)
 	}
@@ -178,13 +178,13 @@ func TestTaskPTYPython(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "prompt", func() bool { return strings.HasSuffix(task.Status(StatusOptions{}).Stdout, ">>> ") })
-	eventually(t, "waiting for input at the prompt", func() bool { return task.Status(StatusOptions{}).WaitingForInput })
+	eventually(t, "prompt", func() bool { return strings.HasSuffix(task.Status(ReadOptions{}).Stdout, ">>> ") })
+	eventually(t, "waiting for input at the prompt", func() bool { return task.Status(ReadOptions{}).WaitingForInput })
 	if err := task.WriteStdin("import os, sys; print(os.isatty(0), 6 * 7)"); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "answer", func() bool { return strings.Contains(task.Status(StatusOptions{}).Stdout, "True 42\n") })
-	st := task.Status(StatusOptions{})
+	eventually(t, "answer", func() bool { return strings.Contains(task.Status(ReadOptions{}).Stdout, "True 42\n") })
+	st := task.Status(ReadOptions{})
 	if strings.ContainsAny(st.Stdout, "\r\x1b") || st.Stderr != "" || !st.PTY {
 		t.Fatalf("terminal output not cleaned: %q %q", st.Stdout, st.Stderr)
 	}
@@ -193,7 +193,7 @@ func TestTaskPTYPython(t *testing.T) {
 		t.Fatalf("stdout %q", st.Stdout)
 	}
 	task.WriteStdin("exit(0)")
-	st = task.Wait(context.Background(), 10*time.Second, StatusOptions{})
+	st = task.Wait(context.Background(), 10*time.Second, ReadOptions{})
 	if st.Running || *st.ExitCode != 0 {
 		t.Fatalf("%+v", st)
 	}
@@ -205,17 +205,17 @@ func TestTaskWaitingForInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "waiting_for_input", func() bool { return task.Status(StatusOptions{}).WaitingForInput })
+	eventually(t, "waiting_for_input", func() bool { return task.Status(ReadOptions{}).WaitingForInput })
 	if err := task.WriteStdin("abc"); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "input consumed", func() bool {
-		st := task.Status(StatusOptions{})
+		st := task.Status(ReadOptions{})
 		return !st.WaitingForInput && st.Stdout == "ask\ngot abc\n"
 	})
 	// sleeping is not reading stdin
 	time.Sleep(50 * time.Millisecond)
-	if task.Status(StatusOptions{}).WaitingForInput {
+	if task.Status(ReadOptions{}).WaitingForInput {
 		t.Fatal("waiting_for_input while sleeping")
 	}
 	task.Kill()
@@ -227,20 +227,20 @@ func TestTaskReadNew(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "first output", func() bool { st := task.Status(StatusOptions{}); return st.Stdout == "a\n" && st.Stderr == "A\n" })
-	st := task.Status(StatusOptions{Mode: ReadNew})
+	eventually(t, "first output", func() bool { st := task.Status(ReadOptions{}); return st.Stdout == "a\n" && st.Stderr == "A\n" })
+	st := task.Status(ReadOptions{Mode: ReadNew})
 	if st.Stdout != "a\n" || st.Stderr != "A\n" || st.Next != (Cursor{2, 2}) {
 		t.Fatalf("%+v", st)
 	}
-	if st := task.Status(StatusOptions{Mode: ReadNew}); st.Stdout != "" || st.Stderr != "" {
+	if st := task.Status(ReadOptions{Mode: ReadNew}); st.Stdout != "" || st.Stderr != "" {
 		t.Fatalf("read again: %+v", st)
 	}
 	task.WriteStdin("go")
-	eventually(t, "b", func() bool { return task.Status(StatusOptions{}).Stdout == "a\nb\n" })
-	if st := task.Status(StatusOptions{Mode: ReadSince, Since: Cursor{1, 0}}); st.Stdout != "\nb\n" || st.Stderr != "A\n" {
+	eventually(t, "b", func() bool { return task.Status(ReadOptions{}).Stdout == "a\nb\n" })
+	if st := task.Status(ReadOptions{Mode: ReadSince, Since: Cursor{1, 0}}); st.Stdout != "\nb\n" || st.Stderr != "A\n" {
 		t.Fatalf("since: %+v", st)
 	}
-	if st := task.Status(StatusOptions{Mode: ReadNew}); st.Stdout != "b\n" || st.Stderr != "" {
+	if st := task.Status(ReadOptions{Mode: ReadNew}); st.Stdout != "b\n" || st.Stderr != "" {
 		t.Fatalf("new: %+v", st)
 	}
 	task.Kill()
@@ -252,7 +252,7 @@ func TestTaskRingBounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := task.Wait(context.Background(), 10*time.Second, StatusOptions{})
+	st := task.Wait(context.Background(), 10*time.Second, ReadOptions{})
 	var want strings.Builder
 	for i := 901; i <= 1000; i++ {
 		fmt.Fprintln(&want, i)
@@ -271,7 +271,7 @@ func TestTaskRingBounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st = task.Wait(context.Background(), 10*time.Second, StatusOptions{})
+	st = task.Wait(context.Background(), 10*time.Second, ReadOptions{})
 	if len(st.Stdout) > 100 || !strings.HasSuffix(st.Stdout, "100100\n") || !strings.HasPrefix(st.Stdout, "1000") || st.StdoutDropped != int64(101*7-len(st.Stdout)) {
 		t.Fatalf("%d %q", st.StdoutDropped, st.Stdout)
 	}
@@ -335,7 +335,7 @@ func TestTaskStreamReplayAndCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "two lines", func() bool { return task.Status(StatusOptions{}).Stdout == "one\ntwo\n" })
+	eventually(t, "two lines", func() bool { return task.Status(ReadOptions{}).Stdout == "one\ntwo\n" })
 	lines := make(chan string, 10)
 	sub, err := task.Subscribe(SubscribeOptions{Replay: true, Pattern: "^t"}, func(l Line) { lines <- l.Text })
 	if err != nil {
@@ -377,7 +377,7 @@ func TestTaskLimit(t *testing.T) {
 		t.Fatalf("after Close: %v", err)
 	}
 	for _, task := range tb.List() {
-		if st := task.Status(StatusOptions{}); st.Running || (st.EndedBy != EndedSessionClosed && task != tasks[0]) {
+		if st := task.Status(ReadOptions{}); st.Running || (st.EndedBy != EndedSessionClosed && task != tasks[0]) {
 			t.Fatalf("%+v", st)
 		}
 	}

@@ -55,30 +55,36 @@ func TestTaskStatusJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	started := task.Started()
-	if started.TaskID != "t1" || started.Pid <= 0 || time.Since(started.StartedAt) > 5*time.Second {
+	started := task.Status(ReadOptions{}).Task
+	if started.ID != "t1" || started.Pid <= 0 || time.Since(started.StartedAt) > 5*time.Second {
 		t.Fatalf("%+v", started)
 	}
 	waitFor(t, "output", func() bool { return task.Status(ReadOptions{}).Stdout == "hi\n" })
 	b, _ := json.Marshal(task.Status(ReadOptions{}))
 	var m map[string]any
 	json.Unmarshal(b, &m)
-	for _, k := range []string{"task_id", "pid", "started_at", "stdout", "stderr", "exit_code", "uptime_seconds",
-		"is_running", "waiting_for_input", "stdout_dropped_bytes", "stderr_dropped_bytes", "timed_out", "ended_by"} {
+	for _, k := range []string{"command", "cwd", "decision", "reasons", "warnings", "stdout", "stderr", "exit_code", "duration",
+		"stdout_dropped_bytes", "stderr_dropped_bytes", "timed_out", "task"} {
 		if _, ok := m[k]; !ok {
 			t.Errorf("status JSON lacks %q: %s", k, b)
 		}
 	}
-	if m["exit_code"] != nil || m["is_running"] != true || m["ended_by"] != "" {
+	tm, _ := m["task"].(map[string]any)
+	for _, k := range []string{"id", "pid", "started_at", "running", "waiting_for_input", "ended_by"} {
+		if _, ok := tm[k]; !ok {
+			t.Errorf("status JSON lacks task.%q: %s", k, b)
+		}
+	}
+	if m["exit_code"] != nil || tm["running"] != true || tm["ended_by"] != "" {
 		t.Errorf("running status: %s", b)
 	}
 	st := task.Kill()
 	b, _ = json.Marshal(st)
-	if st.IsRunning || st.ExitCode == nil || st.EndedBy != EndedSIGTERM || !bytes.Contains(b, []byte(`"ended_by":"sigterm"`)) {
+	if st.Task.Running || exitOf(st) != 143 || st.Task.EndedBy != "sigterm" || !bytes.Contains(b, []byte(`"ended_by":"sigterm"`)) {
 		t.Errorf("killed: %s", b)
 	}
 	gone(t, "sleep", "7701")
-	if same, err := g.DefaultSession().Task("t1"); err != nil || same.Status(ReadOptions{}).Pid != started.Pid {
+	if same, err := g.DefaultSession().Task("t1"); err != nil || same.Status(ReadOptions{}).Task.Pid != started.Pid {
 		t.Errorf("lookup: %v", err)
 	}
 	if _, err := g.DefaultSession().Task("nope"); !errors.Is(err, ErrNoTask) {
@@ -94,7 +100,7 @@ func TestSessionRunAutoBackground(t *testing.T) {
 	defer s.Close()
 
 	res, err := s.Run(context.Background(), Request{Command: "echo quick; exit 2"})
-	if err != nil || res.Backgrounded || res.ExitCode != 2 || res.Stdout != "quick\n" || res.TaskID != "" {
+	if err != nil || res.Task != nil || exitOf(res) != 2 || res.Stdout != "quick\n" {
 		t.Fatalf("quick run: %v %+v", err, res)
 	}
 
@@ -108,18 +114,18 @@ func TestSessionRunAutoBackground(t *testing.T) {
 	if elapsed > 300*time.Millisecond+time.Second {
 		t.Fatalf("Run took %v, budget 300ms", elapsed)
 	}
-	if !res.Backgrounded || res.TaskID == "" || res.Pid <= 0 || res.Stdout != "partial\n" || res.ExitCode != -1 || res.Duration < 0.3 {
+	if res.Task == nil || !res.Task.Backgrounded || !res.Task.Running || res.Task.ID == "" || res.Task.Pid <= 0 || res.Stdout != "partial\n" || res.ExitCode != nil || res.Duration < 0.3 {
 		t.Fatalf("%+v", res)
 	}
 	b, _ := json.Marshal(res)
-	if !bytes.Contains(b, []byte(`"backgrounded":true`)) || !bytes.Contains(b, []byte(`"task_id":"`+res.TaskID+`"`)) {
+	if !bytes.Contains(b, []byte(`"backgrounded":true`)) || !bytes.Contains(b, []byte(`"id":"`+res.Task.ID+`"`)) {
 		t.Fatalf("json %s", b)
 	}
-	task, err := s.Task(res.TaskID)
+	task, err := s.Task(res.Task.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !task.Status(ReadOptions{}).IsRunning {
+	if !task.Status(ReadOptions{}).Task.Running {
 		t.Fatal("backgrounded task is not running")
 	}
 	waitFor(t, "later output", func() bool { return task.Status(ReadOptions{}).Stdout == "partial\nlater\n" })
@@ -133,7 +139,7 @@ func TestSessionRunAutoBackground(t *testing.T) {
 		t.Fatalf("stdin of a backgrounded run: %v", err)
 	}
 	s.Close()
-	if st := task.Status(ReadOptions{}); st.IsRunning || st.EndedBy != EndedSessionClosed {
+	if st := task.Status(ReadOptions{}); st.Task.Running || st.Task.EndedBy != "session_closed" {
 		t.Fatalf("after Close: %+v", st)
 	}
 	gone(t, "sleep", "7702")
@@ -163,7 +169,7 @@ func TestSessionRunCancelAndFullTable(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	res, err := s.Run(ctx, Request{Command: "echo a; sleep 7703", Stdout: writerFunc(func([]byte) { cancel() })})
-	if !errors.Is(err, context.Canceled) || res.Backgrounded || res.Stdout != "a\n" {
+	if !errors.Is(err, context.Canceled) || res.Task != nil || res.Stdout != "a\n" {
 		t.Fatalf("%v %+v", err, res)
 	}
 	gone(t, "sleep", "7703")
@@ -176,7 +182,7 @@ func TestSessionRunCancelAndFullTable(t *testing.T) {
 	}
 	// No room to move it to the background: it blocks like Guard.Run.
 	res, err = s.Run(context.Background(), Request{Command: "sleep 0.5; echo done"})
-	if err != nil || res.Backgrounded || res.Stdout != "done\n" || res.ExitCode != 0 {
+	if err != nil || res.Task != nil || res.Stdout != "done\n" || exitOf(res) != 0 {
 		t.Fatalf("%v %+v", err, res)
 	}
 }
@@ -188,11 +194,11 @@ func TestTaskTimeoutDefaultsToMax(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := task.Wait(context.Background(), 500*time.Millisecond, ReadOptions{})
-	if !st.IsRunning {
+	if !st.Task.Running {
 		t.Fatalf("a task got the default (foreground) timeout: %+v", st)
 	}
 	st = task.Wait(context.Background(), 10*time.Second, ReadOptions{})
-	if st.IsRunning || !st.TimedOut || st.EndedBy != EndedTimeout || st.UptimeSeconds < 0.9 {
+	if st.Task.Running || !st.TimedOut || st.Task.EndedBy != "timeout" || st.Duration < 0.9 {
 		t.Fatalf("%+v", st)
 	}
 }
@@ -209,7 +215,7 @@ func TestGuardCloseKillsEverySession(t *testing.T) {
 		}
 		tasks = append(tasks, task)
 	}
-	runDone := make(chan RunResult)
+	runDone := make(chan Result)
 	go func() {
 		res, err := s1.Run(context.Background(), Request{Command: "sleep 7707"})
 		if !errors.Is(err, ErrSessionClosed) {
@@ -220,11 +226,11 @@ func TestGuardCloseKillsEverySession(t *testing.T) {
 	waitFor(t, "foreground run", func() bool { return testenv.ProcessesWithArgs("sleep", "7707") != nil })
 	g.Close()
 	for _, task := range tasks {
-		if st := task.Status(ReadOptions{}); st.IsRunning || st.EndedBy != EndedSessionClosed {
+		if st := task.Status(ReadOptions{}); st.Task.Running || st.Task.EndedBy != "session_closed" {
 			t.Fatalf("%+v", st)
 		}
 	}
-	if res := <-runDone; res.Backgrounded || res.ExitCode != -1 {
+	if res := <-runDone; res.Task != nil || (exitOf(res) != 143 && exitOf(res) != 137) {
 		t.Fatalf("foreground run after Close: %+v", res)
 	}
 	gone(t, "sleep", "7706")
@@ -256,13 +262,13 @@ func TestTaskPTYPromptAndStream(t *testing.T) {
 	}
 	waitFor(t, "prompt and waiting_for_input", func() bool {
 		st := task.Status(ReadOptions{})
-		return st.Stdout == "bold\nname? " && st.WaitingForInput
+		return st.Stdout == "bold\nname? " && st.Task.WaitingForInput
 	})
 	if err := task.WriteStdin("bob"); err != nil {
 		t.Fatal(err)
 	}
 	st := task.Wait(context.Background(), 10*time.Second, ReadOptions{})
-	if st.Stdout != "bold\nname? bob\nhello bob\nbye bob\n" || *st.ExitCode != 0 || st.WaitingForInput {
+	if st.Stdout != "bold\nname? bob\nhello bob\nbye bob\n" || exitOf(st) != 0 || st.Task.WaitingForInput {
 		t.Fatalf("%q %+v", st.Stdout, st)
 	}
 	<-sub.Done()

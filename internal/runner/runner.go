@@ -87,6 +87,10 @@ type Options struct {
 	// Launcher, when set, builds the process instead of a plain bash
 	// (the sandbox). It must return a command that runs `bash -p -c script`.
 	Launcher Launcher
+
+	// Tag is the caller's own data about the command, returned by
+	// Process.Tag (the runner does not look at it).
+	Tag any
 }
 
 // A Launcher builds the command that runs a script, e.g. inside a sandbox.
@@ -131,7 +135,7 @@ func (s StopReason) String() string {
 // Result is what a finished command left behind.
 type Result struct {
 	Pid                 int
-	ExitCode            int // 128+n for a signal death; -1 when the runner stopped it
+	ExitCode            int // 128+n for a signal death, also when the runner stopped it
 	Stopped             StopReason
 	TimedOut            bool
 	OutputLimitExceeded bool
@@ -224,8 +228,10 @@ func Start(o Options) (*Process, error) {
 		stopCh: make(chan StopReason, 1),
 	}
 	p.budget = &capture.Budget{Max: o.MaxTotal, OnExceed: func() { p.requestStop(StopOutputLimit) }}
-	p.stdout = capture.New(o.MaxOutput, p.budget)
-	p.stderr = capture.New(o.MaxOutput, p.budget)
+	// The budget counts the bytes the command wrote, before any filter:
+	// output a filter removes (terminal escape sequences) still counts.
+	p.stdout = capture.New(o.MaxOutput, nil)
+	p.stderr = capture.New(o.MaxOutput, nil)
 
 	env := append(append([]string(nil), o.Env...), MarkerVar+"="+p.marker)
 	for attempt := 0; ; attempt++ {
@@ -387,6 +393,7 @@ func (p *Process) drain(r *os.File, buf *capture.Buffer, tee io.Writer) {
 		n, err := r.Read(b)
 		if n > 0 {
 			p.read.Add(int64(n))
+			p.budget.Add(n)
 			sink.Write(b[:n])
 		}
 		if err != nil {
@@ -404,8 +411,11 @@ type sinkWriter struct {
 }
 
 func (s sinkWriter) Write(b []byte) (int, error) {
+	if s.budget.Exceeded() {
+		return len(b), nil // the command is being stopped; keep what came before
+	}
 	s.buf.Write(b)
-	if s.tee != nil && !s.budget.Exceeded() {
+	if s.tee != nil {
 		s.tee.Write(b)
 	}
 	return len(b), nil
@@ -511,12 +521,8 @@ func (p *Process) supervise() {
 	switch res.Stopped {
 	case StopTimeout:
 		res.TimedOut = true
-		res.ExitCode = -1
 	case StopOutputLimit:
 		res.OutputLimitExceeded = true
-		res.ExitCode = -1
-	case StopCanceled, StopKilled:
-		res.ExitCode = -1
 	}
 	if p.budget.Exceeded() {
 		res.OutputLimitExceeded = true

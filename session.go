@@ -1,5 +1,8 @@
 package shellguard
 
+// Sessions: background tasks, each going through the same admission, run,
+// output and audit stages as Guard.Run, owned by one agent connection.
+
 import (
 	"cmp"
 	"context"
@@ -7,8 +10,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/shellguard/shellguard/internal/capture"
-	"github.com/shellguard/shellguard/runner"
+	"github.com/shellguard/shellguard/internal/runner"
+	"github.com/shellguard/shellguard/sandbox"
 )
 
 // DefaultBlockingBudget is how long Session.Run blocks before it moves a
@@ -25,24 +28,13 @@ var (
 	ErrStdinBlocked  = runner.ErrStdinBlocked // the task does not read its stdin
 )
 
-// How a task ended (TaskStatus.EndedBy).
-const (
-	EndedExit          = runner.EndedExit          // it exited by itself
-	EndedSIGTERM       = runner.EndedSIGTERM       // killed; it ended within the grace period after SIGTERM
-	EndedSIGKILL       = runner.EndedSIGKILL       // killed; it needed SIGKILL
-	EndedTimeout       = runner.EndedTimeout       // its timeout expired
-	EndedOutputLimit   = runner.EndedOutputLimit   // it exceeded the total output budget
-	EndedSessionClosed = runner.EndedSessionClosed // its session was closed
-	EndedError         = runner.EndedError         // the sandbox launcher failed after start
-)
-
 // Reading a task's output.
 type (
 	// ReadOptions select the output a status carries: everything kept
 	// (ReadAll, the zero value), what is new since the previous ReadNew
 	// of this task, or what is new since an offset pair (ReadSince with
-	// Since set from TaskStatus.StdoutOffset/StderrOffset).
-	ReadOptions = runner.StatusOptions
+	// Since from TaskStatus.StdoutOffset/StderrOffset).
+	ReadOptions = runner.ReadOptions
 	ReadMode    = runner.ReadMode
 	Cursor      = runner.Cursor
 	// Line is one line of output pushed to a subscriber.
@@ -72,6 +64,10 @@ type SessionOptions struct {
 	// BlockingBudget is how long Session.Run blocks before moving the
 	// command to the background; 0: DefaultBlockingBudget; < 0: never.
 	BlockingBudget time.Duration
+	// TmpOf, when set, makes the session's sandboxed commands share the
+	// private /tmp of that session (e.g. two sessions of one client)
+	// instead of having one of their own.
+	TmpOf *Session
 }
 
 // TaskOptions are the options of a background task.
@@ -84,12 +80,41 @@ type TaskOptions struct {
 	Rows, Cols uint16 // terminal size; 0: 24×120
 }
 
+// TaskStatus is what a Result of a background task adds: which task, and
+// where it stands. The task's output and exit code are the Result's.
+type TaskStatus struct {
+	ID        string    `json:"id"`
+	Pid       int       `json:"pid"`
+	StartedAt time.Time `json:"started_at"`
+	Running   bool      `json:"running"`
+	// WaitingForInput: the task is blocked reading its stdin.
+	WaitingForInput bool `json:"waiting_for_input"`
+	PTY             bool `json:"pty"`
+	// Backgrounded: a Session.Run moved the command to the background
+	// when it outlived the blocking budget.
+	Backgrounded bool `json:"backgrounded" jsonschema:"a foreground run outlived the blocking budget and became this task"`
+	// EndedBy is empty while running, then how the task ended: "exit",
+	// "sigterm" or "sigkill" (killed by Kill), "timeout", "output_limit",
+	// "session_closed" or "error" (the sandbox launcher failed).
+	EndedBy string `json:"ended_by" jsonschema:"empty while running; exit, sigterm, sigkill, timeout, output_limit, session_closed or error"`
+	// Offsets just past this status's output, for ReadSince.
+	StdoutOffset int64 `json:"stdout_offset"`
+	StderrOffset int64 `json:"stderr_offset"`
+}
+
 // A Session owns background tasks: at most MaxTasks running at once, all
 // of them killed by Close. It is safe for concurrent use.
 type Session struct {
 	g      *Guard
 	table  *runner.Table
 	budget time.Duration
+
+	// The private /tmp and /dev/shm of the session's sandboxed commands,
+	// created on first use and removed by Close (see sandbox.SessionTmp).
+	tmpMu  sync.Mutex
+	tmp    *sandbox.SessionTmp
+	tmpOf  *Session
+	closed bool
 }
 
 // sessions is the Guard's record of its open sessions.
@@ -108,7 +133,7 @@ func (g *Guard) NewSession(o SessionOptions) *Session {
 	o.OutputLines = cmp.Or(o.OutputLines, d.OutputLines)
 	o.OutputBytes = cmp.Or(o.OutputBytes, d.OutputBytes)
 	o.Retain = cmp.Or(o.Retain, d.Retain)
-	o.BlockingBudget = cmp.Or(o.BlockingBudget, d.BlockingBudget)
+	o.BlockingBudget = cmp.Or(o.BlockingBudget, d.BlockingBudget, DefaultBlockingBudget)
 	s := &Session{
 		g: g,
 		table: runner.NewTable(runner.TableOptions{
@@ -118,9 +143,7 @@ func (g *Guard) NewSession(o SessionOptions) *Session {
 			Retain:   o.Retain,
 		}),
 		budget: o.BlockingBudget,
-	}
-	if s.budget == 0 {
-		s.budget = DefaultBlockingBudget
+		tmpOf:  o.TmpOf,
 	}
 	g.tasks.mu.Lock()
 	defer g.tasks.mu.Unlock()
@@ -134,6 +157,10 @@ func (g *Guard) NewSession(o SessionOptions) *Session {
 	g.tasks.open[s] = struct{}{}
 	return s
 }
+
+// BlockingBudget returns how long Run blocks before it moves a command
+// to the background; 0: never.
+func (s *Session) BlockingBudget() time.Duration { return max(s.budget, 0) }
 
 // DefaultSession returns the Guard's own session, which Guard.Start uses.
 func (g *Guard) DefaultSession() *Session {
@@ -160,38 +187,16 @@ func (g *Guard) Start(ctx context.Context, req Request, o TaskOptions) (*Task, e
 	return g.DefaultSession().Start(ctx, req, o)
 }
 
-// Close kills the tasks of every session of the Guard, waits for them to
-// end and closes the audit log. Later sessions start closed. A program should call it on exit
-// (and on SIGINT/SIGTERM) so that no task outlives it.
-func (g *Guard) Close() error {
-	g.tasks.mu.Lock()
-	g.tasks.closed = true
-	var all []*Session
-	for s := range g.tasks.open {
-		all = append(all, s)
-	}
-	g.tasks.mu.Unlock()
-	var wg sync.WaitGroup
-	for _, s := range all {
-		wg.Add(1)
-		go func() { defer wg.Done(); s.Close() }()
-	}
-	wg.Wait()
-	g.auditMu.Lock()
-	defer g.auditMu.Unlock()
-	if g.audit != nil {
-		err := g.audit.Close()
-		g.audit = nil
-		return err
-	}
-	return nil
-}
-
 // Close kills every task of the session (SIGTERM, grace, SIGKILL, all at
 // once), including a foreground Run in progress, waits for them to end and
 // refuses new ones. Safe to call more than once.
 func (s *Session) Close() error {
 	err := s.table.Close()
+	s.tmpMu.Lock()
+	s.closed = true
+	s.tmp.Close()
+	s.tmp = nil
+	s.tmpMu.Unlock()
 	s.g.tasks.mu.Lock()
 	delete(s.g.tasks.open, s)
 	s.g.tasks.mu.Unlock()
@@ -205,7 +210,7 @@ func (s *Session) Close() error {
 // timeout rather than the default; req.Stdout and req.Stderr, when set,
 // receive its output live for as long as it runs. ctx bounds starting
 // only, not the task. It fails with ErrTooManyTasks when the session has
-// MaxTasks running tasks.
+// MaxTasks running tasks. A refused request returns a *DeniedError.
 func (s *Session) Start(ctx context.Context, req Request, o TaskOptions) (*Task, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -215,19 +220,51 @@ func (s *Session) Start(ctx context.Context, req Request, o TaskOptions) (*Task,
 	}
 	opts, a, res, err := s.g.prepare(ctx, req)
 	if err != nil {
-		s.g.record(req, a, res, err, "")
+		s.g.record(req, a, &res, err)
 		return nil, err
 	}
 	opts.PTY, opts.PTYRows, opts.PTYCols = o.PTY, o.Rows, o.Cols
-	t, err := s.table.Start(opts)
-	if err != nil {
-		s.g.record(req, a, res, err, "")
+	if err := s.useTmp(&opts); err != nil {
+		s.g.record(req, a, &res, err)
 		return nil, err
 	}
-	res.started = true
-	res.ExitCode = -1
-	s.g.record(req, a, res, nil, t.ID())
-	return &Task{g: s.g, t: t, command: req.Command, cwd: opts.Dir}, nil
+	t, err := s.table.Start(opts)
+	if err != nil {
+		s.g.record(req, a, &res, err)
+		return nil, err
+	}
+	task := s.wrap(t)
+	res.Task = &TaskStatus{ID: t.ID(), Pid: t.Process().Pid(), StartedAt: t.Process().StartedAt(), Running: true}
+	s.g.record(req, a, &res, nil)
+	return task, nil
+}
+
+// useTmp points a sandboxed command at the session's private /tmp,
+// creating it on first use.
+func (s *Session) useTmp(opts *runner.Options) error {
+	l, ok := opts.Launcher.(sandboxLauncher)
+	if !ok {
+		return nil
+	}
+	owner := s
+	if s.tmpOf != nil {
+		owner = s.tmpOf
+	}
+	owner.tmpMu.Lock()
+	defer owner.tmpMu.Unlock()
+	if owner.closed {
+		return ErrSessionClosed
+	}
+	if owner.tmp == nil {
+		t, err := sandbox.NewSessionTmp()
+		if err != nil {
+			return err
+		}
+		owner.tmp = t
+	}
+	l.spec.SessionTmp = owner.tmp.Dir()
+	opts.Launcher = l
+	return nil
 }
 
 // Task returns the task with the given id.
@@ -253,43 +290,35 @@ func (s *Session) Tasks() []*Task {
 func (s *Session) Running() int { return s.table.Running() }
 
 func (s *Session) wrap(t *runner.Task) *Task {
-	// The command and cwd are kept with the runner task's options.
-	return &Task{g: s.g, t: t, command: t.Process().Script(), cwd: t.Process().Dir()}
-}
-
-// RunResult is the outcome of Session.Run: a Result, or, when the command
-// outlived the blocking budget, a task that keeps running.
-type RunResult struct {
-	Result
-	// Backgrounded is set when the command was moved to the background:
-	// Stdout and Stderr hold the output so far, ExitCode is -1 and
-	// Duration the time it has run; TaskID names the task to ask next
-	// (its next ReadNew status starts after the output returned here).
-	Backgrounded bool   `json:"backgrounded,omitempty"`
-	TaskID       string `json:"task_id,omitempty"`
-	Pid          int    `json:"pid,omitempty"`
+	tag, _ := t.Process().Tag().(*runTag)
+	if tag == nil {
+		tag = &runTag{}
+	}
+	return &Task{g: s.g, t: t, tag: tag}
 }
 
 // Run runs req like Guard.Run, with the foreground's /dev/null stdin, but
 // when the command is still running after the session's blocking budget
 // it is moved to the session's tasks instead of being killed: Run returns
-// at once with Backgrounded, the task id and the output so far, and the
-// command goes on until it ends or its own timeout expires. If the
-// session has no room for another task, Run keeps waiting as Guard.Run
-// would. Cancelling ctx before that stops the command; closing the
-// session stops it too and Run returns ErrSessionClosed.
-func (s *Session) Run(ctx context.Context, req Request) (res RunResult, err error) {
-	opts, a, pres, err := s.g.prepare(ctx, req)
-	res = RunResult{Result: pres}
-	defer func() { s.g.record(req, a, res.Result, err, res.TaskID) }()
+// at once with the output so far and Result.Task set (Backgrounded, the
+// task id), and the command goes on until it ends or its own timeout
+// expires. If the session has no room for another task, Run keeps waiting
+// as Guard.Run would. Cancelling ctx before that stops the command;
+// closing the session stops it too and Run returns ErrSessionClosed.
+func (s *Session) Run(ctx context.Context, req Request) (res Result, err error) {
+	opts, a, res, err := s.g.prepare(ctx, req)
+	defer func() { s.g.record(req, a, &res, err) }()
 	if err != nil {
 		return res, err
 	}
+	if err = s.useTmp(&opts); err != nil {
+		return res, err
+	}
+	tag := opts.Tag.(*runTag)
 	outW, errW := detachable(req.Stdout), detachable(req.Stderr)
 	opts.Stdout, opts.Stderr = outW.writer(), errW.writer()
 	t, err := s.table.StartUnlisted(opts)
 	if err != nil {
-		res.ExitCode = -1
 		return res, err
 	}
 	var budget <-chan time.Time
@@ -302,9 +331,8 @@ func (s *Session) Run(ctx context.Context, req Request) (res RunResult, err erro
 		select {
 		case <-t.Done():
 			rr := t.Process().Result()
-			s.g.fill(&res.Result, rr)
-			res.Redactions = int(a.redactions.Load())
-			if t.Status(ReadOptions{}).EndedBy == EndedSessionClosed {
+			s.g.fill(&res, rr, tag)
+			if t.Status(ReadOptions{}).EndedBy == runner.EndedSessionClosed {
 				return res, ErrSessionClosed
 			}
 			return res, rr.Err
@@ -312,8 +340,7 @@ func (s *Session) Run(ctx context.Context, req Request) (res RunResult, err erro
 			t.Process().Stop(runner.StopCanceled)
 			<-t.Done()
 			rr := t.Process().Result()
-			s.g.fill(&res.Result, rr)
-			res.Redactions = int(a.redactions.Load())
+			s.g.fill(&res, rr, tag)
 			if rr.Stopped == runner.StopCanceled {
 				return res, ctx.Err()
 			}
@@ -325,32 +352,15 @@ func (s *Session) Run(ctx context.Context, req Request) (res RunResult, err erro
 			}
 			outW.detach()
 			errW.detach()
-			st := t.Status(ReadOptions{Mode: ReadNew})
+			tag.backgrounded.Store(true)
 			maxOut := s.g.cfg.MaxOutput
 			if req.MaxOutput > 0 {
 				maxOut = req.MaxOutput
 			}
-			res.Stdout, res.StdoutDroppedBytes = bound(s.g.taskText(st.Stdout), maxOut, st.StdoutDropped)
-			res.Stderr, res.StderrDroppedBytes = bound(s.g.taskText(st.Stderr), maxOut, st.StderrDropped)
-			res.ExitCode = -1
-			res.Duration = st.Uptime.Seconds()
-			res.Backgrounded = true
-			res.TaskID = st.ID
-			res.Pid = st.Pid
+			res = s.wrap(t).result(t.Status(ReadOptions{Mode: ReadNew}), maxOut)
 			return res, nil
 		}
 	}
-}
-
-// bound cuts text to max bytes (head and tail) like a Result's output.
-func bound(text string, max int, dropped int64) (string, int64) {
-	if len(text) <= max {
-		return text, dropped
-	}
-	b := capture.New(max, nil)
-	b.Write([]byte(text))
-	r := b.Render()
-	return r.Text, dropped + r.Dropped
 }
 
 // switchWriter forwards to w until detached; it never fails, so a caller's
@@ -384,102 +394,64 @@ func (d *switchWriter) detach() {
 	d.mu.Unlock()
 }
 
-// taskText is the one place task output leaves the library (statuses,
-// streamed lines, backgrounded results); the output-safety stage hooks
-// in here.
-func (g *Guard) taskText(s string) string { return s }
-
 // Task is a background task of a session.
 type Task struct {
-	g       *Guard
-	t       *runner.Task
-	command string
-	cwd     string
-}
-
-// TaskStarted is the answer to starting a task.
-type TaskStarted struct {
-	TaskID    string    `json:"task_id"`
-	Pid       int       `json:"pid"`
-	StartedAt time.Time `json:"started_at"`
-}
-
-// TaskStatus is a snapshot of a task.
-type TaskStatus struct {
-	TaskID    string    `json:"task_id"`
-	Command   string    `json:"command"`
-	Cwd       string    `json:"cwd"`
-	Pid       int       `json:"pid"`
-	StartedAt time.Time `json:"started_at"`
-	Stdout    string    `json:"stdout"`
-	Stderr    string    `json:"stderr"`
-	ExitCode  *int      `json:"exit_code"` // null while running
-	// UptimeSeconds is how long it has run (until it ended, once ended).
-	UptimeSeconds   float64 `json:"uptime_seconds"`
-	IsRunning       bool    `json:"is_running"`
-	WaitingForInput bool    `json:"waiting_for_input"`
-	PTY             bool    `json:"pty,omitempty"`
-	// Bytes after the read position that are not in Stdout/Stderr
-	// because the output ring dropped them.
-	StdoutDroppedBytes  int64 `json:"stdout_dropped_bytes"`
-	StderrDroppedBytes  int64 `json:"stderr_dropped_bytes"`
-	TimedOut            bool  `json:"timed_out"`
-	OutputLimitExceeded bool  `json:"output_limit_exceeded,omitempty"`
-	// EndedBy is empty while running, then one of the Ended constants.
-	EndedBy string `json:"ended_by"`
-	// Offsets just past this status's output, for ReadSince.
-	StdoutOffset int64 `json:"stdout_offset"`
-	StderrOffset int64 `json:"stderr_offset"`
+	g   *Guard
+	t   *runner.Task
+	tag *runTag
 }
 
 // ID returns the task id.
 func (t *Task) ID() string { return t.t.ID() }
 
-// Started returns the task id, pid and start time.
-func (t *Task) Started() TaskStarted {
-	p := t.t.Process()
-	return TaskStarted{TaskID: t.t.ID(), Pid: p.Pid(), StartedAt: p.StartedAt()}
-}
-
 // Done is closed when the task has ended and its status is final.
 func (t *Task) Done() <-chan struct{} { return t.t.Done() }
 
-// Status returns a snapshot of the task with the output o selects.
+// Status returns a snapshot of the task with the output o selects, each
+// stream cut to Config.MaxOutput (head and tail) like any Result.
 // Reading is non-destructive except that ReadNew moves the task's read
 // position. Under a PTY the unfinished last line (a prompt) is always
 // included.
-func (t *Task) Status(o ReadOptions) TaskStatus { return t.status(t.t.Status(o)) }
+func (t *Task) Status(o ReadOptions) Result { return t.result(t.t.Status(o), t.g.cfg.MaxOutput) }
 
-func (t *Task) status(st runner.TaskStatus) TaskStatus {
-	return TaskStatus{
-		TaskID:              st.ID,
-		Command:             t.command,
-		Cwd:                 t.cwd,
-		Pid:                 st.Pid,
-		StartedAt:           st.StartedAt,
-		Stdout:              t.g.taskText(st.Stdout),
-		Stderr:              t.g.taskText(st.Stderr),
-		ExitCode:            st.ExitCode,
-		UptimeSeconds:       st.Uptime.Seconds(),
-		IsRunning:           st.Running,
-		WaitingForInput:     st.WaitingForInput,
-		PTY:                 st.PTY,
-		StdoutDroppedBytes:  st.StdoutDropped,
-		StderrDroppedBytes:  st.StderrDropped,
-		TimedOut:            st.TimedOut,
-		OutputLimitExceeded: st.OutputLimitExceeded,
-		EndedBy:             st.EndedBy,
-		StdoutOffset:        st.Next.Stdout,
-		StderrOffset:        st.Next.Stderr,
+func (t *Task) result(st runner.TaskStatus, max int) Result {
+	p := t.t.Process()
+	res := Result{Command: t.g.redactor().String(p.Script()), Cwd: p.Dir(), started: true}
+	res.admitted(t.tag.admission)
+	res.Stdout, res.StdoutDroppedBytes = bound(st.Stdout, max, st.StdoutDropped)
+	res.Stderr, res.StderrDroppedBytes = bound(st.Stderr, max, st.StderrDropped)
+	res.ExitCode = st.ExitCode
+	res.TimedOut = st.TimedOut
+	res.OutputLimitExceeded = st.OutputLimitExceeded
+	res.Duration = st.Uptime.Seconds()
+	res.Redactions = int(t.tag.redactions.Load())
+	res.Task = &TaskStatus{
+		ID:              st.ID,
+		Pid:             st.Pid,
+		StartedAt:       st.StartedAt,
+		Running:         st.Running,
+		WaitingForInput: st.WaitingForInput,
+		PTY:             st.PTY,
+		Backgrounded:    t.tag.backgrounded.Load(),
+		EndedBy:         st.EndedBy,
+		StdoutOffset:    st.Next.Stdout,
+		StderrOffset:    st.Next.Stderr,
 	}
+	if !st.Running {
+		t.g.fillSandbox(&res, p.Result().Launch)
+		if err := p.Result().Err; err != nil {
+			res.Error = err.Error()
+		}
+	}
+	return res
 }
 
 // Kill ends the task: SIGTERM to its process group and everything it
 // started, 2 s (the grace period), then SIGKILL. It returns once the task
-// has ended, with everything kept of its output; EndedBy says whether
-// SIGTERM sufficed (EndedSIGTERM) or SIGKILL was needed (EndedSIGKILL). A
-// task that had already ended is returned as it is.
-func (t *Task) Kill() TaskStatus { return t.status(t.t.Kill()) }
+// has ended, with its output as Status(ReadAll) has it; EndedBy says whether SIGTERM sufficed ("sigterm") or
+// SIGKILL was needed ("sigkill"). A task that had already ended is
+// returned as it is.
+func (t *Task) Kill() Result { return t.result(t.t.Kill(), t.g.cfg.MaxOutput) }
 
 // WriteStdin writes text and a newline to the task's stdin (a carriage
 // return under a PTY, as the Enter key sends). It fails with ErrNoStdin
@@ -489,10 +461,10 @@ func (t *Task) Kill() TaskStatus { return t.status(t.t.Kill()) }
 func (t *Task) WriteStdin(text string) error { return t.t.WriteStdin(text) }
 
 // Wait blocks until the task ends, timeout passes or ctx is done, and then
-// returns its status. timeout <= 0 means no bound besides ctx; a server
-// should pass one below its client's request timeout.
-func (t *Task) Wait(ctx context.Context, timeout time.Duration, o ReadOptions) TaskStatus {
-	return t.status(t.t.Wait(ctx, timeout, o))
+// returns its status like Status. timeout <= 0 means no bound besides
+// ctx; a server should pass one below its client's request timeout.
+func (t *Task) Wait(ctx context.Context, timeout time.Duration, o ReadOptions) Result {
+	return t.result(t.t.Wait(ctx, timeout, o), t.g.cfg.MaxOutput)
 }
 
 // Subscribe calls fn with each line of output matching o.Pattern as it
@@ -501,8 +473,5 @@ func (t *Task) Wait(ctx context.Context, timeout time.Duration, o ReadOptions) T
 // delivered, or on Cancel. Lines are not lost unless fn falls more than
 // 131 072 lines behind (then Line.Dropped counts the skipped ones).
 func (t *Task) Subscribe(o SubscribeOptions, fn func(Line)) (*Subscription, error) {
-	return t.t.Subscribe(o, func(l Line) {
-		l.Text = t.g.taskText(l.Text)
-		fn(l)
-	})
+	return t.t.Subscribe(o, fn)
 }

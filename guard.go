@@ -1,0 +1,223 @@
+// Package shellguard runs shell commands on behalf of AI agents without
+// letting them wreck the machine, steal its secrets or hang it.
+//
+// A Guard takes the command an agent wants to run and runs it through one
+// pipeline, one stage per file: admission (admit.go: analysis on a bash
+// syntax tree, a policy verdict of allow, ask or deny with reasons, and
+// approval), the run (run.go: a kernel sandbox and a runner that always
+// ends the whole process tree), the output (output.go: bounded capture and
+// secret redaction) and the audit trail (audit.go). Sessions (session.go)
+// keep background tasks. The CLI and the MCP server are thin faces over
+// this package, and every face reports a command with the one Result type.
+package shellguard
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/shellguard/shellguard/audit"
+	"github.com/shellguard/shellguard/internal/capture"
+	"github.com/shellguard/shellguard/internal/runner"
+	"github.com/shellguard/shellguard/policy"
+	"github.com/shellguard/shellguard/redact"
+	"github.com/shellguard/shellguard/sandbox"
+)
+
+// Defaults.
+const (
+	DefaultTimeout    = runner.DefaultTimeout
+	DefaultMaxTimeout = 600 * time.Second
+	// CeilingTimeout is the largest MaxTimeout a configuration may set.
+	CeilingTimeout   = runner.MaxTimeout
+	DefaultMaxOutput = capture.DefaultMax
+	DefaultMaxTotal  = runner.DefaultMaxTotal
+)
+
+// EnvPolicy says how a command's environment is derived from the
+// parent's: Allow lists the variables passed on (globs; nil: a safe
+// default set), Scrub the ones always dropped. Dropped variables whose
+// names look secret are also redacted from output by value.
+type EnvPolicy = runner.EnvPolicy
+
+// Config configures a Guard. The zero value is usable: the workspace is the
+// current directory, every limit has its default, and there is no sandbox
+// (every Result then says so in SandboxWarnings).
+type Config struct {
+	// Workspace is the project directory commands work in; it is the
+	// default cwd. Empty: the current directory.
+	Workspace string
+
+	Timeout    time.Duration // default per command; 0: DefaultTimeout
+	MaxTimeout time.Duration // largest a request may ask for; 0: DefaultMaxTimeout; at most CeilingTimeout
+
+	MaxOutput      int   // bytes kept per stream (head+tail); 0: DefaultMaxOutput
+	MaxTotalOutput int64 // bytes a command may write before it is stopped; 0: DefaultMaxTotal
+
+	// Env says how a command's environment is derived from Environ.
+	Env EnvPolicy
+	// Environ is the environment commands inherit from (after filtering).
+	// Nil: os.Environ().
+	Environ []string
+
+	// Sandbox, when set, runs every command in the kernel sandbox it
+	// describes (its Workspace defaults to Workspace). Nil: no sandbox.
+	// A program using it must call sandbox.Main first thing in main().
+	Sandbox *sandbox.Spec
+	// ExcludedCommands are prefix rules ("docker *"): a command line whose
+	// every command matches one runs outside the sandbox, still under
+	// policy and audit, and its Result says so.
+	ExcludedCommands []string
+	// AllowUnsandboxed lets a request ask to run outside the sandbox
+	// (Request.DisableSandbox); such a request is always an ask.
+	AllowUnsandboxed bool
+
+	// Rules are the policy inputs (the zero value: built-in defaults,
+	// confinement to the workspace).
+	Rules policy.Rules
+	// Approver decides commands whose verdict is ask. Nil: ask is refused
+	// unless the request brings its own Approve.
+	Approver Approver
+
+	// RedactPatterns are custom patterns for output redaction, on top of
+	// the built-in rules and the values of scrubbed variables.
+	RedactPatterns []redact.Pattern
+	// Tasks are the defaults for the background-task sessions of this
+	// Guard (a zero field of NewSession's options takes these).
+	Tasks SessionOptions
+
+	// KeepEscapes passes terminal control sequences in command output
+	// through unchanged. By default (false) everything but SGR colours and
+	// attributes is removed: OSC (titles, hyperlinks, the OSC 52
+	// clipboard), cursor movement, erase and the other ESC sequences.
+	KeepEscapes bool
+
+	// AuditPath, when set, is the hash-chained JSONL audit log every call
+	// is appended to.
+	AuditPath string
+	// AuditKey, when set, signs the audit chain with HMAC-SHA256: whoever
+	// lacks the key cannot rewrite the log undetected (audit.ReadKeyFile
+	// reads one from a file).
+	AuditKey []byte
+}
+
+// Guard checks and runs commands. It is safe for concurrent use.
+type Guard struct {
+	cfg     Config
+	env     []string
+	secrets []string     // values of variables dropped from env
+	rules   policy.Rules // cfg.Rules with workspace, home and resolver filled in
+	tasks   sessions     // background-task sessions (session.go)
+
+	redactOnce sync.Once
+	redact     *redact.Redactor
+
+	auditMu sync.Mutex
+	audit   *audit.Logger
+}
+
+// New validates cfg and returns a Guard. In a process started as the
+// sandbox helper whose main forgot to call sandbox.Main first, it reports
+// sandbox.ErrNoMain to the parent and exits (sandbox.RefuseIfHelper).
+func New(cfg Config) (*Guard, error) {
+	sandbox.RefuseIfHelper()
+	if cfg.Workspace == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("shellguard: workspace: %w", err)
+		}
+		cfg.Workspace = wd
+	}
+	ws, err := filepath.Abs(cfg.Workspace)
+	if err != nil {
+		return nil, fmt.Errorf("shellguard: workspace: %w", err)
+	}
+	cfg.Workspace = ws
+	if cfg.Timeout < 0 || cfg.MaxTimeout < 0 {
+		return nil, errors.New("shellguard: timeouts must not be negative")
+	}
+	if cfg.MaxTimeout == 0 {
+		cfg.MaxTimeout = DefaultMaxTimeout
+	}
+	if cfg.MaxTimeout > CeilingTimeout {
+		return nil, fmt.Errorf("shellguard: max timeout %v exceeds the ceiling of %v", cfg.MaxTimeout, CeilingTimeout)
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = min(DefaultTimeout, cfg.MaxTimeout)
+	}
+	if cfg.Timeout > cfg.MaxTimeout {
+		return nil, fmt.Errorf("shellguard: default timeout %v exceeds max timeout %v", cfg.Timeout, cfg.MaxTimeout)
+	}
+	if cfg.MaxOutput < 0 || cfg.MaxTotalOutput < 0 {
+		return nil, errors.New("shellguard: output limits must not be negative")
+	}
+	if cfg.MaxOutput == 0 {
+		cfg.MaxOutput = DefaultMaxOutput
+	}
+	if cfg.MaxTotalOutput == 0 {
+		cfg.MaxTotalOutput = DefaultMaxTotal
+	}
+	if cfg.Sandbox != nil {
+		spec := *cfg.Sandbox
+		if spec.Workspace == "" {
+			spec.Workspace = cfg.Workspace
+		}
+		cfg.Sandbox = &spec
+	}
+	environ := cfg.Environ
+	if environ == nil {
+		environ = os.Environ()
+	}
+	g := &Guard{cfg: cfg}
+	g.env, g.secrets = runner.BuildEnv(environ, cfg.Env)
+	if err := g.initRules(); err != nil {
+		return nil, err
+	}
+	if len(cfg.RedactPatterns) > 0 {
+		if _, err := redact.New(redact.Options{Patterns: cfg.RedactPatterns, NoGitleaks: true}); err != nil {
+			return nil, fmt.Errorf("shellguard: redaction patterns: %w", err)
+		}
+	}
+	if err := g.openAudit(); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// Config returns the effective configuration.
+func (g *Guard) Config() Config { return g.cfg }
+
+// Prepare does now the set-up the Guard otherwise does on first use
+// (compiling the redaction rules, ~100 ms), so that a long-running server's
+// first command does not pay for it. Safe to call concurrently with Run.
+func (g *Guard) Prepare() { g.redactor() }
+
+// Close kills the tasks of every session of the Guard, waits for them to
+// end and closes the audit log. Later sessions start closed. A program
+// should call it on exit (and on SIGINT/SIGTERM) so that no task outlives
+// it.
+func (g *Guard) Close() error {
+	g.tasks.mu.Lock()
+	g.tasks.closed = true
+	var all []*Session
+	for s := range g.tasks.open {
+		all = append(all, s)
+	}
+	g.tasks.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, s := range all {
+		wg.Go(func() { s.Close() })
+	}
+	wg.Wait()
+	return g.closeAudit()
+}
+
+// EnableSubreaper makes this process the child subreaper (Linux), so that
+// processes a command leaves behind (setsid, double fork) are re-parented
+// to it and reaped when the command ends; the CLI calls it once at start.
+// Without it they are still found, through /proc. It changes a process
+// attribute: a library should call it only if it owns the process.
+func EnableSubreaper() error { return runner.EnableSubreaper() }

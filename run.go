@@ -1,0 +1,168 @@
+package shellguard
+
+// The run: building the runner's options (limits, cwd, sandbox launcher)
+// and running one command to its end.
+
+import (
+	"context"
+	"io"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"github.com/shellguard/shellguard/internal/runner"
+	"github.com/shellguard/shellguard/sandbox"
+)
+
+// Request is one command to run.
+type Request struct {
+	Command string
+	// Cwd is the working directory: absolute, or relative to the
+	// workspace. Empty: the workspace.
+	Cwd string
+	// Timeout: 0 means the configured default; otherwise it must be above
+	// 0 and at most Config.MaxTimeout, or the request is refused with a
+	// *LimitError (see CheckTimeout).
+	Timeout time.Duration
+	// MaxOutput: 0 means Config.MaxOutput; otherwise the per-stream
+	// capture size, from 1 to Config.MaxTotalOutput (see CheckMaxOutput).
+	MaxOutput int
+
+	// Stdout and Stderr, when set, receive output live as it arrives
+	// (redacted, like the Result).
+	Stdout io.Writer
+	Stderr io.Writer
+
+	// Approve, when set, decides this request if its verdict is ask
+	// (instead of Config.Approver).
+	Approve func(ctx context.Context, v Verdict) (bool, error)
+	// DisableSandbox asks to run outside the sandbox; honoured only with
+	// Config.AllowUnsandboxed, and then always as an ask.
+	DisableSandbox bool
+	// Session names the caller's session in the audit log.
+	Session string
+}
+
+// Run runs req and waits for it. Cancelling ctx stops the command and
+// returns its partial result together with ctx's error.
+//
+// A denied command, or an ask that no approver accepted, is not started:
+// the Result carries the decision and reasons and the error is a
+// *DeniedError (errors.Is(err, ErrDenied)).
+func (g *Guard) Run(ctx context.Context, req Request) (res Result, err error) {
+	opts, a, res, err := g.prepare(ctx, req)
+	defer func() { g.record(req, a, &res, err) }()
+	if err != nil {
+		return res, err
+	}
+	rr, err := runner.Run(ctx, opts)
+	if rr.Pid == 0 { // nothing was started
+		return res, err
+	}
+	g.fill(&res, rr, opts.Tag.(*runTag))
+	return res, err
+}
+
+// runTag travels with a started command (runner.Options.Tag): what
+// admission decided and how many secrets its output has had redacted.
+type runTag struct {
+	admission
+	redactions   atomic.Int64
+	backgrounded atomic.Bool // moved to the background by Session.Run
+}
+
+// prepare admits req and builds its runner options. The returned Result
+// carries the decision and reasons whether or not the request may run.
+func (g *Guard) prepare(ctx context.Context, req Request) (runner.Options, admission, Result, error) {
+	res := Result{Command: g.redactor().String(req.Command), Cwd: g.resolveCwd(req.Cwd)}
+	a, err := g.admit(ctx, req)
+	res.admitted(a)
+	if err != nil {
+		return runner.Options{}, a, res, err
+	}
+	opts, err := g.options(req)
+	if err != nil {
+		return opts, a, res, err
+	}
+	if a.unsandboxed {
+		opts.Launcher = nil
+	}
+	tag := &runTag{admission: a}
+	opts.Filter = g.filter(&tag.redactions)
+	opts.Tag = tag
+	return opts, a, res, nil
+}
+
+func (g *Guard) options(req Request) (runner.Options, error) {
+	// One rule for every face: out of range is refused, never clamped.
+	timeout := req.Timeout
+	if timeout == 0 {
+		timeout = g.cfg.Timeout
+	} else if err := g.CheckTimeout(timeout); err != nil {
+		return runner.Options{}, err
+	}
+	maxOut := g.cfg.MaxOutput
+	if req.MaxOutput != 0 {
+		if err := g.CheckMaxOutput(req.MaxOutput); err != nil {
+			return runner.Options{}, err
+		}
+		maxOut = req.MaxOutput
+	}
+	dir, err := g.ResolveCwd(req.Cwd)
+	if err != nil {
+		return runner.Options{}, err
+	}
+	var launcher runner.Launcher
+	if g.cfg.Sandbox != nil {
+		launcher = sandboxLauncher{*g.cfg.Sandbox}
+	}
+	return runner.Options{
+		Launcher:  launcher,
+		Script:    req.Command,
+		Dir:       dir,
+		Env:       g.env,
+		Timeout:   timeout,
+		MaxOutput: maxOut,
+		MaxTotal:  g.cfg.MaxTotalOutput,
+		Stdout:    req.Stdout,
+		Stderr:    req.Stderr,
+	}, nil
+}
+
+func (g *Guard) resolveCwd(cwd string) string {
+	if cwd == "" {
+		return g.cfg.Workspace
+	}
+	if !filepath.IsAbs(cwd) {
+		cwd = filepath.Join(g.cfg.Workspace, cwd)
+	}
+	return filepath.Clean(cwd)
+}
+
+// sandboxLauncher runs commands through the sandbox helper.
+type sandboxLauncher struct{ spec sandbox.Spec }
+
+func (l sandboxLauncher) Command(script string, env []string, dir string) (runner.Launch, error) {
+	cmd, h, err := sandbox.Command(context.Background(), l.spec, script, env, dir)
+	if err != nil {
+		return runner.Launch{}, err
+	}
+	return runner.Launch{
+		Cmd:         cmd,
+		Started:     h.Started,
+		Report:      func() (any, error) { return h.Applied() },
+		Close:       func() { h.Close() },
+		StartFailed: h.StartFailed,
+	}, nil
+}
+
+// ProbeSandbox runs `exit 0` the way the Guard runs commands and returns
+// what the sandbox enforced (sandbox.Describe): its layers, writable
+// roots and network. Nil without a sandbox or with the sandbox off.
+func (g *Guard) ProbeSandbox() (*sandbox.Applied, error) {
+	if g.cfg.Sandbox == nil || g.cfg.Sandbox.Mode == sandbox.Off {
+		return nil, nil
+	}
+	a, err := sandbox.Describe(*g.cfg.Sandbox, g.env)
+	return &a, err
+}

@@ -1,0 +1,216 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// cgroupRoot is where the unified hierarchy is mounted.
+const cgroupRoot = "/sys/fs/cgroup"
+
+// cgroupBase is the cgroup under which shellguard creates one child per
+// run, found (and prepared) once per process.
+var cgroupBase struct {
+	once sync.Once
+	dir  string
+	err  error
+	fix  string
+	seq  atomic.Int64
+}
+
+const cgroupFix = "a cgroup v2 host (systemd.unified_cgroup_hierarchy=1), then as root nothing else; as a user run shellguard under `systemd-run --user --scope -p Delegate=yes shellguard …` so that it owns a delegated cgroup"
+
+// baseCgroup returns the directory runs are created in, or why there is
+// none. As root it is /sys/fs/cgroup/shellguard; otherwise a child of the
+// process's own cgroup, which must be delegated (writable): shellguard
+// moves itself into a leaf "shellguard" child so that the controllers can
+// be enabled for the run cgroups next to it.
+func baseCgroup() (string, error) {
+	b := &cgroupBase
+	b.once.Do(func() { b.dir, b.err = findBaseCgroup() })
+	return b.dir, b.err
+}
+
+func findBaseCgroup() (string, error) {
+	var sfs unix.Statfs_t
+	if err := unix.Statfs(cgroupRoot, &sfs); err != nil {
+		return "", fmt.Errorf("statfs %s: %w", cgroupRoot, err)
+	}
+	if sfs.Type != unix.CGROUP2_SUPER_MAGIC {
+		hybrid := ""
+		if unix.Statfs(filepath.Join(cgroupRoot, "unified"), &sfs) == nil && sfs.Type == unix.CGROUP2_SUPER_MAGIC {
+			hybrid = " (hybrid: the v2 tree at /sys/fs/cgroup/unified has no memory controller)"
+		}
+		return "", fmt.Errorf("this host uses cgroup v1%s: %s is not a cgroup2 mount", hybrid, cgroupRoot)
+	}
+	want := []string{"memory", "pids", "cpu"}
+	if os.Getuid() == 0 {
+		base := filepath.Join(cgroupRoot, "shellguard")
+		if err := os.Mkdir(base, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+			return "", fmt.Errorf("mkdir %s: %w", base, err)
+		}
+		if err := enableControllers(cgroupRoot, want); err != nil {
+			return "", err
+		}
+		if err := enableControllers(base, want); err != nil {
+			return "", err
+		}
+		return base, nil
+	}
+	own, err := ownCgroup()
+	if err != nil {
+		return "", err
+	}
+	if unix.Access(filepath.Join(own, "cgroup.procs"), unix.W_OK) != nil || unix.Access(own, unix.W_OK) != nil {
+		return "", fmt.Errorf("the cgroup %s is not delegated to uid %d", strings.TrimPrefix(own, cgroupRoot), os.Getuid())
+	}
+	leaf := filepath.Join(own, "shellguard")
+	if err := os.Mkdir(leaf, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		return "", fmt.Errorf("mkdir %s: %w", leaf, err)
+	}
+	// No internal processes: move this process into the leaf, then the
+	// controllers can be enabled in own for the run cgroups.
+	if err := os.WriteFile(filepath.Join(leaf, "cgroup.procs"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+		return "", fmt.Errorf("moving into %s: %w", leaf, err)
+	}
+	if err := enableControllers(own, want); err != nil {
+		return "", err
+	}
+	return own, nil
+}
+
+func ownCgroup() (string, error) {
+	f, err := os.Open("/proc/self/cgroup")
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if p, ok := strings.CutPrefix(sc.Text(), "0::"); ok {
+			return filepath.Join(cgroupRoot, filepath.Clean("/"+p)), nil
+		}
+	}
+	return "", errors.New("no cgroup v2 entry in /proc/self/cgroup")
+}
+
+func enableControllers(dir string, want []string) error {
+	b, err := os.ReadFile(filepath.Join(dir, "cgroup.controllers"))
+	if err != nil {
+		return err
+	}
+	have := strings.Fields(string(b))
+	var add []string
+	for _, w := range want {
+		for _, h := range have {
+			if h == w {
+				add = append(add, "+"+w)
+			}
+		}
+	}
+	if len(add) < len(want) {
+		return fmt.Errorf("%s offers only the controllers %q (want %q)", dir, have, want)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cgroup.subtree_control"), []byte(strings.Join(add, " ")), 0o644); err != nil {
+		return fmt.Errorf("enabling %v in %s: %w", add, dir, err)
+	}
+	return nil
+}
+
+// runCgroup is the cgroup of one run.
+type runCgroup struct {
+	dir    string
+	fd     int
+	detail string
+}
+
+// newRunCgroup creates the run's cgroup with its limits. cmd starts in it
+// (clone3 CLONE_INTO_CGROUP), so every process of the run is counted
+// from its first instruction.
+func newRunCgroup(l Limits, cpuPercent int) (*runCgroup, error) {
+	base, err := baseCgroup()
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(base, fmt.Sprintf("run-%d-%d", os.Getpid(), cgroupBase.seq.Add(1)))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return nil, err
+	}
+	rc := &runCgroup{dir: dir, fd: -1}
+	var parts []string
+	set := func(file, val string) error {
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(val), 0o644); err != nil {
+			return fmt.Errorf("%s: %w", file, err)
+		}
+		parts = append(parts, file+"="+val)
+		return nil
+	}
+	var errs []error
+	if l.DataBytes > 0 {
+		// memory.max counts page cache, shmem, memfd and tmpfs pages of
+		// the whole tree; no swap on top of it.
+		errs = append(errs, set("memory.max", strconv.FormatInt(l.DataBytes, 10)))
+		if _, err := os.Stat(filepath.Join(dir, "memory.swap.max")); err == nil {
+			errs = append(errs, set("memory.swap.max", "0"))
+		}
+		errs = append(errs, set("memory.oom.group", "1"))
+	}
+	if l.Procs > 0 {
+		errs = append(errs, set("pids.max", strconv.FormatInt(l.Procs, 10)))
+	}
+	if cpuPercent > 0 {
+		errs = append(errs, set("cpu.max", fmt.Sprintf("%d 100000", cpuPercent*1000)))
+	}
+	if err := errors.Join(errs...); err != nil {
+		rc.close()
+		return nil, err
+	}
+	fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		rc.close()
+		return nil, err
+	}
+	rc.fd = fd
+	rc.detail = strings.TrimPrefix(dir, cgroupRoot) + ": " + strings.Join(parts, " ") + "; the tree is killed with cgroup.kill"
+	return rc, nil
+}
+
+// close kills everything left in the cgroup and removes it.
+func (rc *runCgroup) close() {
+	if rc == nil {
+		return
+	}
+	if rc.fd >= 0 {
+		unix.Close(rc.fd)
+		rc.fd = -1
+	}
+	os.WriteFile(filepath.Join(rc.dir, "cgroup.kill"), []byte("1"), 0o644)
+	for i := 0; i < 100; i++ {
+		if err := unix.Rmdir(rc.dir); err == nil || errors.Is(err, unix.ENOENT) {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// CgroupStatus says whether runs get a cgroup here and, if not, why and
+// what would enable it (for doctor).
+func CgroupStatus() (ok bool, detail, reason, fix string) {
+	base, err := baseCgroup()
+	if err != nil {
+		return false, "", err.Error(), cgroupFix
+	}
+	return true, "runs get a child of " + strings.TrimPrefix(base, cgroupRoot) + " with memory.max, pids.max, cpu.max", "", ""
+}

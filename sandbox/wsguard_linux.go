@@ -1,0 +1,194 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// wsProtectedNew are workspace files that something outside the sandbox
+// obeys (direnv, shellguard's project config). They are read-only when they
+// exist; one created inside the sandbox is removed after the run.
+var wsProtectedNew = []string{".envrc", ".shellguard.yaml", ".shellguard.yml"}
+
+// wsScanLimit bounds the post-run search for git metadata the run created
+// in the workspace (directories read).
+const wsScanLimit = 50000
+
+// wsGuard is the parent's after-the-run check of the workspace: git
+// metadata that would make the user's own git run a program later — a
+// gitfile or a .git symlink anywhere (`src/.git: gitdir: …`), a new or
+// changed nested .git whose config sets exec-bearing keys, hooks or a
+// commondir — and the protected files above.
+type wsGuard struct {
+	ws      string
+	start   time.Time
+	existed map[string]bool
+	git     *gitState // for git config --file (its git binary)
+	// rootGit: the workspace had a .git before the run (the view
+	// protects it; its config may legitimately hold any key).
+	rootGit bool
+}
+
+func prepareWSGuard(ws string, gitBin string) *wsGuard {
+	g := &wsGuard{ws: ws, start: time.Now().Add(-100 * time.Millisecond), existed: map[string]bool{}, git: &gitState{git: gitBin}}
+	for _, n := range wsProtectedNew {
+		if _, err := os.Lstat(filepath.Join(ws, n)); err == nil {
+			g.existed[n] = true
+		}
+	}
+	_, err := os.Lstat(filepath.Join(ws, ".git"))
+	g.rootGit = err == nil
+	return g
+}
+
+func (g *wsGuard) changed(st *unix.Stat_t) bool {
+	c := time.Unix(st.Ctim.Unix())
+	m := time.Unix(st.Mtim.Unix())
+	return !c.Before(g.start) || !m.Before(g.start)
+}
+
+func (g *wsGuard) finish() (warns []string) {
+	if g == nil {
+		return nil
+	}
+	for _, n := range wsProtectedNew {
+		p := filepath.Join(g.ws, n)
+		if _, err := os.Lstat(p); err == nil && !g.existed[n] {
+			os.RemoveAll(p)
+			warns = append(warns, fmt.Sprintf("refused: %s created inside the sandbox was removed (it would be obeyed outside)", n))
+		}
+	}
+	dirs := 0
+	var walk func(dir string, depth int)
+	walk = func(dir string, depth int) {
+		if dirs >= wsScanLimit {
+			return
+		}
+		dirs++
+		f, err := os.Open(dir)
+		if err != nil {
+			return
+		}
+		ents, _ := f.ReadDir(-1)
+		f.Close()
+		for _, e := range ents {
+			p := filepath.Join(dir, e.Name())
+			if e.Name() == ".git" {
+				if depth == 0 && e.IsDir() {
+					// The workspace's own .git is protected by the view;
+					// only a new one (git init inside) is checked.
+					if !g.rootGit {
+						warns = append(warns, g.checkGitDir(p)...)
+					}
+					continue
+				}
+				warns = append(warns, g.checkDotGit(p, e)...)
+				continue
+			}
+			if e.IsDir() {
+				walk(p, depth+1)
+			}
+		}
+	}
+	walk(g.ws, 0)
+	if dirs >= wsScanLimit {
+		warns = append(warns, fmt.Sprintf("the workspace has more than %d directories: git metadata created by the command was not searched everywhere", wsScanLimit))
+	}
+	return warns
+}
+
+func (g *wsGuard) rel(p string) string {
+	if r, err := filepath.Rel(g.ws, p); err == nil {
+		return r
+	}
+	return p
+}
+
+// checkDotGit handles a .git entry below the workspace root.
+func (g *wsGuard) checkDotGit(p string, e os.DirEntry) []string {
+	var st unix.Stat_t
+	if unix.Lstat(p, &st) != nil {
+		return nil
+	}
+	if !e.IsDir() {
+		// A gitfile or a symlink redirects git to another directory.
+		if g.changed(&st) {
+			os.Remove(p)
+			return []string{fmt.Sprintf("refused: %s (a gitfile or .git link written inside the sandbox) was removed", g.rel(p))}
+		}
+		return nil
+	}
+	return g.checkGitDir(p)
+}
+
+// checkGitDir cleans a git directory written during the run: exec-bearing
+// config keys unset, new hooks and commondir removed.
+func (g *wsGuard) checkGitDir(p string) (warns []string) {
+	for _, n := range []string{"commondir", "gitdir"} {
+		f := filepath.Join(p, n)
+		var st unix.Stat_t
+		if unix.Lstat(f, &st) == nil && g.changed(&st) {
+			os.Remove(f)
+			warns = append(warns, fmt.Sprintf("refused: %s was removed", g.rel(f)))
+		}
+	}
+	if ents, err := os.ReadDir(filepath.Join(p, "hooks")); err == nil {
+		for _, e := range ents {
+			f := filepath.Join(p, "hooks", e.Name())
+			var st unix.Stat_t
+			if strings.HasSuffix(e.Name(), ".sample") || unix.Lstat(f, &st) != nil || !g.changed(&st) {
+				continue
+			}
+			os.RemoveAll(f)
+			warns = append(warns, fmt.Sprintf("refused: hook %s written inside the sandbox was removed", g.rel(f)))
+		}
+	}
+	cfg := filepath.Join(p, "config")
+	var st unix.Stat_t
+	if unix.Lstat(cfg, &st) != nil || !g.changed(&st) {
+		return warns
+	}
+	if g.git.git == "" {
+		os.Rename(cfg, cfg+".refused")
+		return append(warns, fmt.Sprintf("refused: %s written inside the sandbox was renamed to config.refused (git not found to check it)", g.rel(cfg)))
+	}
+	vals, err := g.git.gitList(cfg)
+	if err != nil {
+		os.Rename(cfg, cfg+".refused")
+		return append(warns, fmt.Sprintf("refused: %s could not be parsed and was renamed to config.refused", g.rel(cfg)))
+	}
+	for k, vs := range vals {
+		ok := gitInitKey(k)
+		for _, v := range vs {
+			ok = ok || gitConfigAllowed(k, v)
+		}
+		if ok {
+			continue
+		}
+		if err := g.git.gitRun("--file", cfg, "--unset-all", k); err != nil {
+			os.Rename(cfg, cfg+".refused")
+			return append(warns, fmt.Sprintf("refused: %s sets %s and was renamed to config.refused", g.rel(cfg), k))
+		}
+		warns = append(warns, fmt.Sprintf("refused: %s was removed from %s (it can make git run a program)", k, g.rel(cfg)))
+	}
+	return warns
+}
+
+// gitInitKey: what git init and git clone write themselves.
+func gitInitKey(k string) bool {
+	switch strings.ToLower(k) {
+	case "core.repositoryformatversion", "core.filemode", "core.bare", "core.logallrefupdates",
+		"core.ignorecase", "core.precomposeunicode", "core.symlinks", "core.autocrlf", "core.eol",
+		"core.worktree", "extensions.objectformat", "extensions.refstorage", "extensions.noop",
+		"init.defaultbranch", "submodule.active", "gc.auto", "pull.rebase", "pull.ff":
+		return true
+	}
+	return false
+}
