@@ -28,7 +28,7 @@ func Extract(res *analyze.Result, opts Options) []Effect {
 	if opts.Home == "" {
 		opts.Home = "/home/user"
 	}
-	x := &extractor{res: res, opts: opts}
+	x := &extractor{res: res, opts: opts, out: make([]Effect, 0, 2*len(res.Commands)+len(res.Redirects))}
 	x.indexPipes()
 	x.tempVars()
 	x.gitRemotes()
@@ -1187,7 +1187,7 @@ func WrappedArgv(c *analyze.Command) ([]analyze.Arg, bool) {
 		return nil, false
 	}
 	g := Lookup(c.Name())
-	if g == nil {
+	if g == nil || !g.wraps() {
 		return nil, false
 	}
 	p := parse(g, c.Args[1:])

@@ -118,8 +118,9 @@ type Grammar struct {
 	// Subs holds the subcommands.
 	Subs map[string]*Grammar
 	// Aliases are other names of the program.
-	Aliases []string
-	parent  *Grammar
+	Aliases    []string
+	parent     *Grammar
+	anyWrapper bool
 }
 
 //go:embed grammars/*.txt
@@ -162,6 +163,9 @@ func loadGrammars() (map[string]*Grammar, error) {
 		if err := parseGrammarFile(tab, strings.TrimSuffix(e.Name(), ".txt"), string(b)); err != nil {
 			return nil, err
 		}
+	}
+	for _, g := range tab {
+		g.markWrappers()
 	}
 	return tab, nil
 }
@@ -400,6 +404,22 @@ func Programs() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// wraps reports whether g or one of its subcommands is a wrapper
+// (computed once when the grammars load).
+func (g *Grammar) wraps() bool { return g.anyWrapper }
+
+func (g *Grammar) markWrappers() bool {
+	for _, s := range g.Subs {
+		if s.markWrappers() {
+			g.anyWrapper = true
+		}
+	}
+	if g.Wrapper {
+		g.anyWrapper = true
+	}
+	return g.anyWrapper
 }
 
 // takesValue reports whether option o takes a value in g or any parent.
