@@ -143,6 +143,7 @@ func (g *Guard) fill(res *Result, rr runner.Result, tag *runTag) {
 	res.Duration = rr.Duration.Seconds()
 	g.fillSandbox(res, rr.Launch)
 	res.Redactions = int(tag.redactions.Load())
+	hintNetwork(res)
 }
 
 // fillSandbox says what sandbox the command ran in.

@@ -32,6 +32,11 @@ type Request struct {
 	// (redacted, like the Result).
 	Stdout io.Writer
 	Stderr io.Writer
+	// MergeStderr gives the command one pipe for stdout and stderr, so
+	// that they keep the order it wrote them in (for a caller showing
+	// both on one terminal): all output is then Stdout, and Stderr is
+	// empty.
+	MergeStderr bool
 
 	// Approve, when set, decides this request if its verdict is ask
 	// (instead of Config.Approver).
@@ -126,6 +131,8 @@ func (g *Guard) options(req Request) (runner.Options, error) {
 		MaxTotal:  g.cfg.MaxTotalOutput,
 		Stdout:    req.Stdout,
 		Stderr:    req.Stderr,
+
+		MergeStderr: req.MergeStderr,
 	}, nil
 }
 

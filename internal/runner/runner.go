@@ -68,6 +68,11 @@ type Options struct {
 	Stdout io.Writer
 	Stderr io.Writer
 
+	// MergeStderr sends the command's stderr into its stdout pipe, so
+	// that both arrive in the order the command wrote them: everything is
+	// then stdout (and goes to Stdout); stderr stays empty.
+	MergeStderr bool
+
 	// Filter, when set, is put in front of each stream's capture and tee
 	// (e.g. secret redaction), so nothing unfiltered is kept or streamed.
 	// It is closed when the stream ends, to flush what it holds back.
@@ -290,13 +295,20 @@ func Start(o Options) (*Process, error) {
 				p.closeLaunch()
 				return nil, fmt.Errorf("runner: %w", err)
 			}
-			if errR, errW, err = os.Pipe(); err != nil {
-				closeAll(outR, outW, p.stdin, tty)
-				p.closeLaunch()
-				return nil, fmt.Errorf("runner: %w", err)
+			if o.MergeStderr {
+				// One pipe for both: the reader sees them in the order
+				// the command wrote them.
+				p.cmd.Stdout, p.cmd.Stderr = outW, outW
+				p.pipes = []*os.File{outR}
+			} else {
+				if errR, errW, err = os.Pipe(); err != nil {
+					closeAll(outR, outW, p.stdin, tty)
+					p.closeLaunch()
+					return nil, fmt.Errorf("runner: %w", err)
+				}
+				p.cmd.Stdout, p.cmd.Stderr = outW, errW
+				p.pipes = []*os.File{outR, errR}
 			}
-			p.cmd.Stdout, p.cmd.Stderr = outW, errW
-			p.pipes = []*os.File{outR, errR}
 		}
 
 		p.start = time.Now()
@@ -319,6 +331,9 @@ func Start(o Options) (*Process, error) {
 	if o.PTY {
 		p.readers.Add(1)
 		go p.drain(p.stdin, p.stdout, o.Stdout)
+	} else if o.MergeStderr {
+		p.readers.Add(1)
+		go p.drain(p.pipes[0], p.stdout, o.Stdout)
 	} else {
 		p.readers.Add(2)
 		go p.drain(p.pipes[0], p.stdout, o.Stdout)
