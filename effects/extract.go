@@ -823,8 +823,9 @@ func (x *extractor) apply(i int, c *analyze.Command, p *parsed) {
 			}
 			continue
 		}
+		before := len(x.out)
 		x.operand(i, c, p, role, a, cwd, recursive, mode != "", mode, with)
-		if mode != "" && role == RoleWrite {
+		if mode != "" && role == RoleWrite && len(x.out) > before {
 			last := &x.out[len(x.out)-1]
 			if last.Kind == Write {
 				last.Kind = modeKind
