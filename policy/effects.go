@@ -276,15 +276,15 @@ func (e *evaluator) patternClass(pa effects.Path) (effects.Resource, bool) {
 	if pat == "" && strings.HasPrefix(pa.Via, "glob ") {
 		pat = path.Base(pa.Raw)
 	}
-	pat = strings.NewReplacer("*", "", "?", "", "[", "", "]", "").Replace(pat)
-	if pat == "" || pat == "." {
+	if pat == "" {
 		return effects.Resource{}, false
 	}
 	dir := pa.Abs
 	if dir == "" {
 		dir = e.ws
 	}
-	return effects.Classify(path.Join(dir, path.Base(pat)), e.classOpts()), true
+	r := effects.ClassifyPattern(dir, pat, e.classOpts())
+	return r, r.Class != effects.ClassOther
 }
 
 // unknownSecretName reports a raw path whose base name is a secret file
@@ -328,6 +328,11 @@ func (k *cmdCheck) mutation(ef effects.Effect, sp analyze.Span, desc string) {
 		return
 	}
 	r := effects.Classify(p, o)
+	if derived && ef.Kind == effects.Write {
+		if pr, ok := e.patternClass(ef.Path); ok && (pr.Class == effects.ClassPersistence || pr.Class == effects.ClassRegistry) {
+			r = pr
+		}
+	}
 	if ef.Text == "git config" && gitForcesPush(ef.Name, ef.Value) {
 		e.emit(sg4016, k.i, sp, "git config "+ef.Name+" "+quote(ef.Value)+" makes every later push overwrite the remote")
 		return
