@@ -687,8 +687,11 @@ func (x *extractor) unknownProgram(i int, c *analyze.Command, name string) {
 	x.emit(Effect{Kind: Unknown, Cmd: i, Span: c.Span, Program: name})
 	for _, a := range c.Args[1:] {
 		v := a.Value
-		if a.Dynamic {
+		if a.Dynamic && !specialParam(v) {
 			x.emit(Effect{Kind: Unknown, Cmd: i, Span: a.Span, Program: name, Dynamic: true, Path: x.pathOf(a, c.Cwd)})
+			continue
+		}
+		if a.Dynamic {
 			continue
 		}
 		if k := strings.IndexByte(v, '='); k > 0 && strings.HasPrefix(v, "-") {
@@ -706,6 +709,15 @@ func (x *extractor) unknownProgram(i int, c *analyze.Command, name string) {
 			x.emit(Effect{Kind: Unknown, Cmd: i, Span: a.Span, Program: name, Path: x.pathOf(b, c.Cwd)})
 		}
 	}
+}
+
+// specialParam reports $$, $!, $?, $# and friends: numbers, never paths.
+func specialParam(v string) bool {
+	switch v {
+	case "$$", "$!", "$?", "$#", "${$}", "${!}", "${?}", "${#}", "$PPID", "$BASHPID", "$RANDOM", "$SECONDS", "$LINENO", "$UID", "$EUID":
+		return true
+	}
+	return false
 }
 
 func looksLikePath(v string) bool {

@@ -177,7 +177,8 @@ var safeDevices = map[string]bool{"/dev/null": true, "/dev/zero": true, "/dev/ra
 
 // SafeDevice reports the devices any program may use.
 func SafeDevice(p string) bool {
-	return safeDevices[p] || strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/dev/pts/") || Within(p, "/dev/shm")
+	return safeDevices[p] || strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/dev/pts/") || Within(p, "/dev/shm") ||
+		strings.HasPrefix(p, "/proc/self/fd/") || p == "/proc/self/fd"
 }
 
 func gitDir(p string) string {

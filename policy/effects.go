@@ -709,7 +709,13 @@ func (k *cmdCheck) shellSinks() {
 			}
 		}
 	case "read":
-		for _, a := range c.Args[1:] {
+		for j, a := range c.Args[1:] {
+			if j > 0 {
+				switch c.Args[j].Value {
+				case "-p", "-d", "-n", "-N", "-t", "-u", "-i", "-e":
+					continue // the value of an option: a prompt, a count
+				}
+			}
 			if a.Dynamic && !strings.HasPrefix(a.Value, "-") {
 				e.emit(sg4020, k.i, c.Span, "read assigns to a variable whose name is computed")
 				return

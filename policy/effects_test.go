@@ -150,6 +150,11 @@ func TestEffectClasses(t *testing.T) {
 		"declare -f build",
 		"python3 -c \"import socket; socket.create_connection(('localhost', $PORT))\"",
 		"find / -perm -4000 -type f",
+		"read -p \"> $line: \" answer",
+		"read -r -N $n buf",
+		"echo x | tee /proc/self/fd/2",
+		"frobnicate -p $$",
+		"view /etc/hosts",
 	}
 	for class, cmds := range block {
 		for _, src := range cmds {
