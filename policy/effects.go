@@ -70,7 +70,11 @@ func (e *evaluator) textSinks() {
 	if len(ext) == 0 {
 		return
 	}
-	for _, ctx := range arithContexts(src) {
+	ctxs := arithContexts(src)
+	if len(ctxs) > 256 {
+		ctxs = ctxs[:256]
+	}
+	for _, ctx := range ctxs {
 		for n := range ext {
 			if containsWord(ctx, n) {
 				e.emit(sg4020, -1, whole, "arithmetic on "+n+", a value from outside the command: a subscript in it runs commands")
@@ -215,7 +219,11 @@ func (k *cmdCheck) nestedLine(what, line string, sp analyze.Span) {
 		e.emit(sg4013, k.i, sp, k.c.Name()+" "+what+" the command line "+quote(line))
 		return
 	}
-	v := evaluateAt(analyze.Analyze(line, AnalyzeOptions(e.rules)), e.rules, e.depth+1)
+	if !e.nestOK(line) {
+		e.emit(sg4013, k.i, sp, k.c.Name()+" "+what+" more command lines than can be judged: "+quote(line))
+		return
+	}
+	v := evaluateAt(analyze.Analyze(line, AnalyzeOptions(e.rules)), e.rules, e.depth+1, e.nested)
 	for _, r := range v.Reasons {
 		row := rowOf(r.ID, r.Decision)
 		if row == nil {
@@ -509,7 +517,11 @@ func (k *cmdCheck) optionCommand(ef effects.Effect, sp analyze.Span) {
 		e.emit(sg4013, k.i, sp, ef.Program+" runs the command line "+quote(val))
 		return
 	}
-	v := evaluateAt(analyze.Analyze(val, AnalyzeOptions(e.rules)), e.rules, e.depth+1)
+	if !e.nestOK(val) {
+		e.emit(sg4013, k.i, sp, ef.Program+" runs more command lines than can be judged: "+quote(val))
+		return
+	}
+	v := evaluateAt(analyze.Analyze(val, AnalyzeOptions(e.rules)), e.rules, e.depth+1, e.nested)
 	for _, r := range v.Reasons {
 		row := rowOf(r.ID, r.Decision)
 		if row == nil {
@@ -523,6 +535,18 @@ var (
 	rowsOnce sync.Once
 	rowsByID map[string]*Finding
 )
+
+// nestOK takes one nested evaluation from the check's budget.
+func (e *evaluator) nestOK(line string) bool {
+	if e.nested == nil {
+		e.nested = new(int)
+	}
+	if *e.nested >= nestedBudget || len(line) > nestedMaxLen {
+		return false
+	}
+	*e.nested++
+	return true
+}
 
 // rowOf returns the catalog row of an ID at a decision.
 func rowOf(id string, d Decision) *Finding {
@@ -538,18 +562,19 @@ func rowOf(id string, d Decision) *Finding {
 // unwrapped reports whether analyze found commands run by this command
 // (an option or argument holding a command line it could read).
 func (k *cmdCheck) unwrapped() bool {
-	name := k.c.Name()
-	for j := k.i + 1; j < len(k.e.res.Commands); j++ {
-		c := k.e.res.Commands[j]
-		if len(c.Wrappers) == 0 || c.Depth <= k.c.Depth {
-			continue
-		}
-		w := c.Wrappers[len(c.Wrappers)-1]
-		if w.Program == name || strings.HasPrefix(w.Text, name+" ") {
-			return true
+	e := k.e
+	if e.wrappers == nil {
+		e.wrappers = map[string]bool{}
+		for _, c := range e.res.Commands {
+			for _, w := range c.Wrappers {
+				e.wrappers[w.Program] = true
+				if n, _, ok := strings.Cut(w.Text, " "); ok {
+					e.wrappers[n] = true
+				}
+			}
 		}
 	}
-	return false
+	return e.wrappers[k.c.Name()]
 }
 
 // gitForcesPush reports remote settings that turn a push into a forced
