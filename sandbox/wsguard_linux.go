@@ -20,7 +20,7 @@ var wsProtectedNew = []string{".envrc", ".shellguard.yaml", ".shellguard.yml"}
 
 // wsScanLimit bounds the post-run search for git metadata the run created
 // in the workspace (directories read).
-const wsScanLimit = 50000
+const wsScanLimit = 20000
 
 // wsGuard is the parent's after-the-run check of the workspace: git
 // metadata that would make the user's own git run a program later — a
