@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/shellguard/shellguard/internal/runner"
+	"github.com/shellguard/shellguard/sandbox"
 )
 
 // DefaultBlockingBudget is how long Session.Run blocks before it moves a
@@ -63,6 +64,10 @@ type SessionOptions struct {
 	// BlockingBudget is how long Session.Run blocks before moving the
 	// command to the background; 0: DefaultBlockingBudget; < 0: never.
 	BlockingBudget time.Duration
+	// TmpOf, when set, makes the session's sandboxed commands share the
+	// private /tmp of that session (e.g. two sessions of one client)
+	// instead of having one of their own.
+	TmpOf *Session
 }
 
 // TaskOptions are the options of a background task.
@@ -103,6 +108,13 @@ type Session struct {
 	g      *Guard
 	table  *runner.Table
 	budget time.Duration
+
+	// The private /tmp and /dev/shm of the session's sandboxed commands,
+	// created on first use and removed by Close (see sandbox.SessionTmp).
+	tmpMu  sync.Mutex
+	tmp    *sandbox.SessionTmp
+	tmpOf  *Session
+	closed bool
 }
 
 // sessions is the Guard's record of its open sessions.
@@ -131,6 +143,7 @@ func (g *Guard) NewSession(o SessionOptions) *Session {
 			Retain:   o.Retain,
 		}),
 		budget: o.BlockingBudget,
+		tmpOf:  o.TmpOf,
 	}
 	g.tasks.mu.Lock()
 	defer g.tasks.mu.Unlock()
@@ -179,6 +192,11 @@ func (g *Guard) Start(ctx context.Context, req Request, o TaskOptions) (*Task, e
 // refuses new ones. Safe to call more than once.
 func (s *Session) Close() error {
 	err := s.table.Close()
+	s.tmpMu.Lock()
+	s.closed = true
+	s.tmp.Close()
+	s.tmp = nil
+	s.tmpMu.Unlock()
 	s.g.tasks.mu.Lock()
 	delete(s.g.tasks.open, s)
 	s.g.tasks.mu.Unlock()
@@ -206,6 +224,10 @@ func (s *Session) Start(ctx context.Context, req Request, o TaskOptions) (*Task,
 		return nil, err
 	}
 	opts.PTY, opts.PTYRows, opts.PTYCols = o.PTY, o.Rows, o.Cols
+	if err := s.useTmp(&opts); err != nil {
+		s.g.record(req, a, &res, err)
+		return nil, err
+	}
 	t, err := s.table.Start(opts)
 	if err != nil {
 		s.g.record(req, a, &res, err)
@@ -215,6 +237,34 @@ func (s *Session) Start(ctx context.Context, req Request, o TaskOptions) (*Task,
 	res.Task = &TaskStatus{ID: t.ID(), Pid: t.Process().Pid(), StartedAt: t.Process().StartedAt(), Running: true}
 	s.g.record(req, a, &res, nil)
 	return task, nil
+}
+
+// useTmp points a sandboxed command at the session's private /tmp,
+// creating it on first use.
+func (s *Session) useTmp(opts *runner.Options) error {
+	l, ok := opts.Launcher.(sandboxLauncher)
+	if !ok {
+		return nil
+	}
+	owner := s
+	if s.tmpOf != nil {
+		owner = s.tmpOf
+	}
+	owner.tmpMu.Lock()
+	defer owner.tmpMu.Unlock()
+	if owner.closed {
+		return ErrSessionClosed
+	}
+	if owner.tmp == nil {
+		t, err := sandbox.NewSessionTmp()
+		if err != nil {
+			return err
+		}
+		owner.tmp = t
+	}
+	l.spec.SessionTmp = owner.tmp.Dir()
+	opts.Launcher = l
+	return nil
 }
 
 // Task returns the task with the given id.
@@ -259,6 +309,9 @@ func (s *Session) Run(ctx context.Context, req Request) (res Result, err error) 
 	opts, a, res, err := s.g.prepare(ctx, req)
 	defer func() { s.g.record(req, a, &res, err) }()
 	if err != nil {
+		return res, err
+	}
+	if err = s.useTmp(&opts); err != nil {
 		return res, err
 	}
 	tag := opts.Tag.(*runTag)
@@ -363,7 +416,7 @@ func (t *Task) Status(o ReadOptions) Result { return t.result(t.t.Status(o), t.g
 
 func (t *Task) result(st runner.TaskStatus, max int) Result {
 	p := t.t.Process()
-	res := Result{Command: p.Script(), Cwd: p.Dir(), started: true}
+	res := Result{Command: t.g.redactor().String(p.Script()), Cwd: p.Dir(), started: true}
 	res.admitted(t.tag.admission)
 	res.Stdout, res.StdoutDroppedBytes = bound(st.Stdout, max, st.StdoutDropped)
 	res.Stderr, res.StderrDroppedBytes = bound(st.Stderr, max, st.StderrDropped)

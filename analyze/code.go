@@ -71,7 +71,7 @@ func codeFacts(cmd *Command, prev []*Command) {
 			cmd.Code = append(cmd.Code, cd)
 		}
 	default: // interpreters
-		cd, ok := interpreterCode(name, args)
+		cd, ok, inPlace := interpreterOpts(name, args)
 		stdin := false
 		if !ok {
 			cd, ok = interpreterStdin(cmd)
@@ -79,7 +79,7 @@ func codeFacts(cmd *Command, prev []*Command) {
 		}
 		if ok {
 			cmd.Code = append(cmd.Code, Code{Lang: cmd.Lang, Text: cd.Value, Span: cd.Span, Dynamic: cd.Dynamic, Stdin: stdin,
-				Exec: interpreterExec(cmd.Lang, cd.Value)})
+				Exec: interpreterExec(cmd.Lang, cd.Value), InPlace: inPlace && !stdin})
 		} else {
 			cmd.StdinCode = interpreterReadsStdin(args)
 		}
@@ -250,43 +250,77 @@ func interpreterStdin(cmd *Command) (Arg, bool) {
 	return Arg{}, false
 }
 
-// interpreterCode returns the inline program of an interpreter command
-// (python -c, perl -e, node -e, …).
-func interpreterCode(name string, args []Arg) (Arg, bool) {
+// shortOpts describes the bundled short options of interpreters that
+// accept them: the letters that take the program text, the letters that
+// take a value (attached, or the next word when nothing is attached),
+// and the letters whose optional value can only be attached. Perl's
+// -lne'print' is -l, -n, then the code "print".
+var shortOpts = map[string]struct{ code, next, attached string }{
+	progs.Perl:   {code: "eE", next: "MmIF", attached: "ilxCdD0123456789"},
+	progs.Ruby:   {code: "e", next: "IrCFEK", attached: "iWx0123456789"},
+	progs.Python: {code: "c", next: "mWX"},
+	progs.JS:     {code: "ep", next: "r"},
+	progs.PHP:    {code: "r", next: "dcz"},
+	progs.Lua:    {code: "e", next: "l"},
+}
+
+// interpreterOpts parses the options of an interpreter command up to its
+// inline program, and reports whether a switch asks to edit the file
+// operands in place (perl -i, ruby -i; not the i of -ne'print if …').
+func interpreterOpts(name string, args []Arg) (code Arg, ok, inPlace bool) {
+	lang := progs.Lang(name)
+	spec, bundles := shortOpts[lang]
 	flag := progs.CodeFlag(name)
-	for i, a := range args {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
 		v := a.Value
 		if a.Dynamic && i == 0 {
-			return Arg{}, false
+			return Arg{}, false, inPlace
 		}
 		if v == "--" || (len(v) > 0 && v[0] != '-') {
 			if name == "deno" && v == "eval" && i+1 < len(args) {
-				return args[i+1], true
+				return args[i+1], true, inPlace
 			}
-			return Arg{}, false
+			return Arg{}, false, inPlace
 		}
-		if v == flag || v == "--eval" || v == "-E" && name == "perl" || (name == "node" && (v == "-p" || v == "--print")) {
+		if v == flag || v == "--eval" || lang == progs.JS && v == "--print" {
 			if i+1 < len(args) {
-				return args[i+1], true
+				return args[i+1], true, inPlace
 			}
-			return Arg{}, false
+			return Arg{}, false, inPlace
 		}
-		// grouped perl/ruby flags like -ne, -pe, -pie
-		if (name == "perl" || name == "ruby") && len(v) > 1 && v[0] == '-' && strings.HasSuffix(v, "e") && !strings.HasPrefix(v, "--") {
-			if i+1 < len(args) {
-				return args[i+1], true
+		if !bundles || len(v) < 2 || strings.HasPrefix(v, "--") {
+			continue
+		}
+	letters:
+		for j := 1; j < len(v); j++ {
+			ch := v[j]
+			if ch == 'i' && (lang == progs.Perl || lang == progs.Ruby) {
+				inPlace = true
 			}
-		}
-		if strings.HasPrefix(name, "python") && strings.HasPrefix(v, "-c") && len(v) > 2 {
-			a2 := a
-			a2.Value = v[2:]
-			return a2, true
-		}
-		if strings.HasPrefix(name, "python") && v == "-m" {
-			return Arg{}, false
+			switch {
+			case strings.IndexByte(spec.code, ch) >= 0:
+				if j+1 < len(v) {
+					a.Value = v[j+1:]
+					return a, true, inPlace
+				}
+				if i+1 < len(args) {
+					return args[i+1], true, inPlace
+				}
+				return Arg{}, false, inPlace
+			case lang == progs.Python && ch == 'm':
+				return Arg{}, false, inPlace // python -m module: no inline code
+			case strings.IndexByte(spec.next, ch) >= 0:
+				if j+1 == len(v) {
+					i++ // the value is the next word
+				}
+				break letters
+			case strings.IndexByte(spec.attached, ch) >= 0:
+				break letters
+			}
 		}
 	}
-	return Arg{}, false
+	return Arg{}, false, inPlace
 }
 
 var (

@@ -191,16 +191,17 @@ func (x *extractor) producer(u *analyze.Command) (root, via string, ok bool) {
 	cwd := u.Cwd
 	switch name {
 	case "find":
-		for _, a := range args {
-			v := a.Value
-			if strings.HasPrefix(v, "-") || v == "(" || v == "!" || v == "\\(" {
-				break
+		// The first argument is the start path unless it is an option or
+		// an expression.
+		if len(args) > 0 {
+			a := args[0]
+			if v := a.Value; !strings.HasPrefix(v, "-") && v != "(" && v != "!" && v != "\\(" {
+				p := x.pathOf(a, cwd)
+				if !p.Known() {
+					return "", "", false
+				}
+				return p.Abs, "find " + a.Value, true
 			}
-			p := x.pathOf(a, cwd)
-			if !p.Known() {
-				return "", "", false
-			}
-			return p.Abs, "find " + a.Value, true
 		}
 		if cwd == "" {
 			return "", "", false

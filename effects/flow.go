@@ -96,7 +96,6 @@ func (x *extractor) tar(i int, c *analyze.Command, p *parsed, with func(Effect) 
 			case "--file", "--directory":
 				if !eq && k+1 < len(args) {
 					k++
-					val = args[k].Value
 					a = args[k]
 				} else {
 					a = analyze.Arg{Value: val, Span: a.Span}

@@ -93,6 +93,10 @@ func (k *cmdCheck) codeRunner() {
 		case len(subs) > 0 && allEnvInit(subs):
 			// eval "$(ssh-agent -s)", eval "$(direnv hook bash)": tools
 			// that print shell setup for the current shell
+		case k.interpreterLang() && len(a.Subst) == 0 && varsInLiterals(a.Value, a.Vars):
+			// python3 -c "…urlopen('http://localhost:$port/')…": the
+			// program is known; shell variables fill its string
+			// literals, and the code is judged as written
 		case a.Dynamic && !(k.c.FuncDef != "" && a.Positional):
 			k.emitAt(sg2305, a.Span, quote(k.name)+" runs code that is only known at run time")
 		}
@@ -462,4 +466,54 @@ func (k *cmdCheck) rgPre() {
 			return
 		}
 	}
+}
+
+// varsInLiterals reports interpreter code whose only unknown parts are
+// the shell variables vars, each expanded where the program expects a
+// value: inside a quoted string literal ('…' or "…"), or as a whole
+// argument of a call (connect(('localhost', $PORT))). Never where it
+// would be code of its own.
+func varsInLiterals(code string, vars []string) bool {
+	if len(vars) == 0 {
+		return false
+	}
+	found := 0
+	var quote byte
+	for i := 0; i < len(code); i++ {
+		c := code[i]
+		switch {
+		case c == '\\' && quote != 0:
+			i++
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote == 0 && (c == '\'' || c == '"' || c == '`'):
+			quote = c
+		case c == '$':
+			for _, v := range vars {
+				n := 0
+				switch {
+				case strings.HasPrefix(code[i+1:], "{"+v+"}"):
+					n = len(v) + 3
+				case strings.HasPrefix(code[i+1:], v):
+					n = len(v) + 1
+				default:
+					continue
+				}
+				if quote == 0 && !wholeArgument(code, i, i+n) {
+					return false
+				}
+				found++
+			}
+		}
+	}
+	return found > 0
+}
+
+// wholeArgument reports that code[start:end] is a whole argument or
+// element: the nearest non-blank characters around it are ( [ or , before
+// and , ) or ] after.
+func wholeArgument(code string, start, end int) bool {
+	before := strings.TrimRight(code[:start], " \t")
+	after := strings.TrimLeft(code[end:], " \t")
+	return before != "" && after != "" && strings.ContainsRune("([,", rune(before[len(before)-1])) && strings.ContainsRune(",)]", rune(after[0]))
 }

@@ -120,7 +120,6 @@ func (k *cmdCheck) named() {
 	k.downloadExec()
 	k.lookalikes()
 	k.infraDelete()
-	k.recon()
 	k.secretsCLI()
 	if f, ok := checks[k.name]; ok {
 		f(k)

@@ -287,11 +287,8 @@ func (k *cmdCheck) writes() {
 			targets = ops
 		}
 	case "perl", "ruby":
-		if k.hasShort('i') {
-			for _, cd := range k.c.Code {
-				if cd.Stdin {
-					continue
-				}
+		for _, cd := range k.c.Code {
+			if cd.InPlace {
 				for _, a := range ops {
 					if a.Span != cd.Span {
 						targets = append(targets, a)

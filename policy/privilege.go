@@ -14,7 +14,7 @@ func (k *cmdCheck) priv() {
 		k.emit(sg2204, quote(k.name)+" changes the root or namespaces of a process")
 		return
 	}
-	k.emit(sg2201deny, quote(k.name)+" changes user or privileges")
+	k.emit(sg2201, quote(k.name)+" changes user or privileges")
 }
 
 func (k *cmdCheck) docker() {
@@ -81,25 +81,5 @@ func (k *cmdCheck) mountSrc(a analyze.Arg) {
 	case k.e.inWorkspace(p) || k.e.inRoots(p):
 	default:
 		k.emitAt(sg2203ask, a.Span, "mounts "+quote(src)+" from outside the workspace into a container")
-	}
-}
-
-// recon flags searches for privilege-escalation footholds.
-func (k *cmdCheck) recon() {
-	switch k.name {
-	case "find":
-		for i, a := range k.args {
-			if a.Value == "-perm" && i+1 < len(k.args) {
-				m := k.args[i+1].Value
-				if strings.Contains(m, "4000") || strings.Contains(m, "2000") || strings.Contains(m, "u=s") || strings.Contains(m, "g=s") || strings.Contains(m, "6000") {
-					k.emit(sg2201ask, "searches for setuid programs (privilege escalation reconnaissance)")
-					return
-				}
-			}
-		}
-	case "getcap":
-		if k.hasShort('r') {
-			k.emit(sg2201ask, "searches for programs with capabilities (privilege escalation reconnaissance)")
-		}
 	}
 }

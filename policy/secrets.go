@@ -158,7 +158,7 @@ func (k *cmdCheck) printsSecrets() {
 			k.emit(sg2603deny, "reads a secret from a password store")
 		}
 	case "printenv":
-		if len(k.operands()) == 0 {
+		if len(k.operands()) == 0 && !k.dumpReduced() {
 			k.emit(sg2604, "prints the whole environment (may hold secrets)")
 		}
 		for _, a := range k.operands() {
@@ -168,15 +168,15 @@ func (k *cmdCheck) printsSecrets() {
 			}
 		}
 	case "env":
-		if len(k.args) == 0 || allOptions(k.args) {
+		if (len(k.args) == 0 || allOptions(k.args)) && !k.dumpReduced() {
 			k.emit(sg2604, "prints the whole environment (may hold secrets)")
 		}
 	case "export", "declare", "typeset":
-		if len(k.c.Assigns) == 0 && (len(k.args) == 0 || allOptions(k.args) && hasArgA(k.args, "-p", "-x", "-px")) {
+		if len(k.c.Assigns) == 0 && (len(k.args) == 0 || allOptions(k.args) && hasArgA(k.args, "-p", "-x", "-px")) && !k.dumpReduced() {
 			k.emit(sg2604, "prints exported variables (may hold secrets)")
 		}
 	case "set":
-		if len(k.args) == 0 {
+		if len(k.args) == 0 && !k.dumpReduced() {
 			k.emit(sg2604, "prints every shell variable (may hold secrets)")
 		}
 	}
@@ -381,4 +381,145 @@ func (k *cmdCheck) secretsCLI() {
 			}
 		}
 	}
+}
+
+// dumpReduced reports an environment or variable dump whose output only
+// goes into the next stage of its pipeline, and that stage prints no
+// value of a secret: it counts (wc, grep -c), or it keeps only the lines
+// of variables (or functions) it names, and those names are not
+// secret-like (env | grep ^PATH, set | sed -n '/^f ()/,/^}/p'). A count
+// derived from a secret is not the secret; a variable picked by name is
+// judged by its name, as printenv NAME is.
+func (k *cmdCheck) dumpReduced() bool {
+	for _, r := range k.c.Redirects {
+		if r.Write && (r.N == "" || r.N == "1") {
+			return false
+		}
+	}
+	if len(k.c.Pipes) == 0 {
+		return false
+	}
+	p := k.c.Pipes[len(k.c.Pipes)-1]
+	var next *analyze.Command
+	for _, o := range k.e.res.Commands {
+		for _, q := range o.Pipes {
+			if q.ID == p.ID && q.Stage == p.Stage+1 {
+				next = o
+				break
+			}
+		}
+		if next != nil {
+			break
+		}
+	}
+	return next != nil && reducesDump(next)
+}
+
+// reNamedLine matches a pattern that keeps only lines starting with a
+// name: ^NAME, ^NAME=, ^NAME (), ^NAME$.
+var reNamedLine = lazyre.New(`^\^\(?([A-Za-z_][A-Za-z0-9_]*(?:\|[A-Za-z_][A-Za-z0-9_]*)*)\)?(=.*|\$|\s*\(\s*\).*|\b.*)?$`)
+
+// reSedNamed matches a sed script that prints only a range starting at a
+// line that starts with a name: /^NAME…/p or /^NAME…/,/…/p.
+var reSedNamed = lazyre.New(`^\s*/\^([A-Za-z_][A-Za-z0-9_]*)[^/]*/\s*(,\s*/[^/]*/)?\s*p\s*;?\s*$`)
+
+// namedNotSecret reports a pattern that keeps lines starting with names
+// (^PATH, ^(GO|CGO_)), none of them secret-like.
+func namedNotSecret(re interface{ FindStringSubmatch(string) []string }, s string) bool {
+	m := re.FindStringSubmatch(s)
+	if m == nil {
+		return false
+	}
+	for _, n := range strings.Split(m[1], "|") {
+		if reSecretName.MatchString(n) {
+			return false
+		}
+	}
+	return true
+}
+
+func reducesDump(d *analyze.Command) bool {
+	name := d.Name()
+	args := d.Args[1:]
+	switch name {
+	case "wc":
+		return true
+	case "grep", "egrep", "fgrep":
+		var pats []string
+		explicit := false
+		for i := 0; i < len(args); i++ {
+			v := args[i].Value
+			long, _, _ := strings.Cut(v, "=")
+			switch {
+			case args[i].Dynamic:
+				return false
+			case v == "--count" || v == "--quiet" || v == "--silent" || v == "--files-with-matches" || v == "--files-without-match":
+				return true
+			case long == "--regexp" && strings.Contains(v, "="):
+				pats = append(pats, v[len("--regexp="):])
+				explicit = true
+			case long == "--invert-match" || long == "--file" || long == "--null-data" || strings.HasSuffix(long, "-context"):
+				// inverted, patterns from a file, one record for the whole
+				// dump, or lines around a match: more than the named lines
+				return false
+			case long == "--max-count" || long == "--regexp" || long == "--label" || long == "--color" || long == "--colour":
+				if !strings.Contains(v, "=") && long != "--color" && long != "--colour" {
+					if long == "--regexp" && i+1 < len(args) {
+						pats = append(pats, args[i+1].Value)
+						explicit = true
+					}
+					i++
+				}
+			case strings.HasPrefix(v, "--"):
+			case len(v) > 1 && v[0] == '-':
+				// a group of short options; e, f, m, A, B, C, d, D take a
+				// value (the rest of the group or the next word)
+				for j := 1; j < len(v); j++ {
+					switch c := v[j]; c {
+					case 'c', 'q', 'l', 'L':
+						return true
+					case 'v', 'z', 'f', 'A', 'B', 'C':
+						return false
+					case 'e', 'm', 'd', 'D':
+						val := v[j+1:]
+						if val == "" && i+1 < len(args) {
+							i++
+							val = args[i].Value
+						}
+						if c == 'e' {
+							pats = append(pats, val)
+							explicit = true
+						}
+						j = len(v)
+					}
+				}
+			case !explicit && len(pats) == 0:
+				pats = append(pats, v)
+			}
+		}
+		if len(pats) == 0 {
+			return false
+		}
+		for _, p := range pats {
+			if !namedNotSecret(reNamedLine, p) {
+				return false
+			}
+		}
+		return true
+	case "sed":
+		quiet := false
+		for _, a := range args {
+			quiet = quiet || a.Value == "-n" || a.Value == "--quiet" || a.Value == "--silent"
+		}
+		if !quiet || len(d.Code) == 0 {
+			return false
+		}
+		for _, cd := range d.Code {
+			if cd.Dynamic || !namedNotSecret(reSedNamed, cd.Text) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }

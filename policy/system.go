@@ -229,12 +229,49 @@ func (k *cmdCheck) hostnameCmd() {
 	}
 }
 
+// psCmd flags ps with the BSD option e, which prints the environment of
+// every process. Option values (-o user,args, -p 1, U root) are not
+// option letters: the e of "user" is not e.
 func (k *cmdCheck) psCmd() {
+	const dashValued = "CGgOopqstUu" // -o FORMAT, -p PIDS, …
+	const bsdValued = "OopqtUk"      // o FORMAT, p PIDS, U USER, …
+	skip := false
 	for _, a := range k.args {
 		v := a.Value
-		if !strings.HasPrefix(v, "-") && strings.ContainsRune(v, 'e') || v == "-E" {
-			k.emit(sg2604, "ps with 'e' prints the environment of processes (may hold secrets)")
+		if skip {
+			skip = false
+			continue
+		}
+		switch {
+		case v == "-E":
+			k.emit(sg2604, "ps with 'E' prints the environment of processes (may hold secrets)")
 			return
+		case strings.HasPrefix(v, "--"):
+			if !strings.Contains(v, "=") && psLongValued[v] {
+				skip = true
+			}
+		case strings.HasPrefix(v, "-"):
+			for j := 1; j < len(v); j++ {
+				if strings.IndexByte(dashValued, v[j]) >= 0 {
+					skip = j == len(v)-1
+					break
+				}
+			}
+		default:
+			for j := 0; j < len(v); j++ {
+				if v[j] == 'e' {
+					k.emit(sg2604, "ps with 'e' prints the environment of processes (may hold secrets)")
+					return
+				}
+				if strings.IndexByte(bsdValued, v[j]) >= 0 {
+					skip = j == len(v)-1
+					break
+				}
+			}
 		}
 	}
 }
+
+var psLongValued = map[string]bool{"--format": true, "--sort": true, "--pid": true, "--ppid": true, "--user": true,
+	"--User": true, "--group": true, "--Group": true, "--tty": true, "--sid": true, "--cols": true, "--columns": true,
+	"--rows": true, "--lines": true, "--width": true, "--quick-pid": true}

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,6 +33,7 @@ type helperSpec struct {
 	UserNS    bool     `json:"userns"`
 	NetNS     bool     `json:"netns"`
 	BashInit  bool     `json:"bash_init"`
+	IPC       ipcSpec  `json:"ipc"` // ipc_linux.go
 	// NSReason says why namespaces were not requested.
 	NSReason string `json:"ns_reason,omitempty"`
 	// FS: HOME allowlist, secret roots, .git (home_linux.go, git_linux.go).
@@ -57,6 +57,7 @@ type Handle struct {
 	err      error
 	off      bool
 	offApply Applied
+	sup      *supervisor // unix connect supervisor (unixconnect_linux.go)
 	// git is the .git view to move back after the run (git_linux.go);
 	// post is filled in by Close and shared with the reported Applied.
 	git  *gitState
@@ -95,13 +96,14 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 		return nil, nil, err
 	}
 	hs.Bash = bash
+	hs.IPC = ipcSpecOf(spec, env, dir)
 
 	// Namespaces: all or nothing (the mount namespace needs the user
 	// namespace when unprivileged, and the masks need the mount namespace).
 	flags := uintptr(0)
 	hs.UserNS, hs.NSReason = nsAllowed()
 	if hs.UserNS {
-		flags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID
+		flags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC
 		if !spec.Network {
 			flags |= syscall.CLONE_NEWNET
 			hs.NetNS = true
@@ -117,7 +119,7 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 	if err != nil {
 		return nil, nil, err
 	}
-	r, w, err := os.Pipe()
+	r, w, err := reportChannel()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -127,7 +129,8 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 	cmd.Env = goProxyEnv(cmd.Env, env, hs.FS.Home)
 	cmd.Dir = dir
 	cmd.ExtraFiles = []*os.File{w}
-	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// A session of its own: no controlling terminal (session_linux.go).
+	attr := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 	if hs.UserNS {
 		uid, gid := os.Getuid(), os.Getgid()
 		attr.Cloneflags = flags
@@ -215,7 +218,8 @@ func (h *Handle) Applied() (Applied, error) {
 			h.err = ErrNoReport
 			return
 		}
-		b, err := io.ReadAll(io.LimitReader(h.r, 1<<20))
+		b, sup, err := readReport(h.r)
+		h.sup = sup
 		h.r.Close()
 		h.r = nil
 		if err != nil {
@@ -251,10 +255,16 @@ func (h *Handle) Applied() (Applied, error) {
 	return h.applied, h.err
 }
 
-// Close releases the pipe and, once every process of the command is gone,
-// moves what git wrote in the .git view back (see PostRun). Call it after
-// the command has been waited for. Safe to call more than once.
+// Close releases the report channel, stops the unix connect supervisor
+// (which otherwise ends by itself when every process of the run has
+// exited) and, once every process of the command is gone, moves what git
+// wrote in the .git view back (see PostRun). Call it after the command
+// has been waited for. Safe to call more than once.
 func (h *Handle) Close() error {
+	if h.sup != nil {
+		h.sup.Stop()
+		h.sup = nil
+	}
 	if h.cg != nil {
 		h.cg.close()
 		h.cg = nil

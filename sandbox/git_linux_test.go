@@ -183,3 +183,22 @@ echo done`, 30*time.Second)
 		t.Errorf("warnings:\n%s", w)
 	}
 }
+
+// Keys the user set in the workspace's own .git/config survive a run in
+// which the broker applies another key.
+func TestGitBrokerKeepsUserKeys(t *testing.T) {
+	f := gitFixture(t)
+	f.assertActive(t, Spec{})
+	gitOutside(t, f, "config", "core.hooksPath", ".husky")
+	gitOutside(t, f, "config", "alias.co", "checkout")
+	r := f.run(t, Spec{}, `git config user.email new@example.com`, 30*time.Second)
+	if got := strings.TrimSpace(gitOutside(t, f, "config", "user.email")); got != "new@example.com" {
+		t.Fatalf("user.email %q:\n%s", got, r.out)
+	}
+	if got := strings.TrimSpace(gitOutside(t, f, "config", "core.hooksPath")); got != ".husky" {
+		t.Fatalf("the user's core.hooksPath was lost: %q", got)
+	}
+	if got := strings.TrimSpace(gitOutside(t, f, "config", "alias.co")); got != "checkout" {
+		t.Fatalf("the user's alias was lost: %q", got)
+	}
+}

@@ -40,7 +40,7 @@ func Main() {
 type helper struct {
 	hs      helperSpec
 	applied Applied
-	wanted  map[string]bool
+	ipc     ipcState // ipc_linux.go
 }
 
 func (h *helper) ok(name, detail string) {
@@ -80,11 +80,14 @@ func helperMain(specJSON, script string) int {
 	hs := &h.hs
 	h.applied = Applied{Mode: hs.Mode, Platform: "linux", Workspace: hs.Workspace, Writable: hs.Writable}
 
+	h.closeInherited()
 	h.rlimits()
 	h.namespaces()
 	mountsOK := h.hs.UserNS
 	if mountsOK {
+		h.privateIPC() // before the writable roots are bound (ipc_linux.go)
 		h.mounts()
+		h.session() // session_linux.go
 		// The cwd still points into the old (now read-only) mount:
 		// resolve it again through the new mounts.
 		// If it is hidden now, start in the workspace rather than keep a
@@ -100,9 +103,13 @@ func helperMain(specJSON, script string) int {
 			h.ok(LayerLoopback, "lo up, 127.0.0.1 only")
 		}
 	}
+	if !mountsOK {
+		h.session()
+	}
 	h.dropCaps()
 	h.landlock()
 	h.seccomp()
+	h.ipcReport() // ipc_linux.go: needs the seccomp outcome
 
 	switch {
 	case hs.Network:
@@ -440,6 +447,7 @@ func (h *helper) landlock() {
 	abi, err := llsys.LandlockGetABIVersion()
 	if err != nil || abi < 1 {
 		if err == nil {
+			//lint:ignore ST1005 Landlock is a name
 			err = errors.New("Landlock ABI 0")
 		}
 		h.miss(LayerLandlockFS, fmt.Errorf("landlock unavailable: %w", err), fix)
@@ -482,12 +490,14 @@ func (h *helper) landlock() {
 		if cfg.HandledAccessNet != 0 {
 			h.ok(LayerLandlockNet, "TCP bind and connect denied")
 		} else {
+			//lint:ignore ST1005 Landlock is a name
 			h.miss(LayerLandlockNet, fmt.Errorf("Landlock ABI %d has no network rules", abi), "Linux 6.7+ (Landlock ABI 4)")
 		}
 	}
 	if cfg.Scoped != 0 {
 		h.ok(LayerLandlockScope, "signals and abstract unix sockets scoped to the sandbox")
 	} else {
+		//lint:ignore ST1005 Landlock is a name
 		h.miss(LayerLandlockScope, fmt.Errorf("Landlock ABI %d has no scopes", abi), "Linux 6.12+ (Landlock ABI 6)")
 	}
 	h.ok(LayerNoNewPrivs, "set by landlock_restrict_self")
@@ -540,7 +550,7 @@ func restrictThread(fs, net, scoped uint64, rules []pathRule) error {
 
 func (h *helper) seccomp() {
 	hs := &h.hs
-	prog, err := seccompbpf.Build(seccompbpf.Options{DenyInetDatagram: !hs.Network && !hs.NetNS})
+	prog, err := seccompbpf.Build(seccompbpf.Options{DenyInetDatagram: !hs.Network && !hs.NetNS, RestrictFamilies: true})
 	if err == nil {
 		err = seccompbpf.Install(prog)
 	}
@@ -556,6 +566,8 @@ func (h *helper) seccomp() {
 		return
 	}
 	h.ok(LayerSeccomp, fmt.Sprintf("%d rules, %d instructions, foreign ABIs killed", len(prog.Rules), len(prog.Insns)))
+	h.ipc.families = true
+	h.unixConnect() // unixconnect_linux.go
 	if !h.applied.Has(LayerNoNewPrivs) {
 		h.ok(LayerNoNewPrivs, "prctl")
 	}

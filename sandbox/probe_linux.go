@@ -44,7 +44,7 @@ func Probe() Report {
 
 	wanted := []string{LayerRlimits, LayerUserNS, LayerMountNS, LayerPidNS, LayerNetNS, LayerReadOnlyRoot,
 		LayerReadOnlyPaths, LayerMasks, LayerProc, LayerLoopback, LayerCaps, LayerLandlockFS, LayerLandlockNet,
-		LayerLandlockScope, LayerSeccomp, LayerNoNewPrivs, LayerHome, LayerGit, LayerCgroup}
+		LayerLandlockScope, LayerSeccomp, LayerNoNewPrivs, LayerSession, LayerFDs, LayerIPC, LayerHome, LayerGit, LayerCgroup}
 	for _, name := range wanted {
 		pr := ProbeResult{Name: name}
 		for _, l := range a.Layers {

@@ -124,6 +124,10 @@ type Spec struct {
 	// BashAsInit makes bash itself pid 1 of the pid namespace instead of a
 	// small init that forwards signals and reaps orphans. For measurements.
 	BashAsInit bool `json:"bash_as_init,omitempty"`
+	// SessionTmp is a SessionTmp's Dir: its tmp/ and shm/ become /tmp
+	// (and $TMPDIR) and /dev/shm. Empty: a fresh, empty /tmp and /dev/shm
+	// per run.
+	SessionTmp string `json:"-"`
 }
 
 // Limits are rlimits set in the helper before bash starts, so they hold
@@ -193,6 +197,14 @@ const (
 	LayerLandlockScope = "landlock-scope"
 	LayerSeccomp       = "seccomp"
 	LayerNoNewPrivs    = "no-new-privs"
+	// LayerSession: a session of its own without a controlling terminal,
+	// and a private /dev/pts.
+	LayerSession = "session"
+	// LayerFDs: every inherited descriptor >= 3 closed before bash.
+	LayerFDs = "fds"
+	// LayerIPC: private /tmp and /dev/shm, /run hidden, an IPC
+	// namespace, socket families limited, unix connects supervised.
+	LayerIPC = "ipc"
 )
 
 // Layer is one protection that was applied.
@@ -310,6 +322,12 @@ func describeMissing(name string) string {
 		return "loopback is down: local servers inside the command cannot be reached"
 	case LayerNoNewPrivs:
 		return "setuid programs can raise privileges"
+	case LayerSession:
+		return "the command may reach the caller's terminal or other terminals of the host"
+	case LayerFDs:
+		return "descriptors the caller leaked (files, sockets) reach the command"
+	case LayerIPC:
+		return "host /tmp, /dev/shm, /run or unix sockets of the user's services may be reachable"
 	}
 	return "not applied"
 }

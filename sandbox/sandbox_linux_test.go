@@ -188,6 +188,9 @@ func (f *fixture) run(t *testing.T, spec Spec, script string, timeout time.Durat
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	env := append(f.env(), "SGTEST_BIN="+testBinary(t))
+	// The test binary may live in the host /tmp, which the sandbox hides:
+	// directories on PATH stay visible.
+	env = envSet(env, "PATH", filepath.Dir(testBinary(t))+":/usr/local/bin:/usr/bin:/bin")
 	for attempt := 0; ; attempt++ {
 		cmd, h, err := Command(ctx, spec, script, env, f.ws)
 		if err != nil {

@@ -31,6 +31,9 @@ type wsGuard struct {
 	start   time.Time
 	existed map[string]bool
 	git     *gitState // for git config --file (its git binary)
+	// rootGit: the workspace had a .git before the run (the view
+	// protects it; its config may legitimately hold any key).
+	rootGit bool
 }
 
 func prepareWSGuard(ws string, gitBin string) *wsGuard {
@@ -40,6 +43,8 @@ func prepareWSGuard(ws string, gitBin string) *wsGuard {
 			g.existed[n] = true
 		}
 	}
+	_, err := os.Lstat(filepath.Join(ws, ".git"))
+	g.rootGit = err == nil
 	return g
 }
 
@@ -77,10 +82,9 @@ func (g *wsGuard) finish() (warns []string) {
 			p := filepath.Join(dir, e.Name())
 			if e.Name() == ".git" {
 				if depth == 0 && e.IsDir() {
-					// The workspace's own .git: protected by the view;
+					// The workspace's own .git is protected by the view;
 					// only a new one (git init inside) is checked.
-					var st unix.Stat_t
-					if unix.Lstat(p, &st) == nil && g.changed(&st) {
+					if !g.rootGit {
 						warns = append(warns, g.checkGitDir(p)...)
 					}
 					continue

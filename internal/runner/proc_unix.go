@@ -12,6 +12,9 @@ func setProcessGroup(cmd *exec.Cmd) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
+	if cmd.SysProcAttr.Setsid {
+		return // a new session is a new process group too (the sandbox)
+	}
 	cmd.SysProcAttr.Setpgid = true
 	cmd.SysProcAttr.Pgid = 0
 }

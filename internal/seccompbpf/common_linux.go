@@ -73,6 +73,8 @@ func baseTable(arch uint32) sysTable {
 		ioctl:       unix.SYS_IOCTL,
 		personality: unix.SYS_PERSONALITY,
 		socket:      unix.SYS_SOCKET,
+		socketpair:  unix.SYS_SOCKETPAIR,
+		connect:     unix.SYS_CONNECT,
 		deny:        commonDeny(),
 	}
 }

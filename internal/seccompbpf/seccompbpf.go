@@ -48,6 +48,13 @@ type Options struct {
 	// than SOCK_STREAM, plus AF_PACKET. Used when the network must be off
 	// and there is no network namespace (Landlock only covers TCP).
 	DenyInetDatagram bool
+	// RestrictFamilies refuses socket() for every address family other
+	// than AF_UNIX, AF_INET, AF_INET6 and AF_NETLINK with NETLINK_ROUTE
+	// (EAFNOSUPPORT), refuses AF_UNIX datagram sockets (EACCES: an
+	// unconnected datagram socket can sendto any path, which no connect
+	// check sees) and allows socketpair only for AF_UNIX stream and
+	// seqpacket pairs.
+	RestrictFamilies bool
 }
 
 // Rule is one entry of the deny-list, for documentation and reports.
@@ -79,7 +86,10 @@ const (
 	afInet       = 2
 	afInet6      = 10
 	afPacket     = 17
+	afUnix       = 1
+	afNetlink    = 16
 	sockStream   = 1
+	sockDgram    = 2
 	tiocsti      = 0x5412
 	tioclinux    = 0x541C
 )
@@ -168,27 +178,20 @@ func Build(o Options) (*Program, error) {
 		ret(syscall.EPERM),
 	})
 	// socket: MPTCP bypasses Landlock's TCP rules (landlock-lsm/linux#54).
-	sock := []bpf.Instruction{
-		bpf.LoadAbsolute{Off: argLow(2), Size: 4},
-		bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: ipprotoMPTCP, SkipTrue: 1},
-		ret(syscall.EPROTONOSUPPORT),
+	b.block("socket", socketNote(o), t.socket, syscall.EPROTONOSUPPORT, socketBody(o))
+	if o.RestrictFamilies {
+		b.block("socketpair", "other than AF_UNIX stream/seqpacket", t.socketpair, syscall.EAFNOSUPPORT, resolve([]item{
+			{in: bpf.LoadAbsolute{Off: argLow(0), Size: 4}},
+			{in: bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: afUnix}, t: "deny"},
+			{in: bpf.LoadAbsolute{Off: argLow(1), Size: 4}},
+			{in: bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: 0xf}},
+			{in: bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: sockDgram}, t: "end"},
+			{in: ret(syscall.EACCES)},
+			{label: "deny"},
+			{in: ret(syscall.EAFNOSUPPORT)},
+			{label: "end"},
+		}))
 	}
-	note := "protocol IPPROTO_MPTCP"
-	if o.DenyInetDatagram {
-		note += "; AF_PACKET; AF_INET/AF_INET6 other than SOCK_STREAM"
-		sock = append(sock,
-			bpf.LoadAbsolute{Off: argLow(0), Size: 4},
-			bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: afPacket, SkipTrue: 1},
-			ret(syscall.EACCES),
-			bpf.JumpIf{Cond: bpf.JumpEqual, Val: afInet, SkipTrue: 1},
-			bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: afInet6, SkipTrue: 4},
-			bpf.LoadAbsolute{Off: argLow(1), Size: 4},
-			bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: 0xf},
-			bpf.JumpIf{Cond: bpf.JumpEqual, Val: sockStream, SkipTrue: 1},
-			ret(syscall.EACCES),
-		)
-	}
-	b.block("socket", note, t.socket, syscall.EPROTONOSUPPORT, sock)
 	b.emit(bpf.RetConstant{Val: retAllow})
 
 	raw, err := bpf.Assemble(b.insns)
@@ -208,8 +211,9 @@ type denyEntry struct {
 }
 
 type sysTable struct {
-	arch                                               uint32
-	x32                                                bool
-	clone, clone3, unshare, ioctl, personality, socket uint32
-	deny                                               []denyEntry
+	arch                                                           uint32
+	x32                                                            bool
+	clone, clone3, unshare, ioctl, personality, socket, socketpair uint32
+	connect                                                        uint32
+	deny                                                           []denyEntry
 }

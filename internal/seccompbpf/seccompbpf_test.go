@@ -95,3 +95,60 @@ func TestFilterDecisions(t *testing.T) {
 		}
 	}
 }
+
+// TestSocketFamilies checks the family allowlist with and without the
+// datagram rule for AF_INET/AF_INET6.
+func TestSocketFamilies(t *testing.T) {
+	x86 := uint32(unix.AUDIT_ARCH_X86_64)
+	errno := func(e syscall.Errno) uint32 { return retErrno | uint32(e) }
+	for _, denyInet := range []bool{false, true} {
+		p, err := Build(Options{DenyInetDatagram: denyInet, RestrictFamilies: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		insns, _ := bpf.Disassemble(p.Insns)
+		vm, err := bpf.NewVM(insns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		udp := uint32(retAllow)
+		if denyInet {
+			udp = errno(syscall.EACCES)
+		}
+		cases := []struct {
+			name string
+			in   []byte
+			want uint32
+		}{
+			{"read", data(x86, unix.SYS_READ), retAllow},
+			{"tcp", data(x86, unix.SYS_SOCKET, unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0), retAllow},
+			{"tcp6", data(x86, unix.SYS_SOCKET, unix.AF_INET6, unix.SOCK_STREAM, 6), retAllow},
+			{"udp", data(x86, unix.SYS_SOCKET, unix.AF_INET, unix.SOCK_DGRAM, 0), udp},
+			{"mptcp", data(x86, unix.SYS_SOCKET, unix.AF_INET, unix.SOCK_STREAM, 262), errno(syscall.EPROTONOSUPPORT)},
+			{"unix stream", data(x86, unix.SYS_SOCKET, unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK, 0), retAllow},
+			{"unix seqpacket", data(x86, unix.SYS_SOCKET, unix.AF_UNIX, unix.SOCK_SEQPACKET, 0), retAllow},
+			{"unix dgram", data(x86, unix.SYS_SOCKET, unix.AF_UNIX, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0), errno(syscall.EACCES)},
+			{"vsock", data(x86, unix.SYS_SOCKET, unix.AF_VSOCK, unix.SOCK_STREAM, 0), errno(syscall.EAFNOSUPPORT)},
+			{"packet", data(x86, unix.SYS_SOCKET, unix.AF_PACKET, unix.SOCK_RAW, 0), errno(syscall.EAFNOSUPPORT)},
+			{"bluetooth", data(x86, unix.SYS_SOCKET, unix.AF_BLUETOOTH, unix.SOCK_STREAM, 0), errno(syscall.EAFNOSUPPORT)},
+			{"alg", data(x86, unix.SYS_SOCKET, unix.AF_ALG, unix.SOCK_SEQPACKET, 0), errno(syscall.EAFNOSUPPORT)},
+			{"netlink route", data(x86, unix.SYS_SOCKET, unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_ROUTE), retAllow},
+			{"netlink audit", data(x86, unix.SYS_SOCKET, unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_AUDIT), errno(syscall.EAFNOSUPPORT)},
+			{"netlink uevent", data(x86, unix.SYS_SOCKET, unix.AF_NETLINK, unix.SOCK_DGRAM, unix.NETLINK_KOBJECT_UEVENT), errno(syscall.EAFNOSUPPORT)},
+			{"socketpair stream", data(x86, unix.SYS_SOCKETPAIR, unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0), retAllow},
+			{"socketpair dgram", data(x86, unix.SYS_SOCKETPAIR, unix.AF_UNIX, unix.SOCK_DGRAM, 0), errno(syscall.EACCES)},
+			{"socketpair inet", data(x86, unix.SYS_SOCKETPAIR, unix.AF_INET, unix.SOCK_STREAM, 0), errno(syscall.EAFNOSUPPORT)},
+			{"ioctl tioclinux", data(x86, unix.SYS_IOCTL, 0, tioclinux), errno(syscall.EPERM)},
+			{"io_uring", data(x86, unix.SYS_IO_URING_SETUP), errno(syscall.ENOSYS)},
+		}
+		for _, c := range cases {
+			got, err := vm.Run(c.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if uint32(got) != c.want {
+				t.Errorf("denyInet=%v %s: got %#x, want %#x", denyInet, c.name, got, c.want)
+			}
+		}
+	}
+}
