@@ -14,16 +14,23 @@ EVALDIR   ?= /var/tmp/shellguard-eval
 SGEVAL    := $(EVALDIR)/sgeval
 SGBIN     := $(EVALDIR)/shellguard
 
-.PHONY: build test vet unit cross shared evalbin eval-effect eval-static bench clean
+.PHONY: build test vet lint unit cross shared evalbin eval-effect eval-static eval-sandbox eval-sandbox-fs eval-sandbox-session bench release clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -o shellguard ./cmd/shellguard
 
-test: vet unit cross eval-static eval-effect eval-sandbox-fs
+test: vet lint unit cross eval-static eval-effect eval-sandbox
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
+
+# staticcheck, pinned, fetched through the module proxy (dead code, bugs,
+# simplifications); a finding fails the build.
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
+lint:
+	$(GO) run $(STATICCHECK) ./...
 
 unit:
 	$(GO) test -race -count=1 -timeout 20m ./...
@@ -58,6 +65,20 @@ eval-effect: evalbin
 
 # File-system escapes of the sandbox (git metadata, the shared cache,
 # credentials in HOME) and the legitimate work that must keep working.
+# Escapes through the user's session (unix sockets of the user's services,
+# inherited descriptors, the terminal, the host /tmp): devmachine sets the
+# machine up as a developer's around each run (tmux server, forwarders,
+# leaked descriptors, a controlling terminal).
+DEVMACHINE := $(EVALDIR)/devmachine
+eval-sandbox-session: evalbin
+	@command -v tmux >/dev/null 2>&1 || { echo "installing tmux"; apt-get install -y -q tmux >/dev/null; }
+	$(GO) build -o $(DEVMACHINE) ./sandbox/testdata/devmachine
+	chmod 755 $(DEVMACHINE)
+	cd $(EVALDIR) && $(SGEVAL) effect --exec '$(DEVMACHINE) {outside} -- $(SGBIN) run --timeout {timeout} -- {cmd}' $(CURDIR)/sandbox/testdata/escapes-session.jsonl
+	cd $(EVALDIR) && $(SGEVAL) effect --exec '$(DEVMACHINE) {outside} -- $(SGBIN) run --sandbox required --timeout {timeout} -- {cmd}' $(CURDIR)/sandbox/testdata/escapes-session.jsonl
+
+eval-sandbox: eval-sandbox-fs eval-sandbox-session
+
 eval-sandbox-fs: evalbin
 	cd $(EVALDIR) && ./sgeval effect --exec '$(SGBIN) run --timeout {timeout} -- {cmd}' $(CURDIR)/sandbox/testdata/escapes-fs.jsonl
 	cd $(EVALDIR) && ./sgeval effect --exec '$(SGBIN) run --sandbox required --timeout {timeout} -- {cmd}' $(CURDIR)/sandbox/testdata/escapes-fs.jsonl
@@ -76,5 +97,16 @@ eval-static: evalbin
 bench:
 	bench/run.sh
 
+# Release archives for the vX.Y.Z tag on HEAD, built offline (the module
+# cache must hold the dependencies) into dist/: see internal/release.
+RELEASE_TARGETS ?= linux/amd64,linux/arm64,darwin/amd64,darwin/arm64,windows/amd64,windows/arm64
+
+release:
+	tag=$$(git describe --tags --exact-match --match 'v[0-9]*' HEAD 2>/dev/null) || \
+	  { echo "make release: HEAD has no vX.Y.Z tag (git tag vX.Y.Z first)"; exit 1; }; \
+	test -z "$$(git status --porcelain --untracked-files=no)" || \
+	  { echo "make release: the work tree has uncommitted changes"; exit 1; }; \
+	GOPROXY=off $(GO) run ./internal/release -version "$$tag" -out dist -targets '$(RELEASE_TARGETS)'
+
 clean:
-	rm -rf shellguard $(EVALDIR)
+	rm -rf shellguard dist $(EVALDIR)

@@ -13,7 +13,7 @@ func (g *Guard) openAudit() error {
 	if g.cfg.AuditPath == "" {
 		return nil
 	}
-	l, err := audit.Open(g.cfg.AuditPath, audit.Options{Redactor: g.redactor()})
+	l, err := audit.Open(g.cfg.AuditPath, audit.Options{Redactor: g.redactor(), Key: g.cfg.AuditKey})
 	if err != nil {
 		return fmt.Errorf("shellguard: audit log: %w", err)
 	}

@@ -89,9 +89,19 @@ type Config struct {
 	// Guard (a zero field of NewSession's options takes these).
 	Tasks SessionOptions
 
+	// KeepEscapes passes terminal control sequences in command output
+	// through unchanged. By default (false) everything but SGR colours and
+	// attributes is removed: OSC (titles, hyperlinks, the OSC 52
+	// clipboard), cursor movement, erase and the other ESC sequences.
+	KeepEscapes bool
+
 	// AuditPath, when set, is the hash-chained JSONL audit log every call
 	// is appended to.
 	AuditPath string
+	// AuditKey, when set, signs the audit chain with HMAC-SHA256: whoever
+	// lacks the key cannot rewrite the log undetected (audit.ReadKeyFile
+	// reads one from a file).
+	AuditKey []byte
 }
 
 // Guard checks and runs commands. It is safe for concurrent use.

@@ -143,6 +143,7 @@ func (g *Guard) fill(res *Result, rr runner.Result, tag *runTag) {
 	res.Duration = rr.Duration.Seconds()
 	g.fillSandbox(res, rr.Launch)
 	res.Redactions = int(tag.redactions.Load())
+	hintNetwork(res)
 }
 
 // fillSandbox says what sandbox the command ran in.
@@ -189,7 +190,31 @@ func (g *Guard) redactor() *redact.Redactor {
 // front of each stream and counts its redactions in n. The redactor is
 // only built when a stream carries a first byte.
 func (g *Guard) filter(n *atomic.Int64) func(io.Writer) io.WriteCloser {
-	return func(w io.Writer) io.WriteCloser { return &lazyRedact{g: g, dst: w, n: n} }
+	return func(w io.Writer) io.WriteCloser {
+		red := &lazyRedact{g: g, dst: w, n: n}
+		if g.cfg.KeepEscapes {
+			return red
+		}
+		// Terminal control sequences go first, so the redactor sees the
+		// text as a terminal would show it.
+		return &escapeThenRedact{capture.NewEscapeFilter(red), red}
+	}
+}
+
+// escapeThenRedact neutralises terminal control sequences, then redacts.
+type escapeThenRedact struct {
+	esc *capture.EscapeFilter
+	red *lazyRedact
+}
+
+func (e *escapeThenRedact) Write(p []byte) (int, error) { return e.esc.Write(p) }
+
+func (e *escapeThenRedact) Close() error {
+	err := e.esc.Close()
+	if err2 := e.red.Close(); err == nil {
+		err = err2
+	}
+	return err
 }
 
 type lazyRedact struct {

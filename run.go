@@ -5,7 +5,6 @@ package shellguard
 
 import (
 	"context"
-	"errors"
 	"io"
 	"path/filepath"
 	"sync/atomic"
@@ -21,16 +20,23 @@ type Request struct {
 	// Cwd is the working directory: absolute, or relative to the
 	// workspace. Empty: the workspace.
 	Cwd string
-	// Timeout: 0 means the configured default; larger than the configured
-	// maximum is clamped to it.
+	// Timeout: 0 means the configured default; otherwise it must be above
+	// 0 and at most Config.MaxTimeout, or the request is refused with a
+	// *LimitError (see CheckTimeout).
 	Timeout time.Duration
-	// MaxOutput overrides the per-stream capture size when > 0.
+	// MaxOutput: 0 means Config.MaxOutput; otherwise the per-stream
+	// capture size, from 1 to Config.MaxTotalOutput (see CheckMaxOutput).
 	MaxOutput int
 
 	// Stdout and Stderr, when set, receive output live as it arrives
 	// (redacted, like the Result).
 	Stdout io.Writer
 	Stderr io.Writer
+	// MergeStderr gives the command one pipe for stdout and stderr, so
+	// that they keep the order it wrote them in (for a caller showing
+	// both on one terminal): all output is then Stdout, and Stderr is
+	// empty.
+	MergeStderr bool
 
 	// Approve, when set, decides this request if its verdict is ask
 	// (instead of Config.Approver).
@@ -73,7 +79,7 @@ type runTag struct {
 // prepare admits req and builds its runner options. The returned Result
 // carries the decision and reasons whether or not the request may run.
 func (g *Guard) prepare(ctx context.Context, req Request) (runner.Options, admission, Result, error) {
-	res := Result{Command: req.Command, Cwd: g.resolveCwd(req.Cwd)}
+	res := Result{Command: g.redactor().String(req.Command), Cwd: g.resolveCwd(req.Cwd)}
 	a, err := g.admit(ctx, req)
 	res.admitted(a)
 	if err != nil {
@@ -93,17 +99,23 @@ func (g *Guard) prepare(ctx context.Context, req Request) (runner.Options, admis
 }
 
 func (g *Guard) options(req Request) (runner.Options, error) {
-	if req.Timeout < 0 {
-		return runner.Options{}, errors.New("shellguard: timeout must not be negative")
-	}
+	// One rule for every face: out of range is refused, never clamped.
 	timeout := req.Timeout
 	if timeout == 0 {
 		timeout = g.cfg.Timeout
+	} else if err := g.CheckTimeout(timeout); err != nil {
+		return runner.Options{}, err
 	}
-	timeout = min(timeout, g.cfg.MaxTimeout)
 	maxOut := g.cfg.MaxOutput
-	if req.MaxOutput > 0 {
+	if req.MaxOutput != 0 {
+		if err := g.CheckMaxOutput(req.MaxOutput); err != nil {
+			return runner.Options{}, err
+		}
 		maxOut = req.MaxOutput
+	}
+	dir, err := g.ResolveCwd(req.Cwd)
+	if err != nil {
+		return runner.Options{}, err
 	}
 	var launcher runner.Launcher
 	if g.cfg.Sandbox != nil {
@@ -112,13 +124,15 @@ func (g *Guard) options(req Request) (runner.Options, error) {
 	return runner.Options{
 		Launcher:  launcher,
 		Script:    req.Command,
-		Dir:       g.resolveCwd(req.Cwd),
+		Dir:       dir,
 		Env:       g.env,
 		Timeout:   timeout,
 		MaxOutput: maxOut,
 		MaxTotal:  g.cfg.MaxTotalOutput,
 		Stdout:    req.Stdout,
 		Stderr:    req.Stderr,
+
+		MergeStderr: req.MergeStderr,
 	}, nil
 }
 

@@ -416,7 +416,7 @@ func (t *Task) Status(o ReadOptions) Result { return t.result(t.t.Status(o), t.g
 
 func (t *Task) result(st runner.TaskStatus, max int) Result {
 	p := t.t.Process()
-	res := Result{Command: p.Script(), Cwd: p.Dir(), started: true}
+	res := Result{Command: t.g.redactor().String(p.Script()), Cwd: p.Dir(), started: true}
 	res.admitted(t.tag.admission)
 	res.Stdout, res.StdoutDroppedBytes = bound(st.Stdout, max, st.StdoutDropped)
 	res.Stderr, res.StderrDroppedBytes = bound(st.Stderr, max, st.StderrDropped)

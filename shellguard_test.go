@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/shellguard/shellguard/internal/runner"
 )
 
 func TestRunResultFields(t *testing.T) {
@@ -29,21 +27,37 @@ func TestRunResultFields(t *testing.T) {
 	}
 }
 
-func TestRunTimeoutClampAndErrors(t *testing.T) {
-	g, err := New(Config{Workspace: t.TempDir(), MaxTimeout: time.Second, Timeout: time.Second})
+func TestRunTimeoutAndErrors(t *testing.T) {
+	ws := t.TempDir()
+	g, err := New(Config{Workspace: ws, MaxTimeout: time.Second, Timeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := g.Run(context.Background(), Request{Command: "echo start; sleep 7401", Timeout: time.Hour})
+	res, err := g.Run(context.Background(), Request{Command: "echo start; sleep 7401"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !res.TimedOut || (exitOf(res) != 143 && exitOf(res) != 137) || res.Stdout != "start\n" || res.Duration > 5 {
 		t.Fatalf("%+v", res)
 	}
-	res, err = g.Run(context.Background(), Request{Command: "true", Cwd: "/nonexistent/dir"})
-	if !errors.Is(err, runner.ErrBadCwd) || res.ExitCode != nil {
-		t.Fatalf("err=%v res=%+v", err, res)
+	// Out-of-range limits and a cwd outside the workspace are refused,
+	// never clamped: nothing runs.
+	for _, req := range []Request{
+		{Command: "touch ran", Timeout: time.Hour},
+		{Command: "touch ran", Timeout: -time.Second},
+		{Command: "touch ran", MaxOutput: -1},
+		{Command: "touch ran", MaxOutput: int(DefaultMaxTotal) + 1},
+		{Command: "touch ran", Cwd: "/nonexistent/dir"},
+		{Command: "touch ran", Cwd: os.TempDir()},
+	} {
+		res, err = g.Run(context.Background(), req)
+		var le *LimitError
+		if !errors.As(err, &le) || res.ExitCode != nil || res.Started() {
+			t.Errorf("%+v: err=%v res=%+v", req, err, res)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ws, "ran")); err == nil {
+		t.Error("a refused request ran")
 	}
 	if _, err := New(Config{MaxTimeout: 2 * CeilingTimeout}); err == nil {
 		t.Fatal("a max timeout above the ceiling was accepted")

@@ -264,13 +264,6 @@ var shortOpts = map[string]struct{ code, next, attached string }{
 	progs.Lua:    {code: "e", next: "l"},
 }
 
-// interpreterCode returns the inline program of an interpreter command
-// (python -c, perl -e, perl -lne'…', node -pe, …).
-func interpreterCode(name string, args []Arg) (Arg, bool) {
-	a, ok, _ := interpreterOpts(name, args)
-	return a, ok
-}
-
 // interpreterOpts parses the options of an interpreter command up to its
 // inline program, and reports whether a switch asks to edit the file
 // operands in place (perl -i, ruby -i; not the i of -ne'print if …').

@@ -165,6 +165,22 @@ const (
 	ExecData                 // pipes its data into a shell or interpreter (awk print | "sh")
 )
 
+func (e Exec) String() string {
+	switch e {
+	case ExecNone:
+		return "none"
+	case ExecRead:
+		return "read"
+	case ExecComputed:
+		return "computed"
+	case ExecOpaque:
+		return "opaque"
+	case ExecData:
+		return "data"
+	}
+	return "exec?"
+}
+
 // Via says how a wrapper runs what it wraps.
 type Via int
 
@@ -174,6 +190,20 @@ const (
 	ViaOption                // an option or argument of another program holds shell code: su -c, ssh, git -c core.pager, awk system()
 	ViaFunc                  // a call of a function defined in the script
 )
+
+func (v Via) String() string {
+	switch v {
+	case ViaArgv:
+		return "argv"
+	case ViaShell:
+		return "shell"
+	case ViaOption:
+		return "option"
+	case ViaFunc:
+		return "function"
+	}
+	return "via?"
+}
 
 // Wrapper is one link of the chain a command was found under.
 type Wrapper struct {

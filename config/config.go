@@ -32,7 +32,6 @@ import (
 	"github.com/shellguard/shellguard/internal/lazyre"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -518,34 +517,6 @@ func yamlErrLine(err error) int {
 
 func yamlErrMsg(err error) string {
 	return strings.TrimPrefix(err.Error(), "yaml: ")
-}
-
-// Sorted returns the keys of Provenance in a stable order.
-func (c *Config) sortedKeys() []string {
-	keys := make([]string, 0, len(c.Provenance))
-	for k := range c.Provenance {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return keyLess(keys[i], keys[j]) })
-	return keys
-}
-
-// keyLess orders keys by schema order, then list index.
-func keyLess(a, b string) bool {
-	ab, ai := splitIndex(a)
-	bb, bi := splitIndex(b)
-	if ab != bb {
-		return fieldOrder[ab] < fieldOrder[bb]
-	}
-	return ai < bi
-}
-
-func splitIndex(k string) (string, int) {
-	if i := strings.IndexByte(k, '['); i >= 0 {
-		n, _ := strconv.Atoi(strings.TrimSuffix(k[i+1:], "]"))
-		return k[:i], n
-	}
-	return k, -1
 }
 
 // PolicyRules converts the rules section into policy inputs.

@@ -68,14 +68,6 @@ var schemaOrder = []string{
 	"redact.patterns", "audit.path", "audit.key_file",
 }
 
-var fieldOrder = func() map[string]int {
-	m := map[string]int{}
-	for i, k := range schemaOrder {
-		m[k] = i
-	}
-	return m
-}()
-
 // Keys returns every configuration key, in schema order.
 func Keys() []string { return append([]string(nil), schemaOrder...) }
 

@@ -1,9 +1,11 @@
 package config
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/shellguard/shellguard"
+	"github.com/shellguard/shellguard/audit"
 	"github.com/shellguard/shellguard/sandbox"
 )
 
@@ -39,11 +41,19 @@ func (c *Config) GuardConfig() (shellguard.Config, error) {
 		Rules:            c.PolicyRules(),
 		RedactPatterns:   c.RedactPatterns(),
 		AuditPath:        c.Audit.Path,
+		KeepEscapes:      c.Output.Escapes == "keep",
 		Tasks: shellguard.SessionOptions{
 			MaxTasks:       c.Tasks.Max,
 			OutputLines:    c.Tasks.RingLines,
 			BlockingBudget: sec(c.Tasks.BlockingBudget),
 		},
+	}
+	if c.Audit.KeyFile != "" {
+		key, err := audit.ReadKeyFile(c.Audit.KeyFile)
+		if err != nil {
+			return gc, fmt.Errorf("audit.key_file: %w", err)
+		}
+		gc.AuditKey = key
 	}
 	// Directories the sandbox lets commands write are fine for the policy too.
 	gc.Rules.AllowedRoots = append(gc.Rules.AllowedRoots, c.Sandbox.WritableRoots...)
@@ -58,6 +68,10 @@ func (c *Config) GuardConfig() (shellguard.Config, error) {
 		WritableRoots: append(append([]string(nil), c.Sandbox.WritableRoots...), c.Rules.AllowedRoots...),
 		MaskedPaths:   c.Sandbox.MaskedPaths,
 		HomeAllow:     c.Sandbox.HomeAllow,
+	}
+	if c.Audit.KeyFile != "" {
+		// Commands in the sandbox must not read the key that signs the log.
+		spec.MaskedPaths = append(append([]string(nil), spec.MaskedPaths...), c.Audit.KeyFile)
 	}
 	// Configured limits cap the built-in ones; they never raise them.
 	d := sandbox.DefaultLimits()

@@ -100,7 +100,7 @@ func (c *Config) Show(w io.Writer, asJSON bool) error {
 	width := 0
 	lines := make([]string, len(entries))
 	for i, e := range entries {
-		if _, isList := e.Value.([]string); isList && strings.HasSuffix(e.Key, "]") == false && isEmptyList(e.Value) {
+		if _, isList := e.Value.([]string); isList && !strings.HasSuffix(e.Key, "]") && isEmptyList(e.Value) {
 			lines[i] = fmt.Sprintf("%s = []", e.Key)
 		} else {
 			b, _ := json.Marshal(e.Value)

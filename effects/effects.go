@@ -86,6 +86,9 @@ type Path struct {
 	// Via names the producer of a derived path ("find /", "glob",
 	// "git ls-files").
 	Via string
+	// Pattern is the name pattern the producer of a derived path
+	// selects ("id_rsa" of locate id_rsa, "*.key" of find -name).
+	Pattern string
 }
 
 // Known reports whether the path is known (literal or derived).
@@ -185,6 +188,15 @@ type Effect struct {
 	Via string
 	// Dynamic is set when an argument the effect depends on is computed.
 	Dynamic bool
+	// Option names the option of an Exec that runs its value as a
+	// command (sort --compress-program, git rebase -x).
+	Option string
+	// Secret is set on a Read by a tool that decrypts or reveals what it
+	// reads (sops -d, age -d).
+	Secret bool
+	// Meta is set on a Read that only looks at names, sizes or digests
+	// (ls, find roots, du, wc, sha256sum): the content is not read.
+	Meta bool
 }
 
 // Describe renders the effect for a reason message.

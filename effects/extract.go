@@ -28,8 +28,10 @@ func Extract(res *analyze.Result, opts Options) []Effect {
 	if opts.Home == "" {
 		opts.Home = "/home/user"
 	}
-	x := &extractor{res: res, opts: opts}
+	x := &extractor{res: res, opts: opts, out: make([]Effect, 0, 2*len(res.Commands)+len(res.Redirects))}
 	x.indexPipes()
+	x.tempVars()
+	x.gitRemotes()
 	for i, c := range res.Commands {
 		if c == nil {
 			continue
@@ -49,6 +51,55 @@ type extractor struct {
 	opts  Options
 	out   []Effect
 	pipes map[[2]int][]int // (pipe id, stage) → command indices
+	temps map[string]bool  // variables assigned only from $(mktemp …)
+	// remotes added in this command text (git remote add NAME URL)
+	remotes map[string]string
+}
+
+// gitRemotes records remotes the text adds or repoints.
+func (x *extractor) gitRemotes() {
+	for _, c := range x.res.Commands {
+		if c == nil || c.Name() != "git" {
+			continue
+		}
+		p := parse(Lookup("git"), c.Args[1:])
+		if p.g.Name != "git remote" || len(p.ops) < 3 {
+			continue
+		}
+		if v := p.ops[0].Value; v == "add" || v == "set-url" {
+			if x.remotes == nil {
+				x.remotes = map[string]string{}
+			}
+			x.remotes[p.ops[1].Value] = p.ops[2].Value
+		}
+	}
+}
+
+// tempVars finds variables whose every assignment is the output of
+// mktemp: paths in them are fresh temporary files.
+func (x *extractor) tempVars() {
+	other := map[string]bool{}
+	for _, c := range x.res.Commands {
+		if c == nil {
+			continue
+		}
+		for _, a := range c.Assigns {
+			v := a.Value
+			isTemp := len(v.Subst) == 1 && strings.HasPrefix(v.Value, "$(") && v.Subst[0] >= 0 && v.Subst[0] < len(x.res.Commands) &&
+				x.res.Commands[v.Subst[0]] != nil && x.res.Commands[v.Subst[0]].Name() == "mktemp"
+			if isTemp {
+				if x.temps == nil {
+					x.temps = map[string]bool{}
+				}
+				x.temps[a.Name] = true
+			} else {
+				other[a.Name] = true
+			}
+		}
+	}
+	for n := range other {
+		delete(x.temps, n)
+	}
 }
 
 func (x *extractor) emit(e Effect) { x.out = append(x.out, e) }
@@ -115,8 +166,16 @@ func (x *extractor) abs(p, cwd string) (string, bool) {
 func (x *extractor) pathOf(a analyze.Arg, cwd string) Path {
 	raw := a.Value
 	if a.Dynamic {
+		if len(a.Vars) == 1 && x.temps[a.Vars[0]] && (strings.HasPrefix(raw, "$"+a.Vars[0]) || strings.HasPrefix(raw, "${"+a.Vars[0])) {
+			return Path{Abs: "/tmp", Raw: raw, Origin: OriginDerived, Via: "mktemp"}
+		}
 		if root, via, ok := x.substRoot(a, cwd); ok {
 			return Path{Abs: root, Raw: raw, Origin: OriginDerived, Via: via}
+		}
+		// analyze renders a value with a known prefix as that prefix
+		// ("/tmp/tmp.mktemp"): derived from its directory
+		if strings.HasPrefix(raw, "/") && !strings.ContainsAny(raw, "$`…") {
+			return Path{Abs: path.Dir(path.Clean(raw)), Raw: raw, Origin: OriginDerived, Via: "a value computed at run time"}
 		}
 		// a known directory with a dynamic leaf ("/etc/$x") is derived
 		// from that directory
@@ -180,6 +239,40 @@ func (x *extractor) substRoot(a analyze.Arg, cwd string) (string, string, bool) 
 	return x.producer(x.res.Commands[j])
 }
 
+// producerPath is producer as a Path, with the name pattern the producer
+// selects.
+func (x *extractor) producerPath(u *analyze.Command) (Path, bool) {
+	root, via, ok := x.producer(u)
+	if !ok {
+		return Path{}, false
+	}
+	return Path{Abs: root, Raw: root, Origin: OriginDerived, Via: via, Pattern: producerPattern(u)}, true
+}
+
+// producerPattern returns the name pattern find -name, locate and fd
+// select.
+func producerPattern(u *analyze.Command) string {
+	args := u.Args[1:]
+	switch u.Name() {
+	case "find":
+		for k := 0; k+1 < len(args); k++ {
+			switch args[k].Value {
+			case "-name", "-iname", "-path", "-ipath", "-wholename":
+				return args[k+1].Value
+			}
+		}
+	case "locate", "fd", "fdfind", "plocate", "mlocate":
+		p := parse(Lookup(u.Name()), args)
+		if p == nil {
+			return ""
+		}
+		if len(p.ops) > 0 {
+			return p.ops[0].Value
+		}
+	}
+	return ""
+}
+
 // producer reports the root under which a command lists paths on its
 // output (find ROOT, git ls-files, ls DIR, fd …) and names it.
 func (x *extractor) producer(u *analyze.Command) (root, via string, ok bool) {
@@ -191,16 +284,17 @@ func (x *extractor) producer(u *analyze.Command) (root, via string, ok bool) {
 	cwd := u.Cwd
 	switch name {
 	case "find":
-		for _, a := range args {
-			v := a.Value
-			if strings.HasPrefix(v, "-") || v == "(" || v == "!" || v == "\\(" {
-				break
+		// The first argument is the start path unless it is an option or
+		// an expression.
+		if len(args) > 0 {
+			a := args[0]
+			if v := a.Value; !strings.HasPrefix(v, "-") && v != "(" && v != "!" && v != "\\(" {
+				p := x.pathOf(a, cwd)
+				if !p.Known() {
+					return "", "", false
+				}
+				return p.Abs, "find " + a.Value, true
 			}
-			p := x.pathOf(a, cwd)
-			if !p.Known() {
-				return "", "", false
-			}
-			return p.Abs, "find " + a.Value, true
 		}
 		if cwd == "" {
 			return "", "", false
@@ -214,29 +308,32 @@ func (x *extractor) producer(u *analyze.Command) (root, via string, ok bool) {
 			}
 			return cwd, "git " + sub, true
 		}
-	case "ls", "fd", "fdfind", "locate", "grep", "rg", "ag", "tree", "du":
-		if name == "locate" {
-			return "/", "locate", true
+	case "locate", "plocate", "mlocate":
+		return "/", "locate", true
+	case "ls", "fd", "fdfind", "grep", "rg", "ag", "tree", "du":
+		g := Lookup(name)
+		if g == nil {
+			return "", "", false
 		}
-		for _, a := range args {
-			if strings.HasPrefix(a.Value, "-") {
-				continue
+		p := parse(g, args)
+		ops := p.ops
+		if (name == "fd" || name == "fdfind" || name == "grep" || name == "rg" || name == "ag") && !p.metaSkip() {
+			// the first operand is the pattern
+			if len(ops) > 0 {
+				ops = ops[1:]
 			}
-			if name == "fd" || name == "fdfind" || name == "grep" || name == "rg" || name == "ag" {
-				// the first operand is the pattern
-				name = name + " …"
-				continue
-			}
-			p := x.pathOf(a, cwd)
-			if !p.Known() {
+		}
+		for _, a := range ops {
+			pa := x.pathOf(a, cwd)
+			if !pa.Known() {
 				return "", "", false
 			}
-			return p.Abs, strings.TrimSuffix(name, " …") + " " + a.Value, true
+			return pa.Abs, name + " " + a.Value, true
 		}
 		if cwd == "" {
 			return "", "", false
 		}
-		return cwd, strings.TrimSuffix(name, " …"), true
+		return cwd, name, true
 	}
 	return "", "", false
 }
@@ -278,6 +375,15 @@ type parsed struct {
 	treeVerb []string
 }
 
+// treeFlags are long switches of cloud CLIs that take no value.
+var treeFlags = map[string]bool{"--recursive": true, "--public": true, "--draft": true, "--force": true, "--yes": true,
+	"--quiet": true, "--dryrun": true, "--dry-run": true, "--web": true, "--fill": true, "--no-verify": true, "--debug": true,
+	"--verbose": true, "--all": true, "--prerelease": true, "--latest": true, "--secret": true, "--private": true,
+	"--internal": true, "--clone": true, "--confirm": true, "--async": true, "--wait": true, "--no-wait": true,
+	"--delete": true, "--exact-timestamps": true, "--follow-symlinks": true, "--no-progress": true, "--only-show-errors": true,
+	"--no-paginate": true, "--no-cli-pager": true, "--generate-notes": true, "--admin": true, "--squash": true,
+	"--merge": true, "--rebase": true, "--auto": true, "--json": false, "--help": true}
+
 func isOpt(a analyze.Arg) bool {
 	return !a.Dynamic && len(a.Value) > 1 && a.Value[0] == '-'
 }
@@ -300,6 +406,11 @@ func parse(g *Grammar, args []analyze.Arg) *parsed {
 				if eq {
 					o.val, o.hasVal = analyze.Arg{Value: val, Span: a.Span, Dynamic: a.Dynamic, Glob: a.Glob}, true
 				} else if p.g.takesValue(name) && i+1 < len(args) {
+					i++
+					o.val, o.hasVal = args[i], true
+				} else if p.chain[0].Tree && strings.HasPrefix(v, "--") && !treeFlags[name] && i+1 < len(args) && !strings.HasPrefix(args[i+1].Value, "-") {
+					// cloud CLIs: a long option takes a value unless it is
+					// a known switch
 					i++
 					o.val, o.hasVal = args[i], true
 				}
@@ -343,18 +454,84 @@ func parse(g *Grammar, args []analyze.Arg) *parsed {
 				p.path = append(p.path, a.Value)
 				continue
 			}
-			if p.g.Tree && len(p.treeVerb) < 4 {
+			if p.g.Tree && len(p.treeVerb) < 4 && !p.verbDone() && !localPathLike(a.Value) && !remoteOperand(a.Value) && !strings.ContainsAny(a.Value, "=@:") {
 				p.treeVerb = append(p.treeVerb, a.Value)
 				p.path = append(p.path, a.Value)
 				continue
 			}
-			if p.g.Mutating && p.unknown == "" && len(p.chain) == 1 {
+			if p.g.Mutating && !p.g.Tree && p.unknown == "" && len(p.chain) == 1 {
 				p.unknown = a.Value
 			}
 		}
 		p.ops = append(p.ops, a)
 	}
 	return p
+}
+
+// metaOpt reports an option that makes the tool print only counts,
+// names or a status (grep -c, -l, -q).
+func (p *parsed) metaOpt() bool {
+	for _, o := range p.opts {
+		for _, g := range p.chain {
+			if g.MetaOpts[o.name] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// metaSkip reports options that give the pattern (grep -e) so that the
+// first operand is a path.
+func (p *parsed) metaSkip() bool {
+	for _, o := range p.opts {
+		for _, g := range p.chain {
+			if g.Skip1[o.name] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// dryRun reports --dry-run (any value) and friends.
+func (p *parsed) dryRun() bool {
+	for _, o := range p.opts {
+		if o.name == "--dry-run" || o.name == "--dryrun" || o.name == "--what-if" || o.name == "--plan" {
+			return true
+		}
+	}
+	return false
+}
+
+// softLocal reports a soft verb (docker rm) used without an option that
+// points the CLI at another host.
+func (p *parsed) softLocal(words []string) bool {
+	g := p.chain[0]
+	if len(g.SoftVerbs) == 0 || !g.SoftVerbs[words[len(words)-1]] || len(words) > 2 {
+		return false
+	}
+	for _, o := range p.opts {
+		if g.RemoteOpts[o.name] {
+			return false
+		}
+	}
+	for _, a := range p.ops {
+		if a.Dynamic {
+			return false // every container a substitution lists
+		}
+	}
+	return true
+}
+
+// verbDone reports that the subcommand path already holds a verb.
+func (p *parsed) verbDone() bool {
+	for _, w := range p.treeVerb {
+		if treeVerb([]string{w}) != verbUnknown {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *parsed) has(names ...string) bool {
@@ -407,6 +584,10 @@ func (x *extractor) command(i int, c *analyze.Command) {
 // arguments name: paths, URLs and computed values.
 func (x *extractor) unknownProgram(i int, c *analyze.Command, name string) {
 	prog := c.Args[0].Value
+	if isURL(prog) {
+		x.emit(Effect{Kind: Exec, Cmd: i, Span: c.Span, Code: CodeNetwork, Text: prog, Program: prog})
+		return
+	}
 	if strings.Contains(prog, "/") {
 		x.emit(Effect{Kind: Exec, Cmd: i, Span: c.Span, Code: CodeFile, Path: x.pathOf(c.Args[0], c.Cwd), Program: prog})
 	}
@@ -463,12 +644,38 @@ func (x *extractor) apply(i int, c *analyze.Command, p *parsed) {
 		return e
 	}
 	for _, g := range p.chain {
-		if g.System != "" {
+		if g.System != "" && g.System != SysConfig {
 			x.emit(with(Effect{Kind: System, System: g.System}))
 		}
 	}
 	if p.unknown != "" {
 		x.emit(with(Effect{Kind: Unknown, Program: prog + " " + p.unknown, Text: p.unknown}))
+	}
+	if p.chain[0].Verbs {
+		words := append([]string(nil), p.path[1:]...)
+		if p.unknown != "" {
+			words = append(words, p.unknown)
+		} else if len(p.ops) > 0 && len(p.g.Subs) > 0 && len(p.chain) > 1 {
+			// "system reset": a verb of a subcommand group not in the table
+			words = append(words, p.ops[0].Value)
+		}
+		if len(words) > 0 && treeVerb(words) == verbDestroy && !p.dryRun() && !p.softLocal(words) {
+			x.emit(with(Effect{Kind: System, System: SysDestroy}))
+		}
+	}
+	for _, g := range p.chain {
+		if g.Destroy {
+			x.emit(with(Effect{Kind: System, System: SysDestroy}))
+		}
+		for _, o := range p.opts {
+			v := o.name
+			if o.hasVal {
+				v += "=" + o.val.Value
+			}
+			if g.DestroyOpts[o.name] || g.DestroyOpts[v] {
+				x.emit(with(Effect{Kind: System, System: SysDestroy, Text: v}))
+			}
+		}
 	}
 	if len(p.treeVerb) > 0 {
 		switch treeVerb(p.treeVerb) {
@@ -482,6 +689,9 @@ func (x *extractor) apply(i int, c *analyze.Command, p *parsed) {
 	}
 	cwd := c.Cwd
 	name := p.chain[0].Name
+	if sys := configChange(p); sys {
+		x.emit(with(Effect{Kind: System, System: SysConfig}))
+	}
 	switch name {
 	case "find":
 		x.find(i, c, p, with)
@@ -528,7 +738,7 @@ func (x *extractor) apply(i int, c *analyze.Command, p *parsed) {
 			if o.val.Dynamic {
 				code = CodeComputed
 			}
-			x.emit(with(Effect{Kind: Exec, Code: code, Text: strings.TrimSpace(o.name + " " + o.val.Value), Span: o.arg.Span, Dynamic: o.val.Dynamic}))
+			x.emit(with(Effect{Kind: Exec, Code: code, Text: strings.TrimSpace(o.name + " " + o.val.Value), Span: o.arg.Span, Dynamic: o.val.Dynamic, Option: o.name}))
 		}
 		role, ok := p.g.optRole(o.name)
 		if !ok || !o.hasVal {
@@ -544,11 +754,36 @@ func (x *extractor) apply(i int, c *analyze.Command, p *parsed) {
 		case RoleCode:
 			x.code(i, c, p, o.val, with)
 		case RoleSend:
-			if e, ok := x.sendValue(c, o.val, with); ok {
+			if e, ok := x.sendValue(c, o.name, o.val, with); ok {
 				sends = append(sends, e)
 			}
 		default:
 			x.operand(i, c, p, role, o.val, cwd, recursive, false, "", with)
+		}
+	}
+	switch p.g.Name {
+	case "git config":
+		x.gitConfig(c, p, cwd, with)
+	case "git push":
+		if len(p.ops) > 0 {
+			if url, ok := x.remotes[p.ops[0].Value]; ok {
+				x.emit(with(Effect{Kind: Net, Dest: url, Sends: true, SendsWhat: "the repository (remote " + p.ops[0].Value + " added in this command)"}))
+			}
+		}
+	}
+	if len(p.treeVerb) > 0 && p.g.net() {
+		x.treeSends(c, p, cwd, with)
+	}
+	// xargs -I{} / parallel: {} stands for each path the producer lists
+	var xroot *Path
+	if len(c.Wrappers) > 0 {
+		if w := c.Wrappers[len(c.Wrappers)-1].Text; strings.HasPrefix(w, "xargs") || strings.HasPrefix(w, "parallel") {
+			if u := x.upstream(c); u != nil {
+				if pp, ok := x.producerPath(u); ok {
+					xroot = &pp
+					xroot.Via = cmdText(u) + " | xargs " + strings.Join(p.path, " ")
+				}
+			}
 		}
 	}
 	// operands
@@ -582,12 +817,19 @@ func (x *extractor) apply(i int, c *analyze.Command, p *parsed) {
 			x.code(i, c, p, analyze.Arg{Value: a.Value[1:], Span: a.Span, Dynamic: a.Dynamic}, with)
 			continue
 		}
+		if xroot != nil && (strings.Contains(a.Value, "{}") || a.Value == "%") {
+			if k := roleKind(role); k != 0 {
+				x.emit(with(Effect{Kind: k, Path: *xroot, Recursive: recursive, Via: xroot.Via, Span: a.Span}))
+			}
+			continue
+		}
 		x.operand(i, c, p, role, a, cwd, recursive, mode != "", mode, with)
 		if mode != "" && role == RoleWrite {
 			last := &x.out[len(x.out)-1]
 			if last.Kind == Write {
 				last.Kind = modeKind
 				last.Recursive = recursive
+				last.Mode = mode
 			}
 		}
 	}
@@ -596,6 +838,18 @@ func (x *extractor) apply(i int, c *analyze.Command, p *parsed) {
 	x.netFlow(i, c, p, sends, with)
 	x.stdinCode(i, c, p, with)
 	x.interpreter(i, c, p, with)
+}
+
+func roleKind(r Role) Kind {
+	switch r {
+	case RoleRead:
+		return Read
+	case RoleWrite, RoleWriteDir:
+		return Write
+	case RoleDelete:
+		return Delete
+	}
+	return 0
 }
 
 func (p *parsed) hasRoleCode() bool {
@@ -620,7 +874,7 @@ func (x *extractor) operand(i int, c *analyze.Command, p *parsed, role Role, a a
 		if isRemote(a.Value) {
 			return
 		}
-		x.emit(with(Effect{Kind: Read, Path: x.pathOf(a, cwd), Span: a.Span, Dynamic: a.Dynamic}))
+		x.emit(with(Effect{Kind: Read, Path: x.pathOf(a, cwd), Span: a.Span, Dynamic: a.Dynamic, Meta: p.chain[0].Meta || p.metaOpt(), Secret: p.chain[0].Secrets}))
 	case RoleWrite, RoleWriteDir:
 		if a.Value == "-" {
 			return
@@ -636,6 +890,10 @@ func (x *extractor) operand(i int, c *analyze.Command, p *parsed, role Role, a a
 		x.emit(with(Effect{Kind: Delete, Path: x.pathOf(a, cwd), Recursive: recursive, Span: a.Span, Dynamic: a.Dynamic}))
 	case RoleExec:
 		if a.Value == "-" {
+			return
+		}
+		if isURL(a.Value) {
+			x.emit(with(Effect{Kind: Exec, Code: CodeNetwork, Text: a.Value, Span: a.Span}))
 			return
 		}
 		x.emit(with(Effect{Kind: Exec, Code: CodeFile, Path: x.pathOf(a, cwd), Span: a.Span, Dynamic: a.Dynamic}))
@@ -664,9 +922,21 @@ func isRemote(v string) bool {
 
 // code emits an Exec for tool code that reaches a shell.
 func (x *extractor) code(i int, c *analyze.Command, p *parsed, a analyze.Arg, with func(Effect) Effect) {
+	x.secretsInCode(a.Value, p.path[0], with)
 	marks := p.g.shellMarkers()
 	if len(marks) == 0 {
 		return
+	}
+	if p.chain[0].Name == "make" {
+		// a rule given with --eval: its recipe (after ";") is a command line
+		if k := strings.Index(a.Value, ":"); k >= 0 {
+			if j := strings.IndexByte(a.Value[k:], ';'); j >= 0 {
+				recipe := strings.TrimLeft(strings.TrimSpace(a.Value[k+j+1:]), "@-+")
+				if recipe != "" {
+					x.emit(with(Effect{Kind: Exec, Code: CodeLiteral, Text: "--eval " + recipe, Option: "--eval", Span: a.Span, Dynamic: a.Dynamic}))
+				}
+			}
+		}
 	}
 	if line, ok := shellEscape(a.Value, marks); ok {
 		code := CodeLiteral
@@ -787,4 +1057,151 @@ func isDigits(s string) bool {
 		}
 	}
 	return true
+}
+
+// treeSends reports local files a cloud CLI uploads: every local path
+// operand of create/upload/put verbs, and the sources of cp/sync/mv
+// when the destination is remote.
+func (x *extractor) treeSends(c *analyze.Command, p *parsed, cwd string, with func(Effect) Effect) {
+	up, cp := false, false
+	for _, w := range p.treeVerb {
+		h := strings.ToLower(w)
+		if k := strings.IndexAny(h, "-_"); k > 0 {
+			h = h[:k]
+		}
+		switch h {
+		case "create", "upload", "put", "import", "edit", "send", "attach":
+			up = true
+		case "cp", "sync", "mv", "copy", "rsync", "moveto", "copyto":
+			cp = true
+		}
+	}
+	if !up && !cp {
+		return
+	}
+	ops := p.ops
+	if cp {
+		if len(ops) < 2 || !remoteOperand(ops[len(ops)-1].Value) {
+			return
+		}
+		ops = ops[:len(ops)-1]
+	}
+	for _, a := range ops {
+		v := a.Value
+		if a.Dynamic || remoteOperand(v) || !localPathLike(v) {
+			continue
+		}
+		pa := x.pathOf(a, cwd)
+		x.emit(with(Effect{Kind: Net, Dest: p.path[0], Sends: true, SendsWhat: pa.String(), Path: pa, Span: a.Span}))
+	}
+}
+
+func remoteOperand(v string) bool {
+	return isURL(v) || isRemote(v)
+}
+
+// localPathLike reports operands that name local files: a path, or a
+// name with an extension.
+func localPathLike(v string) bool {
+	if looksLikePath(v) || strings.Contains(v, "/") {
+		return true
+	}
+	if strings.HasPrefix(v, ".") && len(v) > 1 {
+		return true
+	}
+	k := strings.LastIndexByte(v, '.')
+	if k <= 0 || k >= len(v)-1 || len(v)-k > 11 {
+		return false
+	}
+	for _, r := range v[k+1:] {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			return true // a name with an extension: report.txt, app.tar.gz
+		}
+	}
+	return false
+}
+
+// gitConfig reports the file "git config" writes when it sets something:
+// --file, --global (~/.gitconfig), --system, or the repository's
+// .git/config (of the -C directory).
+func (x *extractor) gitConfig(c *analyze.Command, p *parsed, cwd string, with func(Effect) Effect) {
+	set := len(p.ops) >= 2
+	target := Path{}
+	for _, o := range p.opts {
+		switch o.name {
+		case "--get", "--get-all", "--get-regexp", "--get-urlmatch", "-l", "--list", "--show-origin", "--show-scope", "--name-only":
+			if len(p.ops) < 2 || o.name != "--show-origin" && o.name != "--show-scope" {
+				return
+			}
+		case "--unset", "--unset-all", "--add", "--replace-all", "--rename-section", "--remove-section", "-e", "--edit":
+			set = true
+		case "--file", "-f":
+			if o.hasVal {
+				target = x.pathOf(o.val, cwd)
+			}
+		case "--global":
+			target = Path{Abs: path.Join(x.opts.Home, ".gitconfig"), Raw: "~/.gitconfig", Origin: OriginLiteral}
+		case "--system":
+			target = Path{Abs: "/etc/gitconfig", Raw: "/etc/gitconfig", Origin: OriginLiteral}
+		}
+	}
+	if len(p.ops) > 0 {
+		switch p.ops[0].Value {
+		case "set", "unset", "rename-section", "remove-section", "edit":
+			set = true
+		case "get", "list":
+			return
+		}
+	}
+	if !set {
+		return
+	}
+	if target.Origin == 0 {
+		if cwd == "" {
+			target = Path{Raw: ".git/config", Origin: OriginUnknown}
+		} else {
+			target = Path{Abs: path.Join(cwd, ".git/config"), Raw: ".git/config", Origin: OriginLiteral}
+		}
+	}
+	key := ""
+	for _, a := range p.ops {
+		if a.Value != "set" && a.Value != "unset" {
+			key = a.Value
+			break
+		}
+	}
+	val := ""
+	for j, a := range p.ops {
+		if a.Value == key && j+1 < len(p.ops) {
+			val = p.ops[j+1].Value
+			break
+		}
+	}
+	x.emit(with(Effect{Kind: Write, Path: target, Text: "git config", Name: key, Value: val}))
+}
+
+// WrappedArgv returns the command line a wrapper program of the grammars
+// runs (valgrind, uv run, strace …: the operands after its own options),
+// and ok when c is such a wrapper with a command to run.
+func WrappedArgv(c *analyze.Command) ([]analyze.Arg, bool) {
+	if c == nil || len(c.Args) < 2 {
+		return nil, false
+	}
+	g := Lookup(c.Name())
+	if g == nil || !g.wraps() {
+		return nil, false
+	}
+	p := parse(g, c.Args[1:])
+	if !p.g.Wrapper || len(p.ops) == 0 {
+		return nil, false
+	}
+	// the operands are the wrapped command with its own arguments:
+	// everything from the first operand on, as written
+	first := p.ops[0]
+	for k, a := range c.Args {
+		if a.Span == first.Span && a.Value == first.Value && k > 0 {
+			return c.Args[k:], true
+		}
+	}
+	return p.ops, true
 }

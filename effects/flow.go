@@ -32,7 +32,7 @@ func (x *extractor) find(i int, c *analyze.Command, p *parsed, with func(Effect)
 		}
 	}
 	for _, r := range roots {
-		x.emit(with(Effect{Kind: Read, Path: r}))
+		x.emit(with(Effect{Kind: Read, Path: r, Meta: !hasContentAction(c)}))
 		if del {
 			d := r
 			if d.Origin == OriginLiteral {
@@ -47,6 +47,70 @@ func (x *extractor) find(i int, c *analyze.Command, p *parsed, with func(Effect)
 			x.emit(with(Effect{Kind: Write, Path: x.pathOf(o.val, c.Cwd), Span: o.val.Span}))
 		}
 	}
+}
+
+// hasContentAction reports find expressions that read or act on file
+// contents (-exec and -ok run commands of their own; -fprint writes).
+func hasContentAction(c *analyze.Command) bool {
+	for _, a := range c.Args[1:] {
+		switch a.Value {
+		case "-fprintf", "-fprint", "-fls", "-fprint0":
+			return true
+		}
+	}
+	return false
+}
+
+// configChange reports tool configuration that is written: the config
+// subcommands of package managers and toolchains with a verb that
+// changes (npm config set, pip config set, go env -w, gem sources --add).
+func configChange(p *parsed) bool {
+	cfg := false
+	for _, g := range p.chain {
+		if g.System == SysConfig {
+			cfg = true
+		}
+	}
+	name := p.chain[0].Name
+	if len(p.path) >= 2 && (name == "go" && p.path[1] == "env" || name == "yarn" || name == "pnpm" || name == "bundle" || name == "poetry" || name == "cargo" || name == "uv") {
+		cfg = cfg || name == "go" || hasOp(p, "config")
+	} else if !cfg && (name == "yarn" || name == "pnpm" || name == "bundle" || name == "poetry") && hasOp(p, "config") {
+		cfg = true
+	}
+	if !cfg {
+		return false
+	}
+	for _, o := range p.opts {
+		switch o.name {
+		case "-w", "--add", "--remove", "--append", "--prepend", "--set", "--unset", "--edit", "-u", "--replace-all":
+			return true
+		}
+	}
+	words := append(append([]string(nil), p.path[1:]...), opValues(p)...)
+	for _, w := range words {
+		switch w {
+		case "set", "add", "delete", "rm", "remove", "unset", "edit", "append", "prepend", "replace":
+			return true
+		}
+	}
+	return false
+}
+
+func opValues(p *parsed) []string {
+	var out []string
+	for _, a := range p.ops {
+		out = append(out, a.Value)
+	}
+	return out
+}
+
+func hasOp(p *parsed, w string) bool {
+	for _, a := range p.ops {
+		if a.Value == w {
+			return true
+		}
+	}
+	return false
 }
 
 // tar: create reads its operands and writes the archive; extract reads
@@ -96,7 +160,6 @@ func (x *extractor) tar(i int, c *analyze.Command, p *parsed, with func(Effect) 
 			case "--file", "--directory":
 				if !eq && k+1 < len(args) {
 					k++
-					val = args[k].Value
 					a = args[k]
 				} else {
 					a = analyze.Arg{Value: val, Span: a.Span}
@@ -198,9 +261,8 @@ func (x *extractor) appended(i int, c *analyze.Command, p *parsed, recursive boo
 			via = "xargs " + p.path[0]
 			break
 		}
-		r, v, ok := x.producer(u)
-		if ok {
-			root = Path{Abs: r, Raw: r, Origin: OriginDerived, Via: v}
+		if pp, ok := x.producerPath(u); ok {
+			root = pp
 		} else if lit, ok := literalWords(u); ok {
 			// echo /etc | xargs rm -rf: the words themselves
 			for _, wd := range lit {
@@ -215,9 +277,14 @@ func (x *extractor) appended(i int, c *analyze.Command, p *parsed, recursive boo
 		// analyze renders {} under the find root: "/{}" for find /
 		for _, a := range c.Args[1:] {
 			if k := strings.Index(a.Value, "{}"); k >= 0 {
-				d := path.Clean("/" + strings.TrimSuffix(a.Value[:k], "/"))
-				if strings.HasPrefix(a.Value, "/") {
-					root = Path{Abs: d, Raw: d, Origin: OriginDerived, Via: "find " + d}
+				dir := strings.TrimSuffix(a.Value[:k], "/")
+				if dir == "" && strings.HasPrefix(a.Value, "/") {
+					dir = "/"
+				} else if dir == "" {
+					dir = "."
+				}
+				if d, ok := x.abs(dir, c.Cwd); ok && !a.Dynamic {
+					root = Path{Abs: d, Raw: dir, Origin: OriginDerived, Via: "find " + dir}
 				} else {
 					root = Path{Raw: a.Value, Origin: OriginUnknown}
 				}
@@ -318,8 +385,15 @@ func (g *Grammar) inPlaceSet(p *parsed) bool {
 
 // sendValue turns the value of a send option (curl -d @file, -T file,
 // -F x=@file) into the data it sends.
-func (x *extractor) sendValue(c *analyze.Command, v analyze.Arg, with func(Effect) Effect) (Effect, bool) {
+func (x *extractor) sendValue(c *analyze.Command, opt string, v analyze.Arg, with func(Effect) Effect) (Effect, bool) {
 	val := v.Value
+	switch opt {
+	case "-T", "--upload-file", "--post-file", "--body-file":
+		// these take a bare file name
+		if val != "-" && val != "." && !strings.HasPrefix(val, "@") {
+			val = "@" + val
+		}
+	}
 	if k := strings.Index(val, "=@"); k >= 0 && !strings.HasPrefix(val, "@") {
 		val = val[k+1:]
 	} else if k := strings.Index(val, "=<"); k >= 0 {
@@ -366,7 +440,7 @@ func (x *extractor) netFlow(i int, c *analyze.Command, p *parsed, sends []Effect
 	}
 	name := p.chain[0].Name
 	if name == "scp" || name == "rsync" {
-		if p.has("--list-only") {
+		if p.has("--list-only", "--dry-run", "-n") {
 			return
 		}
 		if len(p.ops) >= 2 {

@@ -96,11 +96,31 @@ type Grammar struct {
 	Interp bool
 	// ReadOnly marks a subcommand that changes nothing.
 	ReadOnly bool
+	// Meta: the tool reads only names, sizes or digests of its read
+	// operands (ls, du, wc, sha256sum): its reads are marked Meta.
+	Meta bool
+	// Verbs: the words of the subcommand path are classified by their
+	// verb like a Tree CLI's (docker rm, kubectl delete, helm uninstall).
+	Verbs bool
+	// Destroy: every use destroys state that cannot be recovered
+	// (git update-ref); DestroyOpts: options that make it so.
+	Destroy     bool
+	DestroyOpts map[string]bool
+	// SoftVerbs destroy only what is local and disposable (docker rm of
+	// a container) unless a RemoteOpts option points the CLI at another
+	// host or context.
+	SoftVerbs  map[string]bool
+	RemoteOpts map[string]bool
+	// Secrets: what the tool reads it decrypts or reveals (sops, age).
+	Secrets bool
+	// MetaOpts are options that make the reads Meta (grep -c, -l, -q).
+	MetaOpts map[string]bool
 	// Subs holds the subcommands.
 	Subs map[string]*Grammar
 	// Aliases are other names of the program.
-	Aliases []string
-	parent  *Grammar
+	Aliases    []string
+	parent     *Grammar
+	anyWrapper bool
 }
 
 //go:embed grammars/*.txt
@@ -143,6 +163,9 @@ func loadGrammars() (map[string]*Grammar, error) {
 		if err := parseGrammarFile(tab, strings.TrimSuffix(e.Name(), ".txt"), string(b)); err != nil {
 			return nil, err
 		}
+	}
+	for _, g := range tab {
+		g.markWrappers()
 	}
 	return tab, nil
 }
@@ -226,7 +249,7 @@ func newGrammar(name, family string) *Grammar {
 }
 
 var grammarFlags = map[string]bool{"net": true, "mutating": true, "tree": true, "wrapper": true, "dashlong": true,
-	"stdin": true, "interp": true, "ro": true}
+	"stdin": true, "interp": true, "ro": true, "meta": true, "verbs": true, "destroy": true, "secrets": true}
 
 func splitList(v string) []string {
 	var out []string
@@ -276,6 +299,18 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 	case "ro":
 		g.ReadOnly = true
 		return nil
+	case "meta":
+		g.Meta = true
+		return nil
+	case "verbs":
+		g.Verbs = true
+		return nil
+	case "destroy":
+		g.Destroy = true
+		return nil
+	case "secrets":
+		g.Secrets = true
+		return nil
 	}
 	k, v, ok := strings.Cut(f, "=")
 	if !ok || v == "" {
@@ -308,11 +343,26 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 	case "in":
 		addSet(&g.InPlace, v)
 	case "runs":
+		// options that run something take it as their value
+		for _, o := range splitList(v) {
+			if o[0] != '-' {
+				return fmt.Errorf("option %q does not start with -", o)
+			}
+		}
 		addSet(&g.Runs, v)
+		addSet(&g.Value, v)
 	case "recur":
 		addSet(&g.Recur, v)
 	case "skip1":
 		addSet(&g.Skip1, v)
+	case "meta":
+		addSet(&g.MetaOpts, v)
+	case "destroy":
+		addSet(&g.DestroyOpts, v)
+	case "soft":
+		addSet(&g.SoftVerbs, v)
+	case "remote":
+		addSet(&g.RemoteOpts, v)
 	case "shell":
 		g.Shell = append(g.Shell, splitList(v)...)
 	case "sys":
@@ -354,6 +404,22 @@ func Programs() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// wraps reports whether g or one of its subcommands is a wrapper
+// (computed once when the grammars load).
+func (g *Grammar) wraps() bool { return g.anyWrapper }
+
+func (g *Grammar) markWrappers() bool {
+	for _, s := range g.Subs {
+		if s.markWrappers() {
+			g.anyWrapper = true
+		}
+	}
+	if g.Wrapper {
+		g.anyWrapper = true
+	}
+	return g.anyWrapper
 }
 
 // takesValue reports whether option o takes a value in g or any parent.

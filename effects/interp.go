@@ -1,6 +1,7 @@
 package effects
 
 import (
+	"path"
 	"strings"
 
 	"github.com/shellguard/shellguard/analyze"
@@ -16,6 +17,7 @@ func (x *extractor) interpreter(i int, c *analyze.Command, p *parsed, with func(
 	if !g.Interp {
 		return
 	}
+	x.server(c, p, with)
 	for _, o := range p.opts {
 		if r, ok := p.g.optRole(o.name); ok && r == RoleCode && o.hasVal {
 			x.interpCode(i, c, o.val, with)
@@ -36,11 +38,133 @@ var deleteCalls = []struct {
 	{".rmdir(", false}, {".promises.rm", true}, {".rmSync", true}, {".rm(", true}, {"del ", false}, {"ri ", true},
 }
 
+// server: python -m http.server (and php -S) serve a directory to the
+// network.
+func (x *extractor) server(c *analyze.Command, p *parsed, with func(Effect) Effect) {
+	mod := ""
+	dir := ""
+	bind := "0.0.0.0"
+	for k, o := range p.opts {
+		switch o.name {
+		case "-m":
+			mod = o.val.Value
+			// the module's own options follow as operands or options
+			rest := p.opts[k+1:]
+			for _, r := range rest {
+				switch r.name {
+				case "--directory", "-d":
+					if r.hasVal {
+						dir = r.val.Value
+					}
+				case "--bind", "-b":
+					if r.hasVal {
+						bind = r.val.Value
+					}
+				}
+			}
+		case "-S":
+			mod = "php -S"
+			bind = o.val.Value
+		case "-t":
+			dir = o.val.Value
+		}
+	}
+	if mod != "http.server" && mod != "SimpleHTTPServer" && mod != "php -S" {
+		return
+	}
+	// the module's options were parsed as the interpreter's: look again
+	args := c.Args[1:]
+	for k := 0; k+1 < len(args); k++ {
+		switch args[k].Value {
+		case "--directory", "-d":
+			dir = args[k+1].Value
+		case "--bind", "-b":
+			bind = args[k+1].Value
+		}
+		if v, ok := strings.CutPrefix(args[k].Value, "--directory="); ok {
+			dir = v
+		}
+	}
+	pa := Path{Abs: c.Cwd, Raw: ".", Origin: OriginLiteral}
+	if dir != "" {
+		pa = x.pathOf(analyze.Arg{Value: dir}, c.Cwd)
+	} else if c.Cwd == "" {
+		pa = Path{Raw: ".", Origin: OriginUnknown}
+	}
+	x.emit(with(Effect{Kind: Net, Dest: bind, Sends: true, SendsWhat: "every file under " + pa.String(), Path: pa, Text: "serve"}))
+}
+
+// secretsInCode reports code that prints the whole environment or reads
+// a keyring.
+func (x *extractor) secretsInCode(code, prog string, with func(Effect) Effect) {
+	env := Path{Abs: "/proc/self/environ", Raw: "the environment", Origin: OriginLiteral}
+	if envDump(code) {
+		x.emit(with(Effect{Kind: Read, Path: env, Via: prog + " code prints the environment"}))
+	}
+	for _, k := range []string{"keyring.get_password", "keyring.get_credential", "keytar.getPassword", "keytar.findCredentials",
+		"SecItemCopyMatching", "secret_password_lookup", "Secret.password_lookup", "CredRead"} {
+		if strings.Contains(code, k) {
+			x.emit(with(Effect{Kind: Read, Path: Path{Abs: path.Join(x.opts.Home, ".local/share/keyrings"), Raw: "the keyring", Origin: OriginLiteral},
+				Via: prog + " code calls " + k}))
+			return
+		}
+	}
+}
+
+// envDump reports code that prints or serialises the whole environment
+// (not one variable of it).
+func envDump(code string) bool {
+	if strings.Contains(code, "ENVIRON") && strings.Contains(code, " in ENVIRON") {
+		return true
+	}
+	for _, w := range []string{"process.env", "os.environ", "ENV", "%ENV", "System.getenv()", "getenv()", "os.Environ()", "Deno.env.toObject", "Bun.env"} {
+		off := 0
+		for n := 0; n < 16; n++ {
+			k := strings.Index(code[off:], w)
+			if k < 0 {
+				break
+			}
+			k += off
+			off = k + len(w)
+			if k > 0 && (isIdent(code[k-1]) || code[k-1] == '.' || w == "ENV" && (code[k-1] == '%' || code[k-1] == '$')) {
+				continue
+			}
+			rest := code[off:]
+			switch w {
+			case "%ENV":
+				if !strings.HasPrefix(strings.TrimSpace(rest), "{") {
+					return true
+				}
+				continue
+			case "System.getenv()", "getenv()", "os.Environ()", "Deno.env.toObject", "Bun.env":
+				return true
+			case "ENV":
+				if strings.HasPrefix(rest, ".to_h") || strings.HasPrefix(rest, ".each") || strings.HasPrefix(rest, ".inspect") ||
+					strings.HasPrefix(rest, ".to_a") || strings.HasPrefix(rest, ".map") || rest == "" || rest[0] == ')' || rest[0] == ' ' || rest[0] == ';' || rest[0] == '\n' {
+					if k >= 2 && (strings.HasSuffix(code[:k], "p ") || strings.HasSuffix(code[:k], "puts ") || strings.HasSuffix(code[:k], "pp ") || strings.HasSuffix(code[:k], "print ")) || strings.HasPrefix(rest, ".") {
+						return true
+					}
+				}
+				continue
+			}
+			// process.env / os.environ followed by a single-variable access
+			if strings.HasPrefix(rest, "[") || strings.HasPrefix(rest, ".get") || strings.HasPrefix(rest, ".setdefault") ||
+				strings.HasPrefix(rest, ".pop") || strings.HasPrefix(rest, ".keys") || strings.HasPrefix(rest, ".__contains__") ||
+				len(rest) > 0 && rest[0] == '.' && len(rest) > 1 && isIdent(rest[1]) && w == "process.env" {
+				continue
+			}
+			return true
+		}
+	}
+	return false
+}
+
 func (x *extractor) interpCode(i int, c *analyze.Command, a analyze.Arg, with func(Effect) Effect) {
 	code := a.Value
 	if len(code) > 8192 {
 		code = code[:8192]
 	}
+	x.secretsInCode(code, c.Name(), with)
 	// list-form argv: ['rm', '-rf', '/x'] or ("rm", "-rf", …)
 	for k := 0; k < len(code); k++ {
 		if code[k] != '[' && code[k] != '(' {
@@ -107,6 +231,25 @@ func (x *extractor) interpCode(i int, c *analyze.Command, a analyze.Arg, with fu
 	}
 }
 
+// exprWord renders an expression in a list-form argv: the home
+// directory where the expression names it, else a run-time value.
+func exprWord(e string) string {
+	if strings.Contains(e, "expanduser") || strings.Contains(e, "HOME") || strings.Contains(e, "homedir") || strings.Contains(e, "Path.home") || strings.Contains(e, "home_dir") {
+		if k := strings.Index(e, "\"~"); k >= 0 {
+			if j := strings.IndexByte(e[k+1:], '"'); j >= 0 {
+				return e[k+1 : k+1+j]
+			}
+		}
+		if k := strings.Index(e, "'~"); k >= 0 {
+			if j := strings.IndexByte(e[k+1:], '\''); j >= 0 {
+				return e[k+1 : k+1+j]
+			}
+		}
+		return "~"
+	}
+	return "$(" + strings.TrimSpace(e) + ")"
+}
+
 func closer(b byte) byte {
 	if b == '[' {
 		return ']'
@@ -134,7 +277,31 @@ func stringList(s string, close byte) (words []string, end int, ok bool) {
 		}
 		q := s[k]
 		if q != '\'' && q != '"' && q != '`' {
-			return nil, k, false
+			// an expression: os.path.expanduser("~"), os.environ["HOME"]
+			e := k
+			depth := 0
+			for e < len(s) && (depth > 0 || s[e] != ',' && s[e] != close) {
+				switch s[e] {
+				case '(', '[', '{':
+					depth++
+				case ')', ']', '}':
+					depth--
+				}
+				if depth < 0 {
+					break
+				}
+				e++
+			}
+			if e >= len(s) || e == k || len(words) == 0 {
+				return nil, k, false
+			}
+			words = append(words, exprWord(s[k:e]))
+			k = e
+			if s[k] == ',' {
+				k++
+				continue
+			}
+			return words, k + 1, true
 		}
 		j := strings.IndexByte(s[k+1:], q)
 		if j < 0 {
@@ -166,13 +333,23 @@ func firstString(rest string) (string, bool, bool) {
 	if k >= len(rest) {
 		return "", false, false
 	}
-	if rest[k] == '-' { // Remove-Item -Recurse -Path 'x'
-		for k < len(rest) && rest[k] != '\'' && rest[k] != '"' && rest[k] != ';' && rest[k] != '\n' {
+	for k < len(rest) && rest[k] == '-' { // Remove-Item -Recurse -Force ~
+		for k < len(rest) && rest[k] != ' ' && rest[k] != ';' && rest[k] != '\n' {
+			k++
+		}
+		for k < len(rest) && rest[k] == ' ' {
 			k++
 		}
 		if k >= len(rest) || rest[k] == ';' || rest[k] == '\n' {
 			return "", false, false
 		}
+	}
+	if k < len(rest) && (rest[k] == '/' || rest[k] == '~' || rest[k] == '.') {
+		e := k
+		for e < len(rest) && rest[e] != ' ' && rest[e] != ';' && rest[e] != '\n' && rest[e] != ')' && rest[e] != '\'' && rest[e] != '"' {
+			e++
+		}
+		return rest[k:e], false, true
 	}
 	q := rest[k]
 	if q == '\'' || q == '"' || q == '`' {
@@ -212,8 +389,8 @@ const (
 )
 
 var destroyVerbs = []string{"delete", "remove", "rm", "rb", "destroy", "terminate", "purge", "drop", "prune", "uninstall",
-	"wipe", "erase", "deregister", "deprovision", "revoke", "disable", "truncate", "empty", "nuke", "kill", "reset", "archive",
-	"decommission", "abandon", "cancel", "detach", "unlink", "cleanup", "clear", "deactivate", "release", "stop", "evict", "flush", "rotate"}
+	"wipe", "erase", "rmi", "rmdir", "down", "deregister", "deprovision", "revoke", "disable", "truncate", "empty", "nuke", "kill", "reset", "archive",
+	"decommission", "abandon", "cancel", "detach", "unlink", "cleanup", "clear", "evict", "flush", "rotate"}
 
 var readVerbs = []string{"list", "ls", "describe", "get", "show", "view", "status", "info", "version", "help", "whoami",
 	"search", "inspect", "logs", "log", "cat", "lookup", "read", "query", "check", "checks", "diff", "plan", "validate", "preview",

@@ -64,7 +64,9 @@ func Classify(p string, o Options) Resource {
 		return Resource{ClassRegistry, w}
 	}
 	if g := gitDir(p); g != "" {
-		if Within(g, o.Workspace) || g == path.Join(o.Workspace, ".git") {
+		// only the workspace's own .git is the repository's; a .git
+		// deeper in the workspace belongs to another repository
+		if g == path.Join(o.Workspace, ".git") {
 			return Resource{ClassRepoGit, "the repository's .git"}
 		}
 		return Resource{ClassOtherGit, "another repository's " + g}
@@ -299,7 +301,7 @@ var rcHome = []string{".bashrc", ".bash_profile", ".bash_login", ".bash_logout",
 	".bash_functions", ".bashrc.d", ".zshrc.d", ".profile.d", ".config/fish", ".xinitrc", ".xprofile", ".xsession",
 	".xsessionrc", ".gitconfig", ".config/git/config", ".config/git/attributes", ".config/git/hooks", ".ssh/config",
 	".ssh/rc", ".ssh/environment", ".vimrc", ".exrc", ".vim/plugin", ".config/nvim", ".tmux.conf", ".screenrc",
-	".config/environment.d", ".config/autostart", ".config/systemd", ".config/upstart", ".local/bin", "bin",
+	".config/environment.d", ".config/autostart", ".config/systemd", ".config/upstart",
 	"Library/LaunchAgents", ".pam_environment", ".emacs", ".emacs.d/init.el", ".config/starship.toml", ".direnvrc",
 	".config/direnv", ".gdbinit", ".lldbinit", ".pythonrc", ".pythonstartup", ".irbrc", ".pryrc", ".psqlrc", ".sqliterc",
 	".curlrc", ".wgetrc", ".lessfilter", ".lesskey", ".config/zsh", ".oh-my-zsh/custom", ".config/powershell",

@@ -39,6 +39,7 @@ func TestClassify(t *testing.T) {
 		"/other/repo/.git/config":                     ClassOtherGit,
 		"/workspace/.git/config":                      ClassRepoGit,
 		"/workspace/.git":                             ClassRepoGit,
+		"/workspace/vendor/x/.git/hooks/pre-commit":   ClassOtherGit,
 		"/usr/bin/ls":                                 ClassSystem,
 		"/dev/sda":                                    ClassDevice,
 		"/dev/null":                                   ClassOther,

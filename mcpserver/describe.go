@@ -142,15 +142,15 @@ func size(n int) string {
 // configuration allows it.
 func inputSchema(s settings) *jsonschema.Schema {
 	f := func(v float64) *float64 { return &v }
-	maxT := float64(maxTimeoutSeconds)
+	maxT := shellguard.DefaultMaxTimeout.Seconds()
 	if s.MaxTimeout > 0 {
-		maxT = min(maxT, s.MaxTimeout.Seconds())
+		maxT = s.MaxTimeout.Seconds()
 	}
 	props := map[string]*jsonschema.Schema{
 		"command":     {Type: "string", Description: "The bash command to run."},
 		"description": {Type: "string", Description: "What the command does, in a few words (shown to the user when approval is needed)."},
-		"timeout": {Type: "number", Minimum: f(minTimeoutSeconds), Maximum: f(maxT),
-			Description: fmt.Sprintf("Seconds before the command and everything it started are stopped. Default %s.", secs(s.DefaultTimeout))},
+		"timeout": {Type: "number", ExclusiveMinimum: f(0), Maximum: f(maxT),
+			Description: fmt.Sprintf("Seconds before the command and everything it started are stopped: above 0, at most %s (a value outside is refused). Default %s.", secs(s.MaxTimeout), secs(s.DefaultTimeout))},
 		"cwd": {Type: "string", Description: "Working directory: absolute or relative to the workspace; must be inside it" + rootsNote(s) + "."},
 	}
 	order := []string{"command", "description", "timeout", "cwd"}

@@ -3,16 +3,17 @@ package mcpserver
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/shellguard/shellguard"
 )
 
 // input is the validated input of one call of the bash tool.
@@ -27,7 +28,6 @@ type input struct {
 	Stream          bool
 	StreamPattern   *regexp.Regexp
 	Timeout         time.Duration // 0: the default
-	TimeoutClamped  bool          // the request asked for more than the maximum
 	Cwd             string        // absolute; empty: the workspace
 	DisableSandbox  bool
 }
@@ -55,9 +55,6 @@ const (
 	maxTaskIDBytes      = 128
 	maxStdinBytes       = 64 << 10
 	maxPatternBytes     = 1024
-	// Timeout bounds a request may ask for, in seconds.
-	minTimeoutSeconds = 1
-	maxTimeoutSeconds = 1800
 )
 
 var knownFields = []string{
@@ -162,21 +159,25 @@ func parseInput(raw json.RawMessage, s settings) (*input, error) {
 		if err != nil {
 			return nil, err
 		}
-		if secs < minTimeoutSeconds || secs > maxTimeoutSeconds {
-			return nil, fieldErr("timeout", "%v is out of range: give seconds from %d to %d", secs, minTimeoutSeconds, maxTimeoutSeconds)
+		// The rule every face applies: refused with the range, never
+		// clamped; 0 is not "the default" (leave the field out for that).
+		d := time.Duration(secs * float64(time.Second))
+		if secs > 1e9 {
+			d = math.MaxInt64 // out of range either way; no overflow
 		}
-		in.Timeout = time.Duration(secs * float64(time.Second))
-		if s.MaxTimeout > 0 && in.Timeout > s.MaxTimeout {
-			in.Timeout = s.MaxTimeout
-			in.TimeoutClamped = true
+		if err := shellguard.CheckTimeout(d, s.MaxTimeout); err != nil {
+			return nil, limitErr(err)
 		}
+		in.Timeout = d
 	}
 	cwd, err := str(m, "cwd")
 	if err != nil {
 		return nil, err
 	}
-	if in.Cwd, err = resolveCwd(cwd, s); err != nil {
-		return nil, err
+	if strings.TrimSpace(cwd) != "" {
+		if in.Cwd, err = shellguard.ResolveCwd(cwd, s.Workspace, s.AllowedRoots); err != nil {
+			return nil, limitErr(err)
+		}
 	}
 
 	// Modes.
@@ -324,48 +325,12 @@ func kind(v json.RawMessage) string {
 	return "a number"
 }
 
-// resolveCwd makes cwd absolute (relative to the workspace) and checks
-// that it is an existing directory inside the workspace or an allowed
-// root, after resolving symbolic links.
-func resolveCwd(cwd string, s settings) (string, error) {
-	if strings.TrimSpace(cwd) == "" {
-		return "", nil
+// limitErr turns the library's *LimitError into the field error the
+// tool reports.
+func limitErr(err error) error {
+	var le *shellguard.LimitError
+	if errors.As(err, &le) {
+		return fieldErr(le.Field, "%s", le.Reason)
 	}
-	if strings.IndexByte(cwd, 0) >= 0 {
-		return "", fieldErr("cwd", "contains a NUL byte")
-	}
-	p := cwd
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(s.Workspace, p)
-	}
-	p = filepath.Clean(p)
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return "", fieldErr("cwd", "%q does not exist", cwd)
-	}
-	if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
-		return "", fieldErr("cwd", "%q is not a directory", cwd)
-	}
-	roots := append([]string{s.Workspace}, s.AllowedRoots...)
-	for _, r := range roots {
-		if r == "" {
-			continue
-		}
-		rr, err := filepath.EvalSymlinks(r)
-		if err != nil {
-			rr = filepath.Clean(r)
-		}
-		if within(real, rr) {
-			return p, nil
-		}
-	}
-	return "", fieldErr("cwd", "%q is outside the workspace %s and the allowed roots", cwd, s.Workspace)
-}
-
-func within(p, root string) bool {
-	if p == root {
-		return true
-	}
-	rel, err := filepath.Rel(root, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+	return err
 }

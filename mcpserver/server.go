@@ -230,9 +230,6 @@ func (s *Server) run(ctx context.Context, sess *shellguard.Session, in *input, a
 		Approve:        func(context.Context, policy.Verdict) (bool, error) { return approved, nil },
 	}
 	var warnings []string
-	if in.TimeoutClamped {
-		warnings = append(warnings, fmt.Sprintf("timeout clamped to the configured maximum of %s", secs(s.set.MaxTimeout)))
-	}
 	var r shellguard.Result
 	var err error
 	if in.RunInBackground {

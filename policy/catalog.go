@@ -74,5 +74,7 @@ var Catalog = []*Finding{
 	sg3202ask, sg3203, sg3204deny, sg3204ask, sg3205deny, sg3205ask, sg3206, sg3207, sg3301, sg3401,
 	sg3402, sg3403deny, sg3403ask, sg3404, sg3405, sg3406, sg3501, sg3502, sg3503deny, sg3503ask,
 	sg3504, sg3601, sg3602, sg3701, sg3702, sg3703, sg3704, sg3705, sg3706,
+	sg4001, sg4002, sg4003, sg4004, sg4005, sg4006, sg4007, sg4008, sg4009, sg4010, sg4011,
+	sg4012, sg4013, sg4014, sg4015, sg4016, sg4017, sg4018, sg4019, sg4020, sg4021,
 	UnsandboxedOff, UnsandboxedAsk,
 }

@@ -469,8 +469,10 @@ func (k *cmdCheck) rgPre() {
 }
 
 // varsInLiterals reports interpreter code whose only unknown parts are
-// the shell variables vars, each expanded inside a quoted string literal
-// of the code ('…' or "…"), never where it would be code.
+// the shell variables vars, each expanded where the program expects a
+// value: inside a quoted string literal ('…' or "…"), or as a whole
+// argument of a call (connect(('localhost', $PORT))). Never where it
+// would be code of its own.
 func varsInLiterals(code string, vars []string) bool {
 	if len(vars) == 0 {
 		return false
@@ -488,14 +490,30 @@ func varsInLiterals(code string, vars []string) bool {
 			quote = c
 		case c == '$':
 			for _, v := range vars {
-				if strings.HasPrefix(code[i+1:], v) || strings.HasPrefix(code[i+1:], "{"+v) {
-					if quote == 0 {
-						return false
-					}
-					found++
+				n := 0
+				switch {
+				case strings.HasPrefix(code[i+1:], "{"+v+"}"):
+					n = len(v) + 3
+				case strings.HasPrefix(code[i+1:], v):
+					n = len(v) + 1
+				default:
+					continue
 				}
+				if quote == 0 && !wholeArgument(code, i, i+n) {
+					return false
+				}
+				found++
 			}
 		}
 	}
 	return found > 0
+}
+
+// wholeArgument reports that code[start:end] is a whole argument or
+// element: the nearest non-blank characters around it are ( [ or , before
+// and , ) or ] after.
+func wholeArgument(code string, start, end int) bool {
+	before := strings.TrimRight(code[:start], " \t")
+	after := strings.TrimLeft(code[end:], " \t")
+	return before != "" && after != "" && strings.ContainsRune("([,", rune(before[len(before)-1])) && strings.ContainsRune(",)]", rune(after[0]))
 }

@@ -111,6 +111,7 @@ func (e *evaluator) command(i int, c *analyze.Command) {
 	if k.name != "" {
 		k.named()
 	}
+	k.checkEffects()
 }
 
 // named runs the checks of a command whose program is known.

@@ -135,8 +135,21 @@ func (k *cmdCheck) envCmd() {
 	}
 }
 
+// exportF flags export -f and declare -fx: a function exported to every
+// child shell. declare -f NAME only prints the function.
 func (k *cmdCheck) exportF() {
-	if k.has("-f") && (len(k.args) > 1 || len(k.c.Assigns) > 0) {
+	fn, export, names := false, k.name == "export", len(k.c.Assigns) > 0
+	for _, a := range k.args {
+		v := a.Value
+		switch {
+		case len(v) > 1 && v[0] == '-' && v[1] != '-':
+			fn = fn || strings.ContainsRune(v, 'f')
+			export = export && !strings.ContainsRune(v, 'n') || strings.ContainsRune(v, 'x')
+		case !strings.HasPrefix(v, "-"):
+			names = true
+		}
+	}
+	if fn && export && names {
 		k.emit(sg3501, "exports a function to child shells (can shadow commands)")
 	}
 }

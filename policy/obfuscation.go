@@ -11,9 +11,6 @@ import (
 
 var reOctal = lazyre.New(`\\[0-7]{3}`)
 
-var decoders = map[string]bool{"base64": true, "base32": true, "xxd": true, "rev": true, "openssl": true, "gunzip": true,
-	"zcat": true, "gzip": true, "bzip2": true, "xz": true, "uudecode": true, "basenc": true, "tr": true, "od": true, "perl": true, "python3": true, "python": true, "printf": true}
-
 func (k *cmdCheck) obfuscation() {
 	c := k.c
 	a0 := c.Args[0]

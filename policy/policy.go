@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/shellguard/shellguard/analyze"
+	"github.com/shellguard/shellguard/effects"
 )
 
 // Resolver resolves symbolic links of an absolute path (like
@@ -85,6 +86,8 @@ type evaluator struct {
 	fs             []finding
 	downloaded     map[string]bool
 	compiled       *compiledRules
+	effs           map[int][]effects.Effect // effects by command index
+	depth          int                      // nesting of command lines held in options
 }
 
 // Evaluate applies rules to the facts of one command text. It never
@@ -101,7 +104,13 @@ func Evaluate(res *analyze.Result, rules Rules) (v Verdict) {
 }
 
 func evaluate(res *analyze.Result, rules Rules) Verdict {
-	e := &evaluator{res: res, rules: rules, home: homeOf(rules), downloaded: map[string]bool{}}
+	return evaluateAt(res, rules, 0)
+}
+
+// evaluateAt evaluates at a nesting depth: command lines held in options
+// (nix-shell --run, script -c) are evaluated as commands of their own.
+func evaluateAt(res *analyze.Result, rules Rules, depth int) Verdict {
+	e := &evaluator{res: res, rules: rules, home: homeOf(rules), downloaded: map[string]bool{}, depth: depth}
 	e.ws = e.resolve(workspaceOf(rules))
 	e.wsSystem = systemWorkspace(e.ws, e.home)
 	e.roots = []string{"/tmp"} // like the sandbox: workspace, /tmp, $TMPDIR, configured roots
@@ -118,6 +127,7 @@ func evaluate(res *analyze.Result, rules Rules) Verdict {
 	}
 	e.compiled = compileRules(rules)
 	e.notes()
+	e.effectsOf()
 	for i, c := range res.Commands {
 		e.command(i, c)
 	}

@@ -417,15 +417,25 @@ func (k *cmdCheck) dumpReduced() bool {
 
 // reNamedLine matches a pattern that keeps only lines starting with a
 // name: ^NAME, ^NAME=, ^NAME (), ^NAME$.
-var reNamedLine = lazyre.New(`^\^([A-Za-z_][A-Za-z0-9_]*)(=.*|\$|\s*\(\s*\).*|\b.*)?$`)
+var reNamedLine = lazyre.New(`^\^\(?([A-Za-z_][A-Za-z0-9_]*(?:\|[A-Za-z_][A-Za-z0-9_]*)*)\)?(=.*|\$|\s*\(\s*\).*|\b.*)?$`)
 
 // reSedNamed matches a sed script that prints only a range starting at a
 // line that starts with a name: /^NAME…/p or /^NAME…/,/…/p.
 var reSedNamed = lazyre.New(`^\s*/\^([A-Za-z_][A-Za-z0-9_]*)[^/]*/\s*(,\s*/[^/]*/)?\s*p\s*;?\s*$`)
 
+// namedNotSecret reports a pattern that keeps lines starting with names
+// (^PATH, ^(GO|CGO_)), none of them secret-like.
 func namedNotSecret(re interface{ FindStringSubmatch(string) []string }, s string) bool {
 	m := re.FindStringSubmatch(s)
-	return m != nil && !reSecretName.MatchString(m[1])
+	if m == nil {
+		return false
+	}
+	for _, n := range strings.Split(m[1], "|") {
+		if reSecretName.MatchString(n) {
+			return false
+		}
+	}
+	return true
 }
 
 func reducesDump(d *analyze.Command) bool {
@@ -439,21 +449,49 @@ func reducesDump(d *analyze.Command) bool {
 		explicit := false
 		for i := 0; i < len(args); i++ {
 			v := args[i].Value
+			long, _, _ := strings.Cut(v, "=")
 			switch {
-			case v == "-c" || v == "--count" || v == "-q" || v == "--quiet" || v == "--silent" || v == "-l" || v == "-L":
-				return true
-			case v == "-v" || v == "--invert-match" || args[i].Dynamic:
+			case args[i].Dynamic:
 				return false
-			case v == "-e" && i+1 < len(args):
-				pats = append(pats, args[i+1].Value)
+			case v == "--count" || v == "--quiet" || v == "--silent" || v == "--files-with-matches" || v == "--files-without-match":
+				return true
+			case long == "--regexp" && strings.Contains(v, "="):
+				pats = append(pats, v[len("--regexp="):])
 				explicit = true
-				i++
-			case strings.HasPrefix(v, "-"):
-				if strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && strings.ContainsAny(v[1:], "cqlL") && !strings.ContainsAny(v[1:], "efmABC") {
-					return true // bundled count or quiet (-ic)
+			case long == "--invert-match" || long == "--file" || long == "--null-data" || strings.HasSuffix(long, "-context"):
+				// inverted, patterns from a file, one record for the whole
+				// dump, or lines around a match: more than the named lines
+				return false
+			case long == "--max-count" || long == "--regexp" || long == "--label" || long == "--color" || long == "--colour":
+				if !strings.Contains(v, "=") && long != "--color" && long != "--colour" {
+					if long == "--regexp" && i+1 < len(args) {
+						pats = append(pats, args[i+1].Value)
+						explicit = true
+					}
+					i++
 				}
-				if strings.ContainsRune(v, 'v') && !strings.HasPrefix(v, "--") {
-					return false
+			case strings.HasPrefix(v, "--"):
+			case len(v) > 1 && v[0] == '-':
+				// a group of short options; e, f, m, A, B, C, d, D take a
+				// value (the rest of the group or the next word)
+				for j := 1; j < len(v); j++ {
+					switch c := v[j]; c {
+					case 'c', 'q', 'l', 'L':
+						return true
+					case 'v', 'z', 'f', 'A', 'B', 'C':
+						return false
+					case 'e', 'm', 'd', 'D':
+						val := v[j+1:]
+						if val == "" && i+1 < len(args) {
+							i++
+							val = args[i].Value
+						}
+						if c == 'e' {
+							pats = append(pats, val)
+							explicit = true
+						}
+						j = len(v)
+					}
 				}
 			case !explicit && len(pats) == 0:
 				pats = append(pats, v)

@@ -53,12 +53,12 @@ func Suggest(command string, v Verdict, rules Rules) string {
 		}
 	}
 	after := before
-	decision := base.Decision
 	if len(useful) > 0 {
 		r2 := rules
 		r2.Allow = append(append([]string(nil), rules.Allow...), useful...)
 		v2 := Check(command, r2)
-		after, decision = blocking(v2), v2.Decision
+		after = blocking(v2)
+		decision := v2.Decision
 		var lifted []string
 		for _, r := range base.Reasons {
 			if before[reasonKey(r)] && !after[reasonKey(r)] {

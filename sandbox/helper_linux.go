@@ -40,7 +40,6 @@ func Main() {
 type helper struct {
 	hs      helperSpec
 	applied Applied
-	wanted  map[string]bool
 	ipc     ipcState // ipc_linux.go
 }
 
@@ -436,7 +435,12 @@ func (h *helper) dropCaps() {
 		h.miss(LayerCaps, fmt.Errorf("capset: %w", err), "")
 		return
 	}
-	h.ok(LayerCaps, "all capabilities dropped, "+bset)
+	// The other threads of this process too (session_linux.go).
+	if err := dropCapsAllThreads(); err != nil {
+		h.miss(LayerCaps, err, "")
+		return
+	}
+	h.ok(LayerCaps, "all capabilities dropped on every thread, "+bset)
 }
 
 var landlockConfigs = []landlock.Config{landlock.V1, landlock.V1, landlock.V2, landlock.V3, landlock.V4,
@@ -448,6 +452,7 @@ func (h *helper) landlock() {
 	abi, err := llsys.LandlockGetABIVersion()
 	if err != nil || abi < 1 {
 		if err == nil {
+			//lint:ignore ST1005 Landlock is a name
 			err = errors.New("Landlock ABI 0")
 		}
 		h.miss(LayerLandlockFS, fmt.Errorf("landlock unavailable: %w", err), fix)
@@ -490,12 +495,14 @@ func (h *helper) landlock() {
 		if cfg.HandledAccessNet != 0 {
 			h.ok(LayerLandlockNet, "TCP bind and connect denied")
 		} else {
+			//lint:ignore ST1005 Landlock is a name
 			h.miss(LayerLandlockNet, fmt.Errorf("Landlock ABI %d has no network rules", abi), "Linux 6.7+ (Landlock ABI 4)")
 		}
 	}
 	if cfg.Scoped != 0 {
 		h.ok(LayerLandlockScope, "signals and abstract unix sockets scoped to the sandbox")
 	} else {
+		//lint:ignore ST1005 Landlock is a name
 		h.miss(LayerLandlockScope, fmt.Errorf("Landlock ABI %d has no scopes", abi), "Linux 6.12+ (Landlock ABI 6)")
 	}
 	h.ok(LayerNoNewPrivs, "set by landlock_restrict_self")

@@ -204,10 +204,6 @@ func writeZsh(w io.Writer, cmds []complCmd) {
 
 func writeFish(w io.Writer, cmds []complCmd) {
 	fmt.Fprintln(w, "# fish completion for shellguard (shellguard completion fish)")
-	var names []string
-	for _, c := range cmds {
-		names = append(names, c.name)
-	}
 	fmt.Fprintln(w, "complete -c shellguard -f")
 	for _, c := range cmds {
 		fmt.Fprintf(w, "complete -c shellguard -n '__fish_use_subcommand' -a %s -d '%s'\n", c.name, cleanDesc(c.desc))

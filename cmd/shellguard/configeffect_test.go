@@ -24,6 +24,9 @@ type runResult struct {
 	Sandbox            *struct {
 		Mode    string `json:"mode"`
 		Network string `json:"network"`
+		Layers  []struct {
+			Name string `json:"name"`
+		} `json:"layers"`
 	} `json:"sandbox"`
 	Reasons []struct {
 		ID   string `json:"id"`
@@ -261,5 +264,76 @@ func TestConfigHomeAllow(t *testing.T) {
 	r, _ = runWithConfig(t, "sandbox: {home_allow: [tool.conf]}\n", "cat ~/tool.conf")
 	if !strings.Contains(r.Stdout, "visible-tool-setting") {
 		t.Errorf("home_allow ignored: %+v", r)
+	}
+}
+
+// output.escapes: by default terminal control sequences other than SGR
+// are removed from the output (also from the live text output); keep
+// passes them through.
+func TestConfigOutputEscapes(t *testing.T) {
+	cmd := `printf 'a\033]52;c;Y2xpcA==\007b\033[31mred\033[0m\033[2J\033[Hc\n'`
+	r, _ := runWithConfig(t, "", cmd)
+	if r.Stdout != "ab\x1b[31mred\x1b[0mc\n" {
+		t.Errorf("default (strip): %q", r.Stdout)
+	}
+	r, _ = runWithConfig(t, "output: {escapes: keep}\n", cmd)
+	if r.Stdout != "a\x1b]52;c;Y2xpcA==\x07b\x1b[31mred\x1b[0m\x1b[2J\x1b[Hc\n" {
+		t.Errorf("keep: %q", r.Stdout)
+	}
+	ws := t.TempDir()
+	code, out, _ := cli(t, "run", "--workspace", ws, "--", cmd)
+	if code != 0 || out != "ab\x1b[31mred\x1b[0mc\n" {
+		t.Errorf("text mode: code=%d %q", code, out)
+	}
+}
+
+// audit.key_file signs the chain with HMAC-SHA256: verify needs the key,
+// and the key file must be private.
+func TestConfigAuditKeyFile(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "audit.jsonl")
+	// not named *.key: the policy asks before reading key files, and this
+	// test is about the sandbox masking the configured key file
+	key := filepath.Join(dir, "audit-hmac")
+	if err := os.WriteFile(key, []byte("0123456789abcdef0123456789abcdef\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := runWithConfig(t, "audit: {path: "+log+", key_file: "+key+"}\n", "cat "+key+"; echo done")
+	if r.ExitCode == nil || !strings.Contains(r.Stdout, "done") {
+		t.Fatalf("%+v", r)
+	}
+	masked := false
+	if r.Sandbox != nil {
+		for _, l := range r.Sandbox.Layers {
+			masked = masked || l.Name == "secret-masks"
+		}
+	}
+	switch {
+	case masked && strings.Contains(r.Stdout, "0123456789abcdef"):
+		t.Errorf("a sandboxed command read the audit key: %q", r.Stdout)
+	case !masked && testenv.Strict():
+		t.Errorf("the sandbox did not mask secrets: %+v", r.Sandbox)
+	}
+	if code, out, _ := cli(t, "audit", "verify", "--key-file", key, log); code != 0 {
+		t.Errorf("verify with the key: %d %s", code, out)
+	}
+	if code, out, _ := cli(t, "audit", "verify", log); code != 1 || !strings.Contains(out, "hash mismatch") {
+		t.Errorf("verify without the key passed: %d %s", code, out)
+	}
+	os.Chmod(key, 0o644)
+	ws := t.TempDir()
+	cfg := filepath.Join(dir, "c.yaml")
+	os.WriteFile(cfg, []byte("audit: {path: "+log+", key_file: "+key+"}\n"), 0o600)
+	code, _, errs := cli(t, "run", "--config", cfg, "--workspace", ws, "--", "true")
+	if code == 0 || !strings.Contains(errs, "chmod 600") {
+		t.Errorf("a key readable by others was used: code=%d %s", code, errs)
+	}
+}
+
+// The command echoed in the JSON result is redacted like the audit log.
+func TestRunJSONRedactsCommand(t *testing.T) {
+	code, out, _ := cli(t, "run", "--json", "--workspace", t.TempDir(), "--", "true # ghp_0123456789abcdefghijABCDEFGHIJ012345")
+	if code != 0 || strings.Contains(out, "ghp_0123456789abcdefghijABCDEFGHIJ012345") || !strings.Contains(out, `"command": "true # [REDACTED:`) {
+		t.Errorf("command echo not redacted: %s", out)
 	}
 }

@@ -135,7 +135,7 @@ func TestReadmeTokenSnippet(t *testing.T) {
 	}
 	var snippet string
 	for _, line := range strings.Split(string(readme), "\n") {
-		if strings.Contains(line, "/dev/urandom") {
+		if strings.Contains(line, "/dev/urandom") && strings.Contains(line, "shellguard/token") {
 			snippet = line
 			break
 		}
@@ -329,3 +329,24 @@ func TestCompletionBash(t *testing.T) {
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// When stdout and stderr are the same file (a terminal, `>log 2>&1`),
+// the output keeps the order the command wrote it in.
+func TestRunSameFileKeepsOrder(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var want strings.Builder
+	for i := 0; i < 100; i++ {
+		want.WriteString("out " + itoa(i) + "\nerr " + itoa(i) + "\n")
+	}
+	code := mainArgs([]string{"run", "--sandbox", "off", "--workspace", t.TempDir(), "--",
+		`for i in $(seq 0 99); do echo "out $i"; echo "err $i" >&2; done`}, f, f)
+	got, _ := os.ReadFile(f.Name())
+	// (shellguard's own warnings, such as --sandbox off, follow.)
+	if code != 0 || !strings.HasPrefix(string(got), want.String()) {
+		t.Fatalf("code %d, output:\n%s", code, got)
+	}
+}

@@ -27,7 +27,9 @@ type liveOutput struct {
 	finished chan struct{}
 }
 
-const (
+// When the progress line appears and how often it is redrawn (variables
+// for tests).
+var (
 	progressAfter = 3 * time.Second
 	progressEvery = time.Second
 )

@@ -115,6 +115,9 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	if !*jsonOut {
 		live = newLiveOutput(stdout, stderr)
 		req.Stdout, req.Stderr = live.stdout, live.stderr
+		// Both streams end up in the same place (one terminal, one file
+		// or pipe): one pipe for the command keeps their real order.
+		req.MergeStderr = sameFile(stdout, stderr)
 	}
 	res, err := g.Run(ctx, req)
 	cancel()

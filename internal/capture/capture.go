@@ -46,6 +46,9 @@ func (b *Budget) add(n int) bool {
 	return true
 }
 
+// Add records n bytes and reports whether the budget is now exceeded.
+func (b *Budget) Add(n int) bool { return b.add(n) }
+
 // Exceeded reports whether the budget was exceeded.
 func (b *Budget) Exceeded() bool { return b != nil && b.exceeded.Load() }
 

@@ -68,6 +68,11 @@ type Options struct {
 	Stdout io.Writer
 	Stderr io.Writer
 
+	// MergeStderr sends the command's stderr into its stdout pipe, so
+	// that both arrive in the order the command wrote them: everything is
+	// then stdout (and goes to Stdout); stderr stays empty.
+	MergeStderr bool
+
 	// Filter, when set, is put in front of each stream's capture and tee
 	// (e.g. secret redaction), so nothing unfiltered is kept or streamed.
 	// It is closed when the stream ends, to flush what it holds back.
@@ -228,8 +233,10 @@ func Start(o Options) (*Process, error) {
 		stopCh: make(chan StopReason, 1),
 	}
 	p.budget = &capture.Budget{Max: o.MaxTotal, OnExceed: func() { p.requestStop(StopOutputLimit) }}
-	p.stdout = capture.New(o.MaxOutput, p.budget)
-	p.stderr = capture.New(o.MaxOutput, p.budget)
+	// The budget counts the bytes the command wrote, before any filter:
+	// output a filter removes (terminal escape sequences) still counts.
+	p.stdout = capture.New(o.MaxOutput, nil)
+	p.stderr = capture.New(o.MaxOutput, nil)
 
 	env := append(append([]string(nil), o.Env...), MarkerVar+"="+p.marker)
 	for attempt := 0; ; attempt++ {
@@ -288,13 +295,20 @@ func Start(o Options) (*Process, error) {
 				p.closeLaunch()
 				return nil, fmt.Errorf("runner: %w", err)
 			}
-			if errR, errW, err = os.Pipe(); err != nil {
-				closeAll(outR, outW, p.stdin, tty)
-				p.closeLaunch()
-				return nil, fmt.Errorf("runner: %w", err)
+			if o.MergeStderr {
+				// One pipe for both: the reader sees them in the order
+				// the command wrote them.
+				p.cmd.Stdout, p.cmd.Stderr = outW, outW
+				p.pipes = []*os.File{outR}
+			} else {
+				if errR, errW, err = os.Pipe(); err != nil {
+					closeAll(outR, outW, p.stdin, tty)
+					p.closeLaunch()
+					return nil, fmt.Errorf("runner: %w", err)
+				}
+				p.cmd.Stdout, p.cmd.Stderr = outW, errW
+				p.pipes = []*os.File{outR, errR}
 			}
-			p.cmd.Stdout, p.cmd.Stderr = outW, errW
-			p.pipes = []*os.File{outR, errR}
 		}
 
 		p.start = time.Now()
@@ -317,6 +331,9 @@ func Start(o Options) (*Process, error) {
 	if o.PTY {
 		p.readers.Add(1)
 		go p.drain(p.stdin, p.stdout, o.Stdout)
+	} else if o.MergeStderr {
+		p.readers.Add(1)
+		go p.drain(p.pipes[0], p.stdout, o.Stdout)
 	} else {
 		p.readers.Add(2)
 		go p.drain(p.pipes[0], p.stdout, o.Stdout)
@@ -391,6 +408,7 @@ func (p *Process) drain(r *os.File, buf *capture.Buffer, tee io.Writer) {
 		n, err := r.Read(b)
 		if n > 0 {
 			p.read.Add(int64(n))
+			p.budget.Add(n)
 			sink.Write(b[:n])
 		}
 		if err != nil {
@@ -408,8 +426,11 @@ type sinkWriter struct {
 }
 
 func (s sinkWriter) Write(b []byte) (int, error) {
+	if s.budget.Exceeded() {
+		return len(b), nil // the command is being stopped; keep what came before
+	}
 	s.buf.Write(b)
-	if s.tee != nil && !s.budget.Exceeded() {
+	if s.tee != nil {
 		s.tee.Write(b)
 	}
 	return len(b), nil

@@ -1,0 +1,27 @@
+package shellguard
+
+import "github.com/shellguard/shellguard/internal/lazyre"
+
+// networkOffHint is added to SandboxWarnings when a command without the
+// network failed the way programs fail to reach the network.
+const networkOffHint = "the network is off; --network enables it (sandbox.network: true in the configuration)"
+
+// netFailure matches the messages resolvers and network clients print when
+// a host cannot be resolved or reached: the C library's getaddrinfo
+// errors (glibc, musl, BSD), Go's resolver, curl/git/wget/ssh, Node's
+// EAI_* codes, and an unreachable network.
+var netFailure = lazyre.New(`(?i)temporary failure in name resolution|name or service not known|` +
+	`no address associated with hostname|name does not resolve|nodename nor servname|` +
+	`getaddrinfo|\beai_(?:again|noname|fail|nodata)\b|no such host|(?:could not|couldn't|unable to|failed to) resolve|` +
+	`network is unreachable|\benetunreach\b`)
+
+// hintNetwork adds networkOffHint to a failed run that had no network and
+// whose output says it could not resolve or reach a host.
+func hintNetwork(res *Result) {
+	if res.Sandbox == nil || res.Sandbox.Network != "none" || res.ExitCode == nil || *res.ExitCode == 0 {
+		return
+	}
+	if netFailure.Get().MatchString(res.Stderr) || netFailure.Get().MatchString(res.Stdout) {
+		res.SandboxWarnings = append(res.SandboxWarnings, networkOffHint)
+	}
+}

@@ -1,0 +1,772 @@
+package policy
+
+import (
+	"path"
+	"strings"
+	"sync"
+
+	"github.com/shellguard/shellguard/analyze"
+	"github.com/shellguard/shellguard/effects"
+)
+
+// The policy over effects: what a command reads, writes, deletes, runs and
+// sends, whatever program it is spelled with. The rules are few:
+//   - a credential read asks; a credential sent over the network denies;
+//   - a write, delete or mode change outside the writable roots asks; of a
+//     floor path (/, system directories and their children, home) it is
+//     denied whatever the workspace;
+//   - startup and persistence files deny; registry and toolchain
+//     configuration asks; the repository's .git is not deleted;
+//   - code from the network denies, computed code and shell escapes ask;
+//   - data sent to a host that is not this machine asks; metadata
+//     endpoints deny;
+//   - a program with no grammar is judged by what its arguments name;
+//     an unknown subcommand of a CLI that changes things asks.
+
+// effectsOf extracts the effects of the analysis once, grouped by command.
+func (e *evaluator) effectsOf() {
+	e.effs = map[int][]effects.Effect{}
+	for _, ef := range effects.Extract(e.res, effects.Options{Workspace: workspaceOf(e.rules), Home: e.home}) {
+		e.effs[ef.Cmd] = append(e.effs[ef.Cmd], ef)
+	}
+	e.textSinks()
+}
+
+// textSinks finds arithmetic evaluation of values that come from outside
+// the command (a download, a file, read): bash evaluates subscripts in
+// them, so a value like a[$(cmd)] runs cmd. Also indirect expansion of
+// a variable prepared with such a subscript.
+func (e *evaluator) textSinks() {
+	ext := map[string]bool{}
+	prepared := map[string]bool{}
+	for _, c := range e.res.Commands {
+		for _, a := range c.Assigns {
+			v := a.Value
+			if strings.Contains(v.Value, "[") && (strings.Contains(v.Value, "$(") || strings.Contains(v.Value, "`")) && !v.Dynamic {
+				prepared[a.Name] = true
+			}
+			for _, j := range v.Subst {
+				if j >= 0 && j < len(e.res.Commands) && externalSource(e.res.Commands[j]) {
+					ext[a.Name] = true
+				}
+			}
+		}
+		if c.Name() == "read" {
+			for _, a := range c.Args[1:] {
+				if !strings.HasPrefix(a.Value, "-") && !a.Dynamic && isName(a.Value) {
+					ext[a.Value] = true
+				}
+			}
+		}
+	}
+	src := e.res.Src
+	whole := analyze.Span{Start: 0, End: len(src)}
+	for n := range prepared {
+		if strings.Contains(src, "${!"+n+"}") || strings.Contains(src, "${!"+n+"[") {
+			e.emit(sg4020, -1, whole, "indirect expansion of "+n+", which holds a subscript with a command substitution: bash runs it")
+			return
+		}
+	}
+	if len(ext) == 0 {
+		return
+	}
+	for _, ctx := range arithContexts(src) {
+		for n := range ext {
+			if containsWord(ctx, n) {
+				e.emit(sg4020, -1, whole, "arithmetic on "+n+", a value from outside the command: a subscript in it runs commands")
+				return
+			}
+		}
+	}
+}
+
+// externalSource reports commands whose output comes from outside the
+// command text: the network or a file.
+func externalSource(c *analyze.Command) bool {
+	switch c.Name() {
+	case "curl", "wget", "nc", "ncat", "http", "cat", "head", "tail", "jq", "yq", "xargs", "sed", "awk", "cut", "ssh", "redis-cli", "psql", "mysql":
+		return true
+	}
+	return false
+}
+
+func isName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		if !(b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || i > 0 && b >= '0' && b <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// arithContexts returns the texts of (( )), $(( )) and [[ ]] tests with
+// an arithmetic operator.
+func arithContexts(src string) []string {
+	var out []string
+	for off := 0; off < len(src); {
+		i := strings.Index(src[off:], "((")
+		if i < 0 {
+			break
+		}
+		i += off
+		j := strings.Index(src[i:], "))")
+		if j < 0 {
+			break
+		}
+		out = append(out, src[i+2:i+j])
+		off = i + j + 2
+	}
+	for off := 0; off < len(src); {
+		i := strings.Index(src[off:], "[[")
+		if i < 0 {
+			break
+		}
+		i += off
+		j := strings.Index(src[i:], "]]")
+		if j < 0 {
+			break
+		}
+		t := src[i+2 : i+j]
+		for _, op := range []string{"-eq", "-ne", "-lt", "-le", "-gt", "-ge"} {
+			if strings.Contains(t, op) {
+				out = append(out, t)
+				break
+			}
+		}
+		off = i + j + 2
+	}
+	return out
+}
+
+func containsWord(s, w string) bool {
+	for off := 0; off < len(s); {
+		k := strings.Index(s[off:], w)
+		if k < 0 {
+			return false
+		}
+		k += off
+		before := k == 0 || !isIdentByte(s[k-1])
+		after := k+len(w) >= len(s) || !isIdentByte(s[k+len(w)])
+		if before && after {
+			return true
+		}
+		off = k + len(w)
+	}
+	return false
+}
+
+func isIdentByte(b byte) bool {
+	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
+}
+
+func (e *evaluator) classOpts() effects.Options {
+	return effects.Options{Workspace: e.ws, Home: e.home}
+}
+
+// checkEffects judges the effects of command k.
+func (k *cmdCheck) checkEffects() {
+	e := k.e
+	if e.effs == nil {
+		return
+	}
+	c := k.c
+	if c.FuncDef != "" {
+		return // judged where the function is called
+	}
+	for _, ef := range e.effs[k.i] {
+		k.effect(ef)
+	}
+	k.shellSinks()
+	if argv, ok := effects.WrappedArgv(c); ok && !k.unwrapped() {
+		k.nestedLine("runs", shellJoin(argv), c.Span)
+	}
+}
+
+// shellJoin quotes words back into a command line.
+func shellJoin(args []analyze.Arg) string {
+	var b strings.Builder
+	for j, a := range args {
+		if j > 0 {
+			b.WriteByte(' ')
+		}
+		v := a.Value
+		if a.Dynamic {
+			b.WriteString(v)
+			continue
+		}
+		if v != "" && !strings.ContainsAny(v, " \t\n'\"\\$`;|&<>(){}*?[]#~!") {
+			b.WriteString(v)
+			continue
+		}
+		b.WriteString("'" + strings.ReplaceAll(v, "'", `'\''`) + "'")
+	}
+	return b.String()
+}
+
+// nestedLine evaluates a command line that a command runs and reports
+// its findings about this command.
+func (k *cmdCheck) nestedLine(what, line string, sp analyze.Span) {
+	e := k.e
+	if e.depth >= 3 {
+		e.emit(sg4013, k.i, sp, k.c.Name()+" "+what+" the command line "+quote(line))
+		return
+	}
+	v := evaluateAt(analyze.Analyze(line, AnalyzeOptions(e.rules)), e.rules, e.depth+1)
+	for _, r := range v.Reasons {
+		row := rowOf(r.ID, r.Decision)
+		if row == nil {
+			row = sg4013
+		}
+		e.emit(row, k.i, sp, k.c.Name()+" "+what+" "+quote(line)+": "+r.Message)
+	}
+}
+
+func (k *cmdCheck) effect(ef effects.Effect) {
+	e := k.e
+	sp := ef.Span
+	if sp == (analyze.Span{}) {
+		sp = k.c.Span
+	}
+	desc := ef.Describe()
+	switch ef.Kind {
+	case effects.Read:
+		if ef.Meta || !ef.Path.Known() {
+			if !ef.Path.Known() && unknownSecretName(ef.Path.Raw) {
+				e.emit(sg4001, k.i, sp, desc+": the name is a secret file's in a directory known only at run time")
+			}
+			return
+		}
+		p := e.resolve(ef.Path.Abs)
+		if ef.Secret {
+			e.emit(sg4001, k.i, sp, ef.Program+" decrypts or reveals "+ef.Path.String())
+			return
+		}
+		if r := effects.Classify(p, e.classOpts()); r.Class == effects.ClassCredential {
+			e.emit(sg4001, k.i, sp, ef.Program+" reads "+r.What)
+			return
+		}
+		if ef.Path.Origin == effects.OriginDerived {
+			if r, ok := e.patternClass(ef.Path); ok && r.Class == effects.ClassCredential {
+				e.emit(sg4001, k.i, sp, desc+": the names it selects are credentials ("+r.What+")")
+			}
+		}
+	case effects.Write, effects.Delete, effects.Chmod, effects.Chown:
+		k.mutation(ef, sp, desc)
+	case effects.Net:
+		k.net(ef, sp, desc)
+	case effects.Exec:
+		k.exec(ef, sp, desc)
+	case effects.Env:
+		k.env(ef, sp)
+	case effects.System:
+		k.system(ef, sp)
+	case effects.Unknown:
+		k.unknown(ef, sp)
+	}
+}
+
+// patternClass classifies the names a derived path selects: the glob's
+// base (".env*") or the producer's name pattern (locate id_rsa).
+func (e *evaluator) patternClass(pa effects.Path) (effects.Resource, bool) {
+	pat := pa.Pattern
+	if pat == "" && strings.HasPrefix(pa.Via, "glob ") {
+		pat = path.Base(pa.Raw)
+	}
+	pat = strings.NewReplacer("*", "", "?", "", "[", "", "]", "").Replace(pat)
+	if pat == "" || pat == "." {
+		return effects.Resource{}, false
+	}
+	dir := pa.Abs
+	if dir == "" {
+		dir = e.ws
+	}
+	return effects.Classify(path.Join(dir, path.Base(pat)), e.classOpts()), true
+}
+
+// unknownSecretName reports a raw path whose base name is a secret file
+// (.env, id_rsa, *credentials*) although its directory is unknown.
+func unknownSecretName(raw string) bool {
+	if raw == "" || strings.ContainsAny(path.Base(raw), "$`") {
+		return false
+	}
+	r := effects.Classify(path.Join("/nowhere", path.Base(raw)), effects.Options{Workspace: "/nowhere", Home: "/nohome"})
+	return r.Class == effects.ClassCredential
+}
+
+func (k *cmdCheck) mutation(ef effects.Effect, sp analyze.Span, desc string) {
+	e := k.e
+	verb := map[effects.Kind]string{effects.Write: "write", effects.Delete: "delete", effects.Chmod: "chmod", effects.Chown: "chown"}[ef.Kind]
+	if !ef.Path.Known() {
+		switch {
+		case ef.Kind == effects.Delete && ef.Recursive || ef.Kind == effects.Chmod && ef.Recursive || ef.Kind == effects.Chown && ef.Recursive:
+			e.emit(sg4006, k.i, sp, desc+": the target is known only at run time")
+		case ef.Kind == effects.Delete && strings.ContainsAny(ef.Path.Raw, "*?"):
+			e.emit(sg4006, k.i, sp, desc+": a glob in a directory known only at run time")
+		case unknownPersistName(ef.Path.Raw):
+			e.emit(sg4006, k.i, sp, desc+": a startup file in a directory known only at run time")
+		}
+		return
+	}
+	p := e.resolve(ef.Path.Abs)
+	o := e.classOpts()
+	derived := ef.Path.Origin == effects.OriginDerived
+	if ef.Kind == effects.Chmod && dangerousMode(ef.Mode) {
+		e.emit(sg4021, k.i, sp, desc+": world-writable or setuid")
+	}
+	// the floor: whatever the workspace is (files found under home are
+	// not home itself: a workspace may be home)
+	if ef.Kind != effects.Write && effects.FloorPath(p, o) && (ef.Recursive || derived || p == "/") && !(derived && p == e.home) {
+		e.emit(sg4005, k.i, sp, desc)
+		return
+	}
+	if derived && strings.HasPrefix(ef.Path.Via, "git ") && (ef.Kind == effects.Delete || ef.Program == "truncate" || ef.Program == "shred") {
+		e.emit(sg4006, k.i, sp, desc+": every file git lists, at once")
+		return
+	}
+	r := effects.Classify(p, o)
+	if ef.Text == "git config" && gitForcesPush(ef.Name, ef.Value) {
+		e.emit(sg4016, k.i, sp, "git config "+ef.Name+" "+quote(ef.Value)+" makes every later push overwrite the remote")
+		return
+	}
+	if ef.Text == "git config" && (r.Class == effects.ClassPersistence || r.Class == effects.ClassRepoGit || r.Class == effects.ClassOtherGit) && plainGitKey(ef.Name) {
+		if commandKey(ef.Name) && strings.ContainsAny(ef.Value, " ;|&$`") {
+			k.nestedLine("sets "+ef.Name+" to", ef.Value, sp)
+		}
+		return // user.name, color.ui …: settings that run nothing, or a command that is judged
+	}
+	switch r.Class {
+	case effects.ClassPersistence:
+		if ef.Kind != effects.Delete {
+			e.emit(sg4007, k.i, sp, ef.Program+": "+verb+" "+r.What+": code would run later")
+			return
+		}
+	case effects.ClassRegistry:
+		if ef.Kind != effects.Delete {
+			e.emit(sg4008, k.i, sp, ef.Program+": "+verb+" "+r.What)
+			return
+		}
+	case effects.ClassRepoGit:
+		if ef.Kind == effects.Delete && (p == path.Join(e.ws, ".git") || strings.HasSuffix(p, "/.git") || ef.Recursive && !strings.Contains(strings.TrimPrefix(p, e.ws), "/.git/")) {
+			e.emit(sg4009, k.i, sp, ef.Program+" deletes the repository's .git: its history is lost")
+			return
+		}
+		return
+	case effects.ClassOtherGit:
+		if ef.Kind == effects.Delete {
+			e.emit(sg4009, k.i, sp, ef.Program+" deletes "+r.What)
+		} else {
+			e.emit(sg4010, k.i, sp, ef.Program+": "+verb+" "+r.What)
+		}
+		return
+	case effects.ClassDevice:
+		e.emit(sg4006, k.i, sp, desc+": a device")
+		return
+	}
+	if effects.SafeDevice(p) || within(p, e.ws) || e.inRoots(p) || e.rules.Unrestricted {
+		return
+	}
+	e.emit(sg4006, k.i, sp, desc+" outside the workspace")
+}
+
+func unknownPersistName(raw string) bool {
+	if raw == "" {
+		return false
+	}
+	b := path.Base(raw)
+	if strings.ContainsAny(b, "$`") {
+		return false
+	}
+	r := effects.Classify(path.Join("/home/nohome", b), effects.Options{Workspace: "/nowhere", Home: "/home/nohome"})
+	return r.Class == effects.ClassPersistence || strings.HasSuffix(b, ".pth")
+}
+
+// dangerousMode reports world-writable and setuid/setgid modes.
+func dangerousMode(m string) bool {
+	if m == "" {
+		return false
+	}
+	if isDigits(m) {
+		if len(m) == 4 && (m[0] == '4' || m[0] == '2' || m[0] == '6') {
+			return true
+		}
+		last := m[len(m)-1]
+		return last == '2' || last == '3' || last == '6' || last == '7'
+	}
+	for _, part := range strings.Split(m, ",") {
+		who, perm, ok := cutAny(part, "+=")
+		if !ok {
+			continue
+		}
+		if strings.ContainsAny(perm, "s") {
+			return true
+		}
+		if strings.Contains(perm, "w") && (who == "" || strings.ContainsAny(who, "oa")) {
+			return true
+		}
+	}
+	return false
+}
+
+func cutAny(s, seps string) (string, string, bool) {
+	if i := strings.IndexAny(s, seps); i >= 0 {
+		return s[:i], s[i+1:], true
+	}
+	return s, "", false
+}
+
+func (k *cmdCheck) net(ef effects.Effect, sp analyze.Span, desc string) {
+	e := k.e
+	host := effects.HostOf(ef.Dest)
+	if ef.Dest != "" && effects.MetadataHost(host) {
+		e.emit(sg4004, k.i, sp, ef.Program+" contacts the cloud metadata endpoint "+quote(ef.Dest)+": it hands out credentials")
+		return
+	}
+	if !ef.Sends {
+		return
+	}
+	if ef.Text == "serve" && !(effects.Loopback(host) && host != "0.0.0.0" && host != "::") {
+		// a directory served to the network: the workspace is the
+		// agent's own; anything else leaves through the server
+		if !ef.Path.Known() {
+			e.emit(sg4003, k.i, sp, desc+": a directory known only at run time")
+			return
+		}
+		p := e.resolve(ef.Path.Abs)
+		if p != e.home && p != "/" && (within(p, e.ws) || e.inRoots(p)) {
+			return
+		}
+		e.emit(sg4003, k.i, sp, desc+" to anyone who can reach "+quote(ef.Dest))
+		return
+	}
+	if ef.Dest != "" && effects.Loopback(host) || ef.Text == "serve" {
+		return
+	}
+	if ef.Path.Known() {
+		p := e.resolve(ef.Path.Abs)
+		if r := effects.Classify(p, e.classOpts()); r.Class == effects.ClassCredential {
+			e.emit(sg4002, k.i, sp, desc+": "+r.What)
+			return
+		}
+	}
+	dest := ef.Dest
+	if dest == "" {
+		dest = "a remote host"
+	}
+	e.emit(sg4003, k.i, sp, desc+" (to "+quote(dest)+")")
+}
+
+func (k *cmdCheck) exec(ef effects.Effect, sp analyze.Span, desc string) {
+	e := k.e
+	switch ef.Code {
+	case effects.CodeNetwork:
+		e.emit(sg4011, k.i, sp, desc)
+	case effects.CodeComputed:
+		if ef.Via != "" {
+			e.emit(sg4012, k.i, sp, desc+" ("+ef.Via+")")
+		}
+	case effects.CodeLiteral:
+		if g := effects.Lookup(k.c.Name()); g != nil && g.Wrapper {
+			return // the wrapped command is judged by itself
+		}
+		if ef.Option != "" && k.unwrapped() {
+			return // analyze read the command the option runs: it is judged by itself
+		}
+		if ef.Option != "" && !ef.Dynamic {
+			k.optionCommand(ef, sp)
+			return
+		}
+		e.emit(sg4013, k.i, sp, ef.Program+" runs a shell command through "+quote(ef.Text))
+	}
+}
+
+// optionCommand judges the value of an option that runs a command: a
+// program name runs with data on its stdin (a shell or an interpreter
+// there runs the data); a command line is evaluated as a command.
+func (k *cmdCheck) optionCommand(ef effects.Effect, sp analyze.Span) {
+	e := k.e
+	val := strings.TrimSpace(strings.TrimPrefix(ef.Text, ef.Option))
+	if val == "" {
+		e.emit(sg4013, k.i, sp, ef.Program+" option "+quote(ef.Option)+" runs a command")
+		return
+	}
+	if !strings.ContainsAny(val, " \t;|&$`<>()'\"") {
+		g := effects.Lookup(path.Base(val))
+		if g == nil || g.Interp || g.Wrapper {
+			e.emit(sg4013, k.i, sp, ef.Program+" "+ef.Option+" runs "+quote(val)+" on its data")
+		}
+		return
+	}
+	if e.depth >= 3 {
+		e.emit(sg4013, k.i, sp, ef.Program+" runs the command line "+quote(val))
+		return
+	}
+	v := evaluateAt(analyze.Analyze(val, AnalyzeOptions(e.rules)), e.rules, e.depth+1)
+	for _, r := range v.Reasons {
+		row := rowOf(r.ID, r.Decision)
+		if row == nil {
+			row = sg4013
+		}
+		e.emit(row, k.i, sp, ef.Program+" "+ef.Option+" "+quote(val)+": "+r.Message)
+	}
+}
+
+var (
+	rowsOnce sync.Once
+	rowsByID map[string]*Finding
+)
+
+// rowOf returns the catalog row of an ID at a decision.
+func rowOf(id string, d Decision) *Finding {
+	rowsOnce.Do(func() {
+		rowsByID = map[string]*Finding{}
+		for _, f := range Catalog {
+			rowsByID[f.ID+"/"+f.Decision.String()] = f
+		}
+	})
+	return rowsByID[id+"/"+d.String()]
+}
+
+// unwrapped reports whether analyze found commands run by this command
+// (an option or argument holding a command line it could read).
+func (k *cmdCheck) unwrapped() bool {
+	name := k.c.Name()
+	for j := k.i + 1; j < len(k.e.res.Commands); j++ {
+		c := k.e.res.Commands[j]
+		if len(c.Wrappers) == 0 || c.Depth <= k.c.Depth {
+			continue
+		}
+		w := c.Wrappers[len(c.Wrappers)-1]
+		if w.Program == name || strings.HasPrefix(w.Text, name+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// gitForcesPush reports remote settings that turn a push into a forced
+// or mirroring one.
+func gitForcesPush(key, val string) bool {
+	key = strings.ToLower(key)
+	if !strings.HasPrefix(key, "remote.") {
+		return false
+	}
+	switch {
+	case strings.HasSuffix(key, ".mirror"):
+		return val == "" || val == "true" || val == "1" || val == "yes" || val == "on"
+	case strings.HasSuffix(key, ".push"):
+		return strings.HasPrefix(val, "+") || strings.Contains(val, ":+") || val == "+*"
+	}
+	return false
+}
+
+// commandKey reports git settings whose value is a command line.
+func commandKey(key string) bool {
+	switch strings.ToLower(key) {
+	case "core.pager", "core.editor", "sequence.editor", "pager.log", "pager.diff", "pager.show":
+		return true
+	}
+	return false
+}
+
+// plainGitKey reports git settings that change no behaviour that runs
+// or fetches code.
+func plainGitKey(key string) bool {
+	key = strings.ToLower(key)
+	for _, p := range []string{"user.", "color.", "pull.rebase", "pull.ff", "init.defaultbranch", "push.default",
+		"push.autosetupremote", "safe.directory", "core.autocrlf", "core.editor", "core.pager", "merge.conflictstyle",
+		"rebase.autosquash", "rebase.autostash", "fetch.prune", "commit.gpgsign", "tag.gpgsign", "diff.colormoved",
+		"advice.", "column.", "branch.sort", "help.autocorrect", "rerere.enabled", "log.", "format.", "status.",
+		"core.ignorecase", "core.filemode", "core.quotepath", "gpg.format", "user.signingkey"} {
+		if strings.HasPrefix(key, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// variables that make builds, loaders or shells run other code
+var hijackVars = map[string]string{
+	"RUSTC_WRAPPER": "wraps every rustc call in another program", "RUSTC_WORKSPACE_WRAPPER": "wraps every rustc call in another program",
+	"CARGO_BUILD_RUSTC_WRAPPER": "wraps every rustc call in another program", "GCONV_PATH": "makes glibc load conversion modules from a directory",
+	"ZDOTDIR": "makes zsh read its startup files from another directory", "CARGO_BUILD_RUSTC": "replaces the compiler",
+	"RUSTC": "replaces the compiler", "NODE_REPL_EXTERNAL_MODULE": "loads a module into node", "PYTHONWARNINGS": "",
+	"LD_DEBUG_OUTPUT": "", "MALLOC_CHECK_": "", "HOSTALIASES": "redirects host name lookups", "RES_OPTIONS": "",
+	"LOCALDOMAIN": "", "XDG_CONFIG_HOME": "moves every tool's configuration", "GIT_TEMPLATE_DIR": "",
+	"INPUTRC": "", "TERMINFO": "", "BASH_LOADABLES_PATH": "lets enable -f load builtins from a directory",
+}
+
+func (k *cmdCheck) env(ef effects.Effect, sp analyze.Span) {
+	e := k.e
+	n, v := ef.Name, ef.Value
+	switch {
+	case n == "GOFLAGS" && (strings.Contains(v, "-toolexec") || strings.Contains(v, "-exec") || strings.Contains(v, "-overlay") || strings.Contains(v, "-modfile")):
+		e.emit(sg4019, k.i, sp, "GOFLAGS="+quote(v)+" makes go run another program")
+	case n == "PATH" && strings.HasPrefix(v, "$") && !strings.HasPrefix(v, "$PATH") && !strings.HasPrefix(v, "${PATH}"):
+		e.emit(sg4019, k.i, sp, "PATH starts with "+quote(strings.Split(v, ":")[0])+", known only at run time: programs can be replaced")
+	case hijackVars[n] != "":
+		if n == "XDG_CONFIG_HOME" {
+			return
+		}
+		e.emit(sg4019, k.i, sp, "setting "+n+" "+hijackVars[n])
+	case strings.HasPrefix(n, "CARGO_TARGET_") && strings.HasSuffix(n, "_RUNNER"):
+		e.emit(sg4019, k.i, sp, "setting "+n+" runs test binaries through another program")
+	case strings.HasPrefix(n, "CMAKE_") && strings.HasSuffix(n, "_LAUNCHER"):
+		e.emit(sg4019, k.i, sp, "setting "+n+" runs the compiler through another program")
+	}
+}
+
+func (k *cmdCheck) system(ef effects.Effect, sp analyze.Span) {
+	e := k.e
+	switch ef.System {
+	case effects.SysPower:
+		e.emit(sg4017, k.i, sp, ef.Program+" powers off, reboots or suspends the machine")
+	case effects.SysDisk, effects.SysMount, effects.SysKernel, effects.SysFirewall, effects.SysSchedule:
+		e.emit(sg4018, k.i, sp, ef.Program+" changes the system ("+ef.System+")")
+	case effects.SysDestroy:
+		what := "deletes or resets resources that cannot be recovered"
+		if ef.Text != "" {
+			what += " (" + ef.Text + ")"
+		}
+		e.emit(sg4016, k.i, sp, ef.Program+" "+what)
+	case effects.SysConfig:
+		e.emit(sg4008, k.i, sp, ef.Program+" changes registry or toolchain configuration")
+	}
+}
+
+func (k *cmdCheck) unknown(ef effects.Effect, sp analyze.Span) {
+	e := k.e
+	if k.c.Builtin || k.c.Func {
+		return
+	}
+	switch {
+	case ef.Text != "":
+		e.emit(sg4015, k.i, sp, quote(ef.Program)+": unknown subcommand of a CLI that changes things")
+	case ef.Path.Origin == 0 && ef.Dest == "" && !ef.Dynamic:
+		// the program itself: arguments that are command lines of known
+		// programs (remote runners: salt, pdsh, fab) are judged as such
+		for _, a := range k.c.Args[1:] {
+			v := strings.TrimSpace(a.Value)
+			if a.Dynamic || !strings.Contains(v, " ") || strings.HasPrefix(v, "-") {
+				continue
+			}
+			first := strings.Fields(v)[0]
+			if g := effects.Lookup(path.Base(first)); g != nil && !g.ReadOnly {
+				k.nestedLine("is given", v, a.Span)
+			}
+		}
+	case ef.Dest != "":
+		h := effects.HostOf(ef.Dest)
+		if effects.MetadataHost(h) {
+			e.emit(sg4004, k.i, sp, ef.Program+" is given the cloud metadata endpoint "+quote(ef.Dest))
+			return
+		}
+		if !effects.Loopback(h) {
+			e.emit(sg4014, k.i, sp, "unknown program "+quote(ef.Program)+" is given the URL "+quote(ef.Dest))
+		}
+	case ef.Dynamic:
+		e.emit(sg4014, k.i, sp, "unknown program "+quote(ef.Program)+" is given a value computed at run time")
+	case ef.Path.Known():
+		p := e.resolve(ef.Path.Abs)
+		r := effects.Classify(p, e.classOpts())
+		switch {
+		case r.Class == effects.ClassDevice || r.Class == effects.ClassCredential || r.Class == effects.ClassPersistence:
+			e.emit(sg4014, k.i, sp, "unknown program "+quote(ef.Program)+" is given "+r.What)
+		case effects.SafeDevice(p) || within(p, e.ws) || e.inRoots(p):
+		default:
+			e.emit(sg4014, k.i, sp, "unknown program "+quote(ef.Program)+" is given "+quote(ef.Path.Raw)+" outside the workspace")
+		}
+	case ef.Path.Origin == effects.OriginUnknown && ef.Path.Raw != "":
+		e.emit(sg4014, k.i, sp, "unknown program "+quote(ef.Program)+" is given "+quote(ef.Path.Raw)+", a path known only at run time")
+	}
+}
+
+// shellSinks: places where bash evaluates data as code.
+func (k *cmdCheck) shellSinks() {
+	c := k.c
+	e := k.e
+	switch k.name {
+	case "mapfile", "readarray":
+		for _, a := range c.Args[1:] {
+			if a.Value == "-C" || strings.HasPrefix(a.Value, "-C") && !strings.HasPrefix(a.Value, "--") {
+				e.emit(sg4020, k.i, c.Span, k.name+" -C runs a callback with each line read")
+				return
+			}
+		}
+	case "printf":
+		for j := 1; j+1 < len(c.Args); j++ {
+			if c.Args[j].Value == "-v" && c.Args[j+1].Dynamic {
+				e.emit(sg4020, k.i, c.Span, "printf -v assigns to a variable whose name is computed: a subscript in it runs commands")
+				return
+			}
+		}
+	case "read":
+		for _, a := range c.Args[1:] {
+			if a.Dynamic && !strings.HasPrefix(a.Value, "-") {
+				e.emit(sg4020, k.i, c.Span, "read assigns to a variable whose name is computed")
+				return
+			}
+		}
+	case "declare", "typeset", "local", "export", "readonly":
+		integer := false
+		for _, a := range c.Args[1:] {
+			if strings.HasPrefix(a.Value, "-") && strings.Contains(a.Value, "i") && !strings.HasPrefix(a.Value, "--") {
+				integer = true
+			}
+		}
+		if integer {
+			for _, as := range c.Assigns {
+				if as.Value.Dynamic {
+					e.emit(sg4020, k.i, c.Span, "integer variable "+as.Name+" gets a computed value: bash evaluates it as arithmetic")
+					return
+				}
+			}
+		}
+	case "trap":
+		for _, a := range c.Args[1:] {
+			switch strings.ToUpper(a.Value) {
+			case "DEBUG", "RETURN", "SIGRETURN":
+				e.emit(sg4020, k.i, c.Span, "trap on "+a.Value+" runs code before every command")
+				return
+			}
+		}
+	case "test", "[":
+		for j, a := range c.Args[1:] {
+			if a.Value == "-v" && j+2 < len(c.Args) {
+				if v := c.Args[j+2]; strings.Contains(v.Value, "[") && (v.Dynamic || strings.Contains(v.Value, "$")) {
+					e.emit(sg4020, k.i, c.Span, "test -v with a computed array subscript evaluates it as arithmetic (command substitution inside runs)")
+					return
+				}
+			}
+		}
+	}
+	src := e.res.Src
+	if c.Span.Start < 0 || c.Span.End > len(src) || c.Span.Start >= c.Span.End {
+		return
+	}
+	text := src[c.Span.Start:c.Span.End]
+	if strings.Contains(text, "@P}") {
+		e.emit(sg4020, k.i, c.Span, "${var@P} expands the value as a prompt: command substitutions inside run")
+		return
+	}
+	for off := 0; off < len(text); {
+		i := strings.Index(text[off:], "${!")
+		if i < 0 {
+			break
+		}
+		i += off
+		j := strings.IndexByte(text[i:], '}')
+		if j < 0 {
+			break
+		}
+		ref := text[i : i+j]
+		if b := strings.IndexByte(ref, '['); b >= 0 && !strings.HasPrefix(ref[b:], "[@]") && !strings.HasPrefix(ref[b:], "[*]") && strings.ContainsAny(ref[b:], "$`") {
+			e.emit(sg4020, k.i, c.Span, "indirect expansion with a computed subscript: the subscript is evaluated as arithmetic")
+			return
+		}
+		off = i + j
+	}
+}
