@@ -435,7 +435,12 @@ func (h *helper) dropCaps() {
 		h.miss(LayerCaps, fmt.Errorf("capset: %w", err), "")
 		return
 	}
-	h.ok(LayerCaps, "all capabilities dropped, "+bset)
+	// The other threads of this process too (session_linux.go).
+	if err := dropCapsAllThreads(); err != nil {
+		h.miss(LayerCaps, err, "")
+		return
+	}
+	h.ok(LayerCaps, "all capabilities dropped on every thread, "+bset)
 }
 
 var landlockConfigs = []landlock.Config{landlock.V1, landlock.V1, landlock.V2, landlock.V3, landlock.V4,

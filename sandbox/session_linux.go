@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
+	"kernel.org/pub/linux/libs/security/libcap/psx"
 )
 
 // The session layer: bash runs in a session of its own with no
@@ -79,11 +81,18 @@ func (h *helper) session() {
 		detail = "own session, controlling terminal: the task's own pty"
 	}
 	if h.hs.UserNS {
-		if err := privateDevpts(); err != nil {
-			h.miss(LayerSession, fmt.Errorf("private devpts: %w", err), "a kernel with devpts newinstance support")
+		if err := privateDev(); err != nil {
+			h.miss(LayerSession, fmt.Errorf("private /dev: %w", err), "a kernel with devpts newinstance support")
 			return
 		}
-		detail += "; private /dev/pts"
+		detail += "; private /dev (null zero full random urandom tty, own devpts, private shm)"
+		if os.Getpid() == 1 {
+			if err := readOnlyProc(); err != nil {
+				h.miss(LayerSession, err, "")
+				return
+			}
+			detail += "; /proc/sys read-only"
+		}
 	} else {
 		h.miss(LayerSession, errors.New("host /dev/pts reachable: needs the mount namespace"), "")
 		return
@@ -91,14 +100,93 @@ func (h *helper) session() {
 	h.ok(LayerSession, detail)
 }
 
-func privateDevpts() error {
-	if err := unix.Mount("devpts", "/dev/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC,
-		"newinstance,ptmxmode=0666,mode=0620"); err != nil {
+// devNodes are the device nodes a command gets; every other device of the
+// host (disks, /dev/mem, /dev/kmsg, /dev/kvm, input devices ...) does not
+// exist in the sandbox, whatever the uid and whatever Landlock allows.
+var devNodes = []string{"null", "zero", "full", "random", "urandom", "tty"}
+
+// privateDev replaces /dev with a small tmpfs: the nodes above (bound
+// from the host), a private devpts instance with /dev/ptmx pointing into
+// it, the private /dev/shm, and the fd/stdin/stdout/stderr links.
+func privateDev() error {
+	held := map[string]int{}
+	defer func() {
+		for _, fd := range held {
+			unix.Close(fd)
+		}
+	}()
+	for _, n := range append(append([]string{}, devNodes...), "shm") {
+		fd, err := unix.Open("/dev/"+n, unix.O_PATH|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+		if err != nil {
+			if n == "shm" || n == "tty" {
+				continue
+			}
+			return fmt.Errorf("/dev/%s: %w", n, err)
+		}
+		held[n] = fd
+	}
+	if err := unix.Mount("tmpfs", "/dev", "tmpfs", unix.MS_NOSUID|unix.MS_NOEXEC, "mode=0755,size=64k,nr_inodes=64"); err != nil {
+		return fmt.Errorf("tmpfs on /dev: %w", err)
+	}
+	for n, fd := range held {
+		p := "/dev/" + n
+		if n == "shm" {
+			if err := os.Mkdir(p, 0o1777); err != nil {
+				return err
+			}
+		} else if err := os.WriteFile(p, nil, 0o666); err != nil {
+			return err
+		}
+		if err := unix.Mount(fmt.Sprintf("/proc/self/fd/%d", fd), p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("bind %s: %w", p, err)
+		}
+	}
+	if err := os.Mkdir("/dev/pts", 0o755); err != nil {
 		return err
 	}
-	// /dev/ptmx must allocate in the new instance.
-	if err := unix.Mount("/dev/pts/ptmx", "/dev/ptmx", "", unix.MS_BIND, ""); err != nil {
-		return fmt.Errorf("bind /dev/pts/ptmx: %w", err)
+	if err := unix.Mount("devpts", "/dev/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC,
+		"newinstance,ptmxmode=0666,mode=0620"); err != nil {
+		return fmt.Errorf("devpts: %w", err)
+	}
+	for link, target := range map[string]string{"ptmx": "pts/ptmx", "fd": "/proc/self/fd",
+		"stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1", "stderr": "/proc/self/fd/2"} {
+		if err := os.Symlink(target, "/dev/"+link); err != nil {
+			return err
+		}
+	}
+	return mountAttr("/dev", false, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NOEXEC, 0)
+}
+
+// readOnlyProc makes the kernel's tunables and triggers in the fresh
+// /proc read-only, so that uid 0 (which owns them) is not stopped by
+// Landlock alone.
+func readOnlyProc() error {
+	for _, p := range []string{"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs"} {
+		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
+		if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("bind %s: %w", p, err)
+		}
+		if err := mountAttr(p, true, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC, 0); err != nil {
+			return fmt.Errorf("read-only %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// dropCapsAllThreads empties the ambient, permitted, effective and
+// inheritable sets of every thread of the helper (psx runs the calls on
+// each of them), not only of the one that execs bash: no thread of a
+// process the command can reach keeps a capability of the namespace.
+func dropCapsAllThreads() error {
+	if _, _, e := psx.Syscall6(unix.SYS_PRCTL, unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0, 0); e != 0 && e != unix.EINVAL {
+		return fmt.Errorf("clear ambient on every thread: %w", e)
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if _, _, e := psx.Syscall3(unix.SYS_CAPSET, uintptr(unsafe.Pointer(&hdr)), uintptr(unsafe.Pointer(&data[0])), 0); e != 0 {
+		return fmt.Errorf("capset on every thread: %w", e)
 	}
 	return nil
 }

@@ -447,3 +447,35 @@ func TestAbstractSocketOutside(t *testing.T) {
 	case <-time.After(100 * time.Millisecond):
 	}
 }
+
+// TestCapsEveryThread: no thread of any process in the sandbox (the
+// helper acting as init included) holds a capability, and /proc/sys and
+// raw devices are out of reach even for uid 0.
+func TestCapsEveryThread(t *testing.T) {
+	f := newFixture(t)
+	a := f.assertActive(t, Spec{})
+	need(t, a, LayerCaps, LayerSession, LayerPidNS)
+	r := f.run(t, Spec{}, `for s in /proc/[0-9]*/task/*/status; do grep -H '^Cap\(Inh\|Prm\|Eff\|Amb\)' "$s"; done
+ls /dev | tr '\n' ' '; echo
+grep ' /proc/sys ' /proc/self/mountinfo | cut -d' ' -f6`, 20*time.Second)
+	lines := 0
+	for _, l := range strings.Split(r.out, "\n") {
+		if strings.Contains(l, "\tCap") || strings.Contains(l, ":Cap") {
+			lines++
+			if !strings.HasSuffix(l, "0000000000000000") {
+				t.Errorf("a thread holds capabilities: %s", l)
+			}
+		}
+	}
+	if lines < 8 { // init's threads and bash's, four sets each
+		t.Fatalf("too few threads seen:\n%s", r.out)
+	}
+	for _, dev := range []string{"sda", "mem", "kmsg", "kvm", "port"} {
+		if strings.Contains(" "+r.out+" ", " "+dev+" ") {
+			t.Errorf("/dev/%s exists in the sandbox:\n%s", dev, r.out)
+		}
+	}
+	if !strings.Contains(r.out, "\nro,") && !strings.Contains(r.out, "\nro\n") {
+		t.Errorf("/proc/sys is not read-only:\n%s", r.out)
+	}
+}

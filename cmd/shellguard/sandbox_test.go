@@ -7,14 +7,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rogpeppe/go-internal/testscript"
+
 	"github.com/shellguard/shellguard/sandbox"
 )
 
 // TestMain makes the test binary its own sandbox helper: `shellguard run`
-// defaults to --sandbox auto, which re-executes this binary.
+// defaults to --sandbox auto, which re-executes this binary. Started as
+// "shellguard" (by the txtar scripts, script_test.go), it is the CLI.
 func TestMain(m *testing.M) {
 	sandbox.Main()
-	os.Exit(m.Run())
+	testscript.Main(m, map[string]func(){"shellguard": main})
 }
 
 func TestRunSandboxFlags(t *testing.T) {
