@@ -185,3 +185,23 @@ func TestWorkspaceAtHomeEffects(t *testing.T) {
 		}
 	}
 }
+
+// The checks by program find the subcommand past global options that
+// take a value, through the program's grammar.
+func TestSubcommandPastGlobalOptions(t *testing.T) {
+	cases := map[string]string{
+		"kubectl -n prod delete pod x":         "SG3201",
+		"helm --kube-context prod uninstall r": "SG3207",
+		"git -C ../x push --force origin main": "SG3101",
+	}
+	for src, id := range cases {
+		v := Check(src, testRules)
+		found := false
+		for _, r := range v.Reasons {
+			found = found || r.ID == id
+		}
+		if !found {
+			t.Errorf("%q: %v, want %s", src, ids(v), id)
+		}
+	}
+}
