@@ -106,8 +106,17 @@ func ClassifyPattern(dir, pattern string, o Options) Resource {
 			return r
 		}
 	}
-	if !strings.ContainsAny(base, "*?[") {
+	// only a pattern that names its files ('.*shrc', 'id_*'), not one
+	// that selects an extension ('*.xml'), is matched against the names
+	if !strings.ContainsAny(base, "*?[") || strings.ContainsAny(base[:1], "*?[") {
 		return Resource{}
+	}
+	for _, n := range secretNames {
+		if ok, _ := path.Match(base, n); ok {
+			if r := Classify(path.Join(dir, n), o); r.Class == ClassCredential {
+				return r
+			}
+		}
 	}
 	for _, list := range [][]string{rcHome, credHome, registryHome} {
 		for _, n := range list {
@@ -125,6 +134,11 @@ func ClassifyPattern(dir, pattern string, o Options) Resource {
 	}
 	return Resource{}
 }
+
+// secretNames are file names that are secrets wherever they are.
+var secretNames = []string{"id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", ".env", ".env.local", ".env.production",
+	"credentials", "credentials.json", ".netrc", ".pgpass", ".git-credentials", "service-account.json", "secrets.yaml",
+	"secrets.json", "privkey.pem", "key.pem"}
 
 // Within reports whether p is dir or below it.
 func Within(p, dir string) bool {

@@ -155,6 +155,8 @@ func TestEffectClasses(t *testing.T) {
 		"echo x | tee /proc/self/fd/2",
 		"frobnicate -p $$",
 		"view /etc/hosts",
+		"find . -name '*.yaml' -print0 | xargs -0 sed -i -e s/a/b/",
+		"find src -iname '*.xml' -print0 | xargs -0 grep -i msg",
 	}
 	for class, cmds := range block {
 		for _, src := range cmds {
