@@ -96,13 +96,24 @@ func Classify(p string, o Options) Resource {
 // (find -name '.*shrc', locate id_rsa, a glob .env*): the pattern with
 // its wildcards removed, then the sensitive names it matches.
 func ClassifyPattern(dir, pattern string, o Options) Resource {
+	for _, c := range []Class{ClassCredential, ClassPersistence, ClassRegistry} {
+		if r := ClassifyPatternAs(dir, pattern, c, o); r.Class == c {
+			return r
+		}
+	}
+	return Resource{}
+}
+
+// ClassifyPatternAs reports whether the files a name pattern selects in
+// dir include one of class want.
+func ClassifyPatternAs(dir, pattern string, want Class, o Options) Resource {
 	if pattern == "" {
 		return Resource{}
 	}
 	base := path.Base(pattern)
 	lit := strings.NewReplacer("*", "", "?", "", "[", "", "]", "").Replace(base)
 	if lit != "" && lit != "." {
-		if r := Classify(path.Join(dir, lit), o); r.Class == ClassCredential || r.Class == ClassPersistence || r.Class == ClassRegistry {
+		if r := Classify(path.Join(dir, lit), o); r.Class == want {
 			return r
 		}
 	}
@@ -113,7 +124,7 @@ func ClassifyPattern(dir, pattern string, o Options) Resource {
 	}
 	for _, n := range secretNames {
 		if ok, _ := path.Match(base, n); ok {
-			if r := Classify(path.Join(dir, n), o); r.Class == ClassCredential {
+			if r := Classify(path.Join(dir, n), o); r.Class == want {
 				return r
 			}
 		}
@@ -126,7 +137,7 @@ func ClassifyPattern(dir, pattern string, o Options) Resource {
 				if h == "" {
 					h = "/home/user"
 				}
-				if r := Classify(path.Join(h, n), o); r.Class != ClassOther && r.Class != ClassHome {
+				if r := Classify(path.Join(h, n), o); r.Class == want {
 					return r
 				}
 			}

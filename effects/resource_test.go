@@ -77,12 +77,15 @@ func TestMetadataHost(t *testing.T) {
 }
 
 func TestClassifyPattern(t *testing.T) {
-	cases := map[string]Class{".*shrc": ClassPersistence, ".bash*": ClassPersistence, "id_*": ClassCredential,
+	cases := map[string]Class{".*shrc": ClassPersistence, ".bash*": ClassCredential /* .bash_history */, ".profil*": ClassPersistence, "id_*": ClassCredential,
 		".env*": ClassCredential, "*.xml": ClassOther, "*.yaml": ClassOther, "*.go": ClassOther}
 	for pat, want := range cases {
 		if got := ClassifyPattern("/home/user", pat, testOpts).Class; got != want {
 			t.Errorf("%s: %v, want %v", pat, got, want)
 		}
+	}
+	if got := ClassifyPatternAs("/home/user", ".bash*", ClassPersistence, testOpts).Class; got != ClassPersistence {
+		t.Errorf(".bash* as persistence: %v", got)
 	}
 }
 
