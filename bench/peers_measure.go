@@ -94,12 +94,6 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if *floor {
-		if t, err := exec.LookPath("true"); err == nil {
-			tools = append(tools, &tool{name: "(floor) true", argv: []string{t},
-				note: "a no-op: the RSS here is the measuring process's own, inherited at fork"})
-		}
-	}
 	for _, t := range tools {
 		t.note = joinNote(t.note, notes[t.name])
 		if r := missing[t.name]; r != "" {
@@ -114,6 +108,12 @@ func main() {
 	for _, name := range names {
 		if find(tools, name) == nil {
 			tools = append(tools, &tool{name: name, reason: "not run: " + missing[name], note: notes[name]})
+		}
+	}
+	if *floor {
+		if t, err := exec.LookPath("true"); err == nil {
+			tools = append(tools, &tool{name: "(floor) true", argv: []string{t},
+				note: "a no-op: the RSS here is the measuring process's own, inherited at fork"})
 		}
 	}
 

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,9 +26,6 @@ type gitSpec struct {
 	View string   `json:"view"`
 	RW   []string `json:"rw,omitempty"`
 	RO   []string `json:"ro,omitempty"`
-	// EmptyRO are directories that did not exist (hooks): empty and
-	// read-only inside.
-	EmptyRO []string `json:"empty_ro,omitempty"`
 }
 
 // gitViewPrefix names the view directories inside .git.
@@ -38,11 +36,12 @@ const gitViewPrefix = ".shellguard-view-"
 type gitState struct {
 	dir, view string
 	bound     map[string]bool
-	links     map[string]uint64 // state file -> inode of the real file
-	moved     []string          // state dirs moved into the view
-	config    []byte            // the real config before the run
-	copies    map[string][]byte // other files, copied
-	git       string            // git binary for the config broker
+	links     map[string]uint64        // state file -> inode of the real file
+	mtimes    map[string]unix.Timespec // … and its mtime (inode numbers get reused)
+	moved     []string                 // state dirs moved into the view
+	config    []byte                   // the real config before the run
+	copies    map[string][]byte        // other files, copied
+	git       string                   // git binary for the config broker
 	done      bool
 }
 
@@ -64,7 +63,7 @@ func prepareGit(ws string, env []string) (*gitSpec, *gitState, error) {
 		return nil, nil, err
 	}
 	gs := &gitSpec{Dir: gd, View: view}
-	st := &gitState{dir: gd, view: view, bound: map[string]bool{}, links: map[string]uint64{}, copies: map[string][]byte{}}
+	st := &gitState{dir: gd, view: view, bound: map[string]bool{}, links: map[string]uint64{}, mtimes: map[string]unix.Timespec{}, copies: map[string][]byte{}}
 	st.git = lookGit(env)
 	fail := func(err error) (*gitSpec, *gitState, error) {
 		st.finish()
@@ -93,14 +92,23 @@ func prepareGit(ws string, env []string) (*gitSpec, *gitState, error) {
 			if err := os.Mkdir(dst, 0o700); err != nil {
 				return fail(err)
 			}
-			gs.RO = append(gs.RO, name)
 			st.bound[name] = true
+			// Nothing in it to read (branches/, hooks/ with only the
+			// samples): the empty view directory will do, and whatever
+			// is written there is dropped with the view.
+			if !onlySamples(src) {
+				gs.RO = append(gs.RO, name)
+			}
 			hooks = hooks || name == "hooks"
 		case t.IsRegular() && gitStateFiles[name]:
 			if err := os.Link(src, dst); err != nil {
 				return fail(err)
 			}
-			st.links[name] = inode(dst)
+			var s unix.Stat_t
+			if err := unix.Lstat(dst, &s); err != nil {
+				return fail(err)
+			}
+			st.links[name], st.mtimes[name] = s.Ino, s.Mtim
 		case t.IsRegular():
 			b, err := os.ReadFile(src)
 			if err != nil {
@@ -122,13 +130,36 @@ func prepareGit(ws string, env []string) (*gitSpec, *gitState, error) {
 		}
 	}
 	if !hooks {
+		// An empty hooks/ in the view: a hook written there is dropped.
 		if err := os.Mkdir(filepath.Join(view, "hooks"), 0o700); err != nil {
 			return fail(err)
 		}
-		gs.EmptyRO = append(gs.EmptyRO, "hooks")
 		st.bound["hooks"] = true
 	}
 	return gs, st, nil
+}
+
+// onlySamples reports whether dir is empty or holds only git's *.sample
+// files.
+func onlySamples(dir string) bool {
+	f, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(64)
+	if err != nil && len(names) == 0 {
+		return errors.Is(err, io.EOF)
+	}
+	if len(names) == 64 {
+		return false
+	}
+	for _, n := range names {
+		if !strings.HasSuffix(n, ".sample") {
+			return false
+		}
+	}
+	return true
 }
 
 // lookGit finds git on the PATH of env ("" if there is none).
@@ -192,15 +223,6 @@ func (h *helper) gitView(g *gitSpec) error {
 			}
 		}
 	}
-	for _, n := range g.EmptyRO {
-		target := filepath.Join(g.Dir, n)
-		if err := unix.Mount(target, target, "", unix.MS_BIND, ""); err != nil {
-			return fmt.Errorf("bind .git/%s: %w", n, err)
-		}
-		if err := mountAttr(target, false, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV, 0); err != nil {
-			return fmt.Errorf(".git/%s read-only: %w", n, err)
-		}
-	}
 	return nil
 }
 
@@ -237,8 +259,17 @@ func (st *gitState) finish() (notes, warns []string) {
 				warns = append(warns, fmt.Sprintf(".git/%s: %v", name, err))
 			}
 		case gitStateFiles[name] && e.Type().IsRegular():
-			if ino, ok := st.links[name]; ok && inode(src) == ino {
+			ino, had := st.links[name]
+			if had && inode(src) == ino {
 				continue // unchanged, or written in place (same inode)
+			}
+			// Changed outside meanwhile (the user's own git during a long
+			// run): keep theirs rather than go back in time.
+			var cur unix.Stat_t
+			curErr := unix.Lstat(dst, &cur)
+			if (had && (curErr != nil || cur.Ino != ino || cur.Mtim != st.mtimes[name])) || (!had && curErr == nil) {
+				warns = append(warns, fmt.Sprintf(".git/%s changed outside during the run; the sandbox's version was dropped", name))
+				continue
 			}
 			if err := os.Rename(src, dst); err != nil {
 				warns = append(warns, fmt.Sprintf(".git/%s: %v", name, err))
@@ -267,7 +298,8 @@ func (st *gitState) finish() (notes, warns []string) {
 	for name, ino := range st.links {
 		if !seen[name] {
 			real := filepath.Join(st.dir, name)
-			if inode(real) == ino {
+			var cur unix.Stat_t
+			if unix.Lstat(real, &cur) == nil && cur.Ino == ino && cur.Mtim == st.mtimes[name] {
 				os.Remove(real) // git removed it (MERGE_HEAD after a commit …)
 			}
 		}
@@ -406,6 +438,15 @@ func (h *helper) gitLayer(gitDir string) bool {
 			h.ok(LayerGit, ".git is a file (linked worktree): it stays read-only; its git directory is outside the workspace and read-only")
 		} else if err != nil {
 			h.ok(LayerGit, "no .git in the workspace")
+		} else if fi.Mode()&os.ModeSymlink != 0 {
+			target := realpath(gitDir)
+			for _, w := range h.hs.Writable {
+				if target != "" && under(target, w) {
+					h.miss(LayerGit, fmt.Errorf(".git is a symlink to %s, inside a writable root", target), "make .git a directory")
+					return false
+				}
+			}
+			h.ok(LayerGit, ".git is a symlink to "+target+", outside the writable roots (read-only)")
 		} else {
 			h.miss(LayerGit, errors.New("no .git view was prepared"), "")
 		}
