@@ -158,10 +158,6 @@ func (g *Guard) NewSession(o SessionOptions) *Session {
 	return s
 }
 
-// BlockingBudget returns how long Run blocks before it moves a command
-// to the background; 0: never.
-func (s *Session) BlockingBudget() time.Duration { return max(s.budget, 0) }
-
 // DefaultSession returns the Guard's own session, which Guard.Start uses.
 func (g *Guard) DefaultSession() *Session {
 	g.tasks.mu.Lock()
@@ -285,9 +281,6 @@ func (s *Session) Tasks() []*Task {
 	}
 	return out
 }
-
-// Running returns the number of running tasks.
-func (s *Session) Running() int { return s.table.Running() }
 
 func (s *Session) wrap(t *runner.Task) *Task {
 	tag, _ := t.Process().Tag().(*runTag)

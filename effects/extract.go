@@ -32,6 +32,7 @@ func Extract(res *analyze.Result, opts Options) []Effect {
 	x.indexPipes()
 	x.tempVars()
 	x.gitRemotes()
+	x.varValues()
 	for i, c := range res.Commands {
 		if c == nil {
 			continue
@@ -52,8 +53,95 @@ type extractor struct {
 	out   []Effect
 	pipes map[[2]int][]int // (pipe id, stage) → command indices
 	temps map[string]bool  // variables assigned only from $(mktemp …)
+	// values known for variables bash assigns in ways analyze leaves
+	// open: printf -v NAME with literal text, declare -n NAME=HOME
+	values   map[string]string
+	namerefs map[string]string
 	// remotes added in this command text (git remote add NAME URL)
 	remotes map[string]string
+}
+
+// varValues records printf -v assignments of literal text and namerefs
+// (declare -n, local -n, typeset -n).
+func (x *extractor) varValues() {
+	for _, c := range x.res.Commands {
+		if c == nil || len(c.Args) < 2 {
+			continue
+		}
+		switch c.Name() {
+		case "printf":
+			a := c.Args
+			if len(a) >= 4 && a[1].Value == "-v" && !a[2].Dynamic && !a[3].Dynamic {
+				var vals []string
+				ok := true
+				for _, w := range a[4:] {
+					if w.Dynamic {
+						ok = false
+					}
+					vals = append(vals, w.Value)
+				}
+				if ok && strings.Count(a[3].Value, "%") == strings.Count(a[3].Value, "%s") {
+					v := a[3].Value
+					for _, w := range vals {
+						v = strings.Replace(v, "%s", w, 1)
+					}
+					if x.values == nil {
+						x.values = map[string]string{}
+					}
+					x.values[a[2].Value] = strings.ReplaceAll(v, "%s", "")
+				}
+			}
+		case "declare", "typeset", "local":
+			ref := false
+			for _, a := range c.Args[1:] {
+				if strings.HasPrefix(a.Value, "-") && !strings.HasPrefix(a.Value, "--") && strings.Contains(a.Value, "n") {
+					ref = true
+				}
+			}
+			if !ref {
+				continue
+			}
+			for _, as := range c.Assigns {
+				if !as.Value.Dynamic {
+					if x.namerefs == nil {
+						x.namerefs = map[string]string{}
+					}
+					x.namerefs[as.Name] = as.Value.Value
+				}
+			}
+		}
+	}
+}
+
+// knownValue resolves a word whose only variable has a value recorded
+// by varValues.
+func (x *extractor) knownValue(a analyze.Arg) (string, bool) {
+	if len(a.Vars) != 1 {
+		return "", false
+	}
+	v := a.Vars[0]
+	if t, ok := x.namerefs[v]; ok {
+		val := ""
+		switch t {
+		case "HOME":
+			val = x.opts.Home
+		default:
+			return "", false
+		}
+		// analyze expanded the nameref to the target's name
+		if strings.HasPrefix(a.Value, t) {
+			return val + a.Value[len(t):], true
+		}
+		return "", false
+	}
+	if val, ok := x.values[v]; ok {
+		for _, p := range []string{"${" + v + "}", "$" + v} {
+			if strings.HasPrefix(a.Value, p) {
+				return val + a.Value[len(p):], true
+			}
+		}
+	}
+	return "", false
 }
 
 // gitRemotes records remotes the text adds or repoints.
@@ -165,6 +253,11 @@ func (x *extractor) abs(p, cwd string) (string, bool) {
 // pathOf builds the Path of argument a (resolved against cwd).
 func (x *extractor) pathOf(a analyze.Arg, cwd string) Path {
 	raw := a.Value
+	if v, ok := x.knownValue(a); ok {
+		if p, ok := x.abs(v, cwd); ok {
+			return Path{Abs: p, Raw: raw, Origin: OriginLiteral}
+		}
+	}
 	if a.Dynamic {
 		if len(a.Vars) == 1 && x.temps[a.Vars[0]] && (strings.HasPrefix(raw, "$"+a.Vars[0]) || strings.HasPrefix(raw, "${"+a.Vars[0])) {
 			return Path{Abs: "/tmp", Raw: raw, Origin: OriginDerived, Via: "mktemp"}
@@ -594,8 +687,11 @@ func (x *extractor) unknownProgram(i int, c *analyze.Command, name string) {
 	x.emit(Effect{Kind: Unknown, Cmd: i, Span: c.Span, Program: name})
 	for _, a := range c.Args[1:] {
 		v := a.Value
-		if a.Dynamic {
+		if a.Dynamic && !specialParam(v) {
 			x.emit(Effect{Kind: Unknown, Cmd: i, Span: a.Span, Program: name, Dynamic: true, Path: x.pathOf(a, c.Cwd)})
+			continue
+		}
+		if a.Dynamic {
 			continue
 		}
 		if k := strings.IndexByte(v, '='); k > 0 && strings.HasPrefix(v, "-") {
@@ -613,6 +709,15 @@ func (x *extractor) unknownProgram(i int, c *analyze.Command, name string) {
 			x.emit(Effect{Kind: Unknown, Cmd: i, Span: a.Span, Program: name, Path: x.pathOf(b, c.Cwd)})
 		}
 	}
+}
+
+// specialParam reports $$, $!, $?, $# and friends: numbers, never paths.
+func specialParam(v string) bool {
+	switch v {
+	case "$$", "$!", "$?", "$#", "${$}", "${!}", "${?}", "${#}", "$PPID", "$BASHPID", "$RANDOM", "$SECONDS", "$LINENO", "$UID", "$EUID":
+		return true
+	}
+	return false
 }
 
 func looksLikePath(v string) bool {
@@ -823,8 +928,9 @@ func (x *extractor) apply(i int, c *analyze.Command, p *parsed) {
 			}
 			continue
 		}
+		before := len(x.out)
 		x.operand(i, c, p, role, a, cwd, recursive, mode != "", mode, with)
-		if mode != "" && role == RoleWrite {
+		if mode != "" && role == RoleWrite && len(x.out) > before {
 			last := &x.out[len(x.out)-1]
 			if last.Kind == Write {
 				last.Kind = modeKind
@@ -1039,12 +1145,45 @@ func (x *extractor) redirect(i int, c *analyze.Command, r analyze.Redirect) {
 		prog = c.Name()
 	}
 	p := x.pathOf(t, r.Cwd)
+	if c != nil && (strings.Contains(v, "{}") || v == "%") {
+		if root, ok := x.xargsRoot(c); ok {
+			p = root
+		}
+	}
 	if r.Write {
 		x.emit(Effect{Kind: Write, Cmd: i, Span: r.Span, Path: p, Program: prog, Dynamic: t.Dynamic})
 	}
 	if r.Op == "<" || r.Op == "<>" {
 		x.emit(Effect{Kind: Read, Cmd: i, Span: r.Span, Path: p, Program: prog, Dynamic: t.Dynamic})
 	}
+}
+
+// xargsRoot finds the xargs (or parallel) command c runs under, through
+// sh -c code, and the paths its input lists.
+func (x *extractor) xargsRoot(c *analyze.Command) (Path, bool) {
+	inX := false
+	for _, w := range c.Wrappers {
+		if strings.HasPrefix(w.Text, "xargs") || strings.HasPrefix(w.Text, "parallel") {
+			inX = true
+		}
+	}
+	if !inX {
+		return Path{}, false
+	}
+	for _, u := range x.res.Commands {
+		if u == nil || u == c || (u.Name() != "xargs" && u.Name() != "parallel") {
+			continue
+		}
+		if u.Span.Start <= c.Span.Start && c.Span.End <= u.Span.End {
+			if up := x.upstream(u); up != nil {
+				if pp, ok := x.producerPath(up); ok {
+					pp.Via = cmdText(up) + " | " + u.Name()
+					return pp, true
+				}
+			}
+		}
+	}
+	return Path{}, false
 }
 
 func isDigits(s string) bool {

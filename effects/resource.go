@@ -92,6 +92,40 @@ func Classify(p string, o Options) Resource {
 	return Resource{}
 }
 
+// ClassifyPattern classifies the files a name pattern selects in dir
+// (find -name '.*shrc', locate id_rsa, a glob .env*): the pattern with
+// its wildcards removed, then the sensitive names it matches.
+func ClassifyPattern(dir, pattern string, o Options) Resource {
+	if pattern == "" {
+		return Resource{}
+	}
+	base := path.Base(pattern)
+	lit := strings.NewReplacer("*", "", "?", "", "[", "", "]", "").Replace(base)
+	if lit != "" && lit != "." {
+		if r := Classify(path.Join(dir, lit), o); r.Class == ClassCredential || r.Class == ClassPersistence || r.Class == ClassRegistry {
+			return r
+		}
+	}
+	if !strings.ContainsAny(base, "*?[") {
+		return Resource{}
+	}
+	for _, list := range [][]string{rcHome, credHome, registryHome} {
+		for _, n := range list {
+			nb := path.Base(n)
+			if ok, _ := path.Match(base, nb); ok && nb != "bin" {
+				h := o.Home
+				if h == "" {
+					h = "/home/user"
+				}
+				if r := Classify(path.Join(h, n), o); r.Class != ClassOther && r.Class != ClassHome {
+					return r
+				}
+			}
+		}
+	}
+	return Resource{}
+}
+
 // Within reports whether p is dir or below it.
 func Within(p, dir string) bool {
 	if dir == "/" {
@@ -143,7 +177,8 @@ var safeDevices = map[string]bool{"/dev/null": true, "/dev/zero": true, "/dev/ra
 
 // SafeDevice reports the devices any program may use.
 func SafeDevice(p string) bool {
-	return safeDevices[p] || strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/dev/pts/") || Within(p, "/dev/shm")
+	return safeDevices[p] || strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/dev/pts/") || Within(p, "/dev/shm") ||
+		strings.HasPrefix(p, "/proc/self/fd/") || p == "/proc/self/fd"
 }
 
 func gitDir(p string) string {

@@ -108,14 +108,8 @@ func IsLoopbackAddr(addr string) bool {
 	return isLoopback(host)
 }
 
-// ExecuteRequest is the body of POST /tools/bash/execute.
-type ExecuteRequest struct {
-	Command     string `json:"command"`
-	Timeout     any    `json:"timeout,omitempty"`
-	Cwd         string `json:"cwd,omitempty"`
-	Description string `json:"description,omitempty"`
-}
-
+// executeFields are the fields of a POST /tools/bash/execute body: the
+// tool's, without background tasks.
 var executeFields = map[string]bool{"command": true, "timeout": true, "cwd": true, "description": true}
 
 // execute serves POST /tools/bash/execute: one command, no approval, no

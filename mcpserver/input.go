@@ -32,21 +32,21 @@ type input struct {
 	DisableSandbox  bool
 }
 
-// InputError says which field of the input is wrong and why.
-type InputError struct {
+// inputError says which field of the input is wrong and why.
+type inputError struct {
 	Field  string
 	Reason string
 }
 
-func (e *InputError) Error() string {
+func (e *inputError) Error() string {
 	if e.Field == "" {
 		return "invalid input: " + e.Reason
 	}
 	return fmt.Sprintf("invalid input: %s: %s", e.Field, e.Reason)
 }
 
-func fieldErr(field, format string, args ...any) *InputError {
-	return &InputError{Field: field, Reason: fmt.Sprintf(format, args...)}
+func fieldErr(field, format string, args ...any) *inputError {
+	return &inputError{Field: field, Reason: fmt.Sprintf(format, args...)}
 }
 
 // Limits on text fields.
@@ -77,11 +77,11 @@ func shownFields(s settings) []string {
 func parseInput(raw json.RawMessage, s settings) (*input, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return nil, &InputError{Reason: `no arguments; give at least "command" (or "task_id")`}
+		return nil, &inputError{Reason: `no arguments; give at least "command" (or "task_id")`}
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, &InputError{Reason: "arguments must be a JSON object: " + err.Error()}
+		return nil, &inputError{Reason: "arguments must be a JSON object: " + err.Error()}
 	}
 	var unknown []string
 	for k := range m {
@@ -91,7 +91,7 @@ func parseInput(raw json.RawMessage, s settings) (*input, error) {
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		return nil, &InputError{Field: strings.Join(unknown, ", "),
+		return nil, &inputError{Field: strings.Join(unknown, ", "),
 			Reason: "unknown field; the fields are " + strings.Join(shownFields(s), ", ")}
 	}
 

@@ -70,7 +70,11 @@ func (e *evaluator) textSinks() {
 	if len(ext) == 0 {
 		return
 	}
-	for _, ctx := range arithContexts(src) {
+	ctxs := arithContexts(src)
+	if len(ctxs) > 256 {
+		ctxs = ctxs[:256]
+	}
+	for _, ctx := range ctxs {
 		for n := range ext {
 			if containsWord(ctx, n) {
 				e.emit(sg4020, -1, whole, "arithmetic on "+n+", a value from outside the command: a subscript in it runs commands")
@@ -215,7 +219,11 @@ func (k *cmdCheck) nestedLine(what, line string, sp analyze.Span) {
 		e.emit(sg4013, k.i, sp, k.c.Name()+" "+what+" the command line "+quote(line))
 		return
 	}
-	v := evaluateAt(analyze.Analyze(line, AnalyzeOptions(e.rules)), e.rules, e.depth+1)
+	if !e.nestOK(line) {
+		e.emit(sg4013, k.i, sp, k.c.Name()+" "+what+" more command lines than can be judged: "+quote(line))
+		return
+	}
+	v := evaluateAt(analyze.Analyze(line, AnalyzeOptions(e.rules)), e.rules, e.depth+1, e.nested)
 	for _, r := range v.Reasons {
 		row := rowOf(r.ID, r.Decision)
 		if row == nil {
@@ -276,15 +284,15 @@ func (e *evaluator) patternClass(pa effects.Path) (effects.Resource, bool) {
 	if pat == "" && strings.HasPrefix(pa.Via, "glob ") {
 		pat = path.Base(pa.Raw)
 	}
-	pat = strings.NewReplacer("*", "", "?", "", "[", "", "]", "").Replace(pat)
-	if pat == "" || pat == "." {
+	if pat == "" {
 		return effects.Resource{}, false
 	}
 	dir := pa.Abs
 	if dir == "" {
 		dir = e.ws
 	}
-	return effects.Classify(path.Join(dir, path.Base(pat)), e.classOpts()), true
+	r := effects.ClassifyPattern(dir, pat, e.classOpts())
+	return r, r.Class != effects.ClassOther
 }
 
 // unknownSecretName reports a raw path whose base name is a secret file
@@ -328,6 +336,11 @@ func (k *cmdCheck) mutation(ef effects.Effect, sp analyze.Span, desc string) {
 		return
 	}
 	r := effects.Classify(p, o)
+	if derived && ef.Kind == effects.Write {
+		if pr, ok := e.patternClass(ef.Path); ok && (pr.Class == effects.ClassPersistence || pr.Class == effects.ClassRegistry) {
+			r = pr
+		}
+	}
 	if ef.Text == "git config" && gitForcesPush(ef.Name, ef.Value) {
 		e.emit(sg4016, k.i, sp, "git config "+ef.Name+" "+quote(ef.Value)+" makes every later push overwrite the remote")
 		return
@@ -504,7 +517,11 @@ func (k *cmdCheck) optionCommand(ef effects.Effect, sp analyze.Span) {
 		e.emit(sg4013, k.i, sp, ef.Program+" runs the command line "+quote(val))
 		return
 	}
-	v := evaluateAt(analyze.Analyze(val, AnalyzeOptions(e.rules)), e.rules, e.depth+1)
+	if !e.nestOK(val) {
+		e.emit(sg4013, k.i, sp, ef.Program+" runs more command lines than can be judged: "+quote(val))
+		return
+	}
+	v := evaluateAt(analyze.Analyze(val, AnalyzeOptions(e.rules)), e.rules, e.depth+1, e.nested)
 	for _, r := range v.Reasons {
 		row := rowOf(r.ID, r.Decision)
 		if row == nil {
@@ -518,6 +535,18 @@ var (
 	rowsOnce sync.Once
 	rowsByID map[string]*Finding
 )
+
+// nestOK takes one nested evaluation from the check's budget.
+func (e *evaluator) nestOK(line string) bool {
+	if e.nested == nil {
+		e.nested = new(int)
+	}
+	if *e.nested >= nestedBudget || len(line) > nestedMaxLen {
+		return false
+	}
+	*e.nested++
+	return true
+}
 
 // rowOf returns the catalog row of an ID at a decision.
 func rowOf(id string, d Decision) *Finding {
@@ -533,18 +562,19 @@ func rowOf(id string, d Decision) *Finding {
 // unwrapped reports whether analyze found commands run by this command
 // (an option or argument holding a command line it could read).
 func (k *cmdCheck) unwrapped() bool {
-	name := k.c.Name()
-	for j := k.i + 1; j < len(k.e.res.Commands); j++ {
-		c := k.e.res.Commands[j]
-		if len(c.Wrappers) == 0 || c.Depth <= k.c.Depth {
-			continue
-		}
-		w := c.Wrappers[len(c.Wrappers)-1]
-		if w.Program == name || strings.HasPrefix(w.Text, name+" ") {
-			return true
+	e := k.e
+	if e.wrappers == nil {
+		e.wrappers = map[string]bool{}
+		for _, c := range e.res.Commands {
+			for _, w := range c.Wrappers {
+				e.wrappers[w.Program] = true
+				if n, _, ok := strings.Cut(w.Text, " "); ok {
+					e.wrappers[n] = true
+				}
+			}
 		}
 	}
-	return false
+	return e.wrappers[k.c.Name()]
 }
 
 // gitForcesPush reports remote settings that turn a push into a forced
@@ -704,7 +734,13 @@ func (k *cmdCheck) shellSinks() {
 			}
 		}
 	case "read":
-		for _, a := range c.Args[1:] {
+		for j, a := range c.Args[1:] {
+			if j > 0 {
+				switch c.Args[j].Value {
+				case "-p", "-d", "-n", "-N", "-t", "-u", "-i", "-e":
+					continue // the value of an option: a prompt, a count
+				}
+			}
 			if a.Dynamic && !strings.HasPrefix(a.Value, "-") {
 				e.emit(sg4020, k.i, c.Span, "read assigns to a variable whose name is computed")
 				return

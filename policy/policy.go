@@ -88,6 +88,8 @@ type evaluator struct {
 	compiled       *compiledRules
 	effs           map[int][]effects.Effect // effects by command index
 	depth          int                      // nesting of command lines held in options
+	nested         *int                     // nested evaluations so far, shared by the whole check
+	wrappers       map[string]bool          // programs analyze unwrapped (built on first use)
 }
 
 // Evaluate applies rules to the facts of one command text. It never
@@ -104,13 +106,21 @@ func Evaluate(res *analyze.Result, rules Rules) (v Verdict) {
 }
 
 func evaluate(res *analyze.Result, rules Rules) Verdict {
-	return evaluateAt(res, rules, 0)
+	return evaluateAt(res, rules, 0, new(int))
 }
+
+// nestedBudget bounds how many command lines held in options, wrapper
+// arguments and runner arguments one check evaluates, and how long each
+// may be: past it they ask instead of being judged.
+const (
+	nestedBudget = 16
+	nestedMaxLen = 4096
+)
 
 // evaluateAt evaluates at a nesting depth: command lines held in options
 // (nix-shell --run, script -c) are evaluated as commands of their own.
-func evaluateAt(res *analyze.Result, rules Rules, depth int) Verdict {
-	e := &evaluator{res: res, rules: rules, home: homeOf(rules), downloaded: map[string]bool{}, depth: depth}
+func evaluateAt(res *analyze.Result, rules Rules, depth int, nested *int) Verdict {
+	e := &evaluator{res: res, rules: rules, home: homeOf(rules), downloaded: map[string]bool{}, depth: depth, nested: nested}
 	e.ws = e.resolve(workspaceOf(rules))
 	e.wsSystem = systemWorkspace(e.ws, e.home)
 	e.roots = []string{"/tmp"} // like the sandbox: workspace, /tmp, $TMPDIR, configured roots

@@ -129,6 +129,11 @@ func enableControllers(dir string, want []string) error {
 	return nil
 }
 
+// cgroupOff, once set, is why runs get no cgroup any more.
+var cgroupOff atomic.Value // error
+
+func disableCgroups(err error) { cgroupOff.Store(err) }
+
 // runCgroup is the cgroup of one run.
 type runCgroup struct {
 	dir    string
@@ -140,6 +145,9 @@ type runCgroup struct {
 // (clone3 CLONE_INTO_CGROUP), so every process of the run is counted
 // from its first instruction.
 func newRunCgroup(l Limits, cpuPercent int) (*runCgroup, error) {
+	if err, _ := cgroupOff.Load().(error); err != nil {
+		return nil, err
+	}
 	base, err := baseCgroup()
 	if err != nil {
 		return nil, err

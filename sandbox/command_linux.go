@@ -191,7 +191,14 @@ func (h *Handle) Started() {
 // remembers that for this process and returns true: build the command
 // again with Command and start that one.
 func (h *Handle) StartFailed(err error) bool {
+	hadCgroup := h.cg != nil
 	h.Close()
+	if hadCgroup {
+		// Starting inside the run's cgroup failed: run without cgroups
+		// from now on (the result says why) rather than not at all.
+		disableCgroups(fmt.Errorf("starting a command in its cgroup failed: %w", err))
+		return true
+	}
 	if h.off || !h.userns || h.mode != Auto {
 		return false
 	}

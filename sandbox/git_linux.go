@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,9 +26,6 @@ type gitSpec struct {
 	View string   `json:"view"`
 	RW   []string `json:"rw,omitempty"`
 	RO   []string `json:"ro,omitempty"`
-	// EmptyRO are directories that did not exist (hooks): empty and
-	// read-only inside.
-	EmptyRO []string `json:"empty_ro,omitempty"`
 }
 
 // gitViewPrefix names the view directories inside .git.
@@ -93,8 +91,13 @@ func prepareGit(ws string, env []string) (*gitSpec, *gitState, error) {
 			if err := os.Mkdir(dst, 0o700); err != nil {
 				return fail(err)
 			}
-			gs.RO = append(gs.RO, name)
 			st.bound[name] = true
+			// Nothing in it to read (branches/, hooks/ with only the
+			// samples): the empty view directory will do, and whatever
+			// is written there is dropped with the view.
+			if !onlySamples(src) {
+				gs.RO = append(gs.RO, name)
+			}
 			hooks = hooks || name == "hooks"
 		case t.IsRegular() && gitStateFiles[name]:
 			if err := os.Link(src, dst); err != nil {
@@ -122,13 +125,36 @@ func prepareGit(ws string, env []string) (*gitSpec, *gitState, error) {
 		}
 	}
 	if !hooks {
+		// An empty hooks/ in the view: a hook written there is dropped.
 		if err := os.Mkdir(filepath.Join(view, "hooks"), 0o700); err != nil {
 			return fail(err)
 		}
-		gs.EmptyRO = append(gs.EmptyRO, "hooks")
 		st.bound["hooks"] = true
 	}
 	return gs, st, nil
+}
+
+// onlySamples reports whether dir is empty or holds only git's *.sample
+// files.
+func onlySamples(dir string) bool {
+	f, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(64)
+	if err != nil && len(names) == 0 {
+		return errors.Is(err, io.EOF)
+	}
+	if len(names) == 64 {
+		return false
+	}
+	for _, n := range names {
+		if !strings.HasSuffix(n, ".sample") {
+			return false
+		}
+	}
+	return true
 }
 
 // lookGit finds git on the PATH of env ("" if there is none).
@@ -190,15 +216,6 @@ func (h *helper) gitView(g *gitSpec) error {
 			if err := mountAttr(target, true, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV, 0); err != nil {
 				return fmt.Errorf(".git/%s read-only: %w", t.name, err)
 			}
-		}
-	}
-	for _, n := range g.EmptyRO {
-		target := filepath.Join(g.Dir, n)
-		if err := unix.Mount(target, target, "", unix.MS_BIND, ""); err != nil {
-			return fmt.Errorf("bind .git/%s: %w", n, err)
-		}
-		if err := mountAttr(target, false, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV, 0); err != nil {
-			return fmt.Errorf(".git/%s read-only: %w", n, err)
 		}
 	}
 	return nil

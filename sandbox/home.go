@@ -181,5 +181,18 @@ func homeEntries(home string, allow []string, path string, exists func(string) b
 			add(d)
 		}
 	}
-	return out
+	// An entry inside another comes along with it: one mount fewer.
+	kept := out[:0]
+	for _, p := range out {
+		inner := false
+		for _, q := range out {
+			if q != p && under(p, q) {
+				inner = true
+			}
+		}
+		if !inner {
+			kept = append(kept, p)
+		}
+	}
+	return kept
 }

@@ -44,9 +44,16 @@ func resolveHome(fs *fsSpec, home string, allow []string, path string) {
 		}
 	}
 	for _, r := range secretRoots {
-		if rp := realpath(r); rp != "" && rp != "/" {
-			fs.SecretRoots = append(fs.SecretRoots, rp)
+		rp := realpath(r)
+		if rp == "" || rp == "/" || rp == home {
+			continue
 		}
+		// Unsearchable for this uid (another user's 0700 home, /root
+		// for a user): already out of reach, no mount needed.
+		if unix.Access(rp, unix.X_OK) != nil {
+			continue
+		}
+		fs.SecretRoots = append(fs.SecretRoots, rp)
 	}
 	if home == "" || home == "/" || !filepath.IsAbs(home) {
 		return

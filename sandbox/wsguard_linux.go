@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,7 +20,7 @@ var wsProtectedNew = []string{".envrc", ".shellguard.yaml", ".shellguard.yml"}
 
 // wsScanLimit bounds the post-run search for git metadata the run created
 // in the workspace (directories read).
-const wsScanLimit = 50000
+const wsScanLimit = 20000
 
 // wsGuard is the parent's after-the-run check of the workspace: git
 // metadata that would make the user's own git run a program later — a
@@ -66,22 +67,17 @@ func (g *wsGuard) finish() (warns []string) {
 		}
 	}
 	dirs := 0
+	buf := make([]byte, 32<<10)
 	var walk func(dir string, depth int)
 	walk = func(dir string, depth int) {
 		if dirs >= wsScanLimit {
 			return
 		}
 		dirs++
-		f, err := os.Open(dir)
-		if err != nil {
-			return
-		}
-		ents, _ := f.ReadDir(-1)
-		f.Close()
-		for _, e := range ents {
-			p := filepath.Join(dir, e.Name())
-			if e.Name() == ".git" {
-				if depth == 0 && e.IsDir() {
+		for _, e := range readDirents(dir, buf) {
+			p := dir + "/" + e.name
+			if e.name == ".git" {
+				if depth == 0 && e.dir {
 					// The workspace's own .git is protected by the view;
 					// only a new one (git init inside) is checked.
 					if !g.rootGit {
@@ -89,10 +85,10 @@ func (g *wsGuard) finish() (warns []string) {
 					}
 					continue
 				}
-				warns = append(warns, g.checkDotGit(p, e)...)
+				warns = append(warns, g.checkDotGit(p, e.dir)...)
 				continue
 			}
-			if e.IsDir() {
+			if e.dir {
 				walk(p, depth+1)
 			}
 		}
@@ -112,12 +108,12 @@ func (g *wsGuard) rel(p string) string {
 }
 
 // checkDotGit handles a .git entry below the workspace root.
-func (g *wsGuard) checkDotGit(p string, e os.DirEntry) []string {
+func (g *wsGuard) checkDotGit(p string, isDir bool) []string {
 	var st unix.Stat_t
 	if unix.Lstat(p, &st) != nil {
 		return nil
 	}
-	if !e.IsDir() {
+	if !isDir {
 		// A gitfile or a symlink redirects git to another directory.
 		if g.changed(&st) {
 			os.Remove(p)
@@ -191,4 +187,46 @@ func gitInitKey(k string) bool {
 		return true
 	}
 	return false
+}
+
+type dirent struct {
+	name string
+	dir  bool
+}
+
+// readDirents lists dir with getdents64 directly (no per-file poller
+// set-up, no sorting): the post-run search reads every directory.
+func readDirents(dir string, buf []byte) []dirent {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	defer unix.Close(fd)
+	var out []dirent
+	for {
+		n, err := unix.Getdents(fd, buf)
+		if err != nil || n <= 0 {
+			return out
+		}
+		for off := 0; off+19 <= n; {
+			reclen := int(buf[off+16]) | int(buf[off+17])<<8
+			if reclen == 0 || off+reclen > n {
+				break
+			}
+			typ := buf[off+18]
+			name := buf[off+19 : off+reclen]
+			if i := bytes.IndexByte(name, 0); i >= 0 {
+				name = name[:i]
+			}
+			if s := string(name); s != "." && s != ".." {
+				d := typ == unix.DT_DIR
+				if typ == unix.DT_UNKNOWN {
+					var st unix.Stat_t
+					d = unix.Lstat(dir+"/"+s, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR
+				}
+				out = append(out, dirent{s, d})
+			}
+			off += reclen
+		}
+	}
 }
