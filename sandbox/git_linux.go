@@ -36,11 +36,12 @@ const gitViewPrefix = ".shellguard-view-"
 type gitState struct {
 	dir, view string
 	bound     map[string]bool
-	links     map[string]uint64 // state file -> inode of the real file
-	moved     []string          // state dirs moved into the view
-	config    []byte            // the real config before the run
-	copies    map[string][]byte // other files, copied
-	git       string            // git binary for the config broker
+	links     map[string]uint64        // state file -> inode of the real file
+	mtimes    map[string]unix.Timespec // … and its mtime (inode numbers get reused)
+	moved     []string                 // state dirs moved into the view
+	config    []byte                   // the real config before the run
+	copies    map[string][]byte        // other files, copied
+	git       string                   // git binary for the config broker
 	done      bool
 }
 
@@ -62,7 +63,7 @@ func prepareGit(ws string, env []string) (*gitSpec, *gitState, error) {
 		return nil, nil, err
 	}
 	gs := &gitSpec{Dir: gd, View: view}
-	st := &gitState{dir: gd, view: view, bound: map[string]bool{}, links: map[string]uint64{}, copies: map[string][]byte{}}
+	st := &gitState{dir: gd, view: view, bound: map[string]bool{}, links: map[string]uint64{}, mtimes: map[string]unix.Timespec{}, copies: map[string][]byte{}}
 	st.git = lookGit(env)
 	fail := func(err error) (*gitSpec, *gitState, error) {
 		st.finish()
@@ -103,7 +104,11 @@ func prepareGit(ws string, env []string) (*gitSpec, *gitState, error) {
 			if err := os.Link(src, dst); err != nil {
 				return fail(err)
 			}
-			st.links[name] = inode(dst)
+			var s unix.Stat_t
+			if err := unix.Lstat(dst, &s); err != nil {
+				return fail(err)
+			}
+			st.links[name], st.mtimes[name] = s.Ino, s.Mtim
 		case t.IsRegular():
 			b, err := os.ReadFile(src)
 			if err != nil {
@@ -254,8 +259,17 @@ func (st *gitState) finish() (notes, warns []string) {
 				warns = append(warns, fmt.Sprintf(".git/%s: %v", name, err))
 			}
 		case gitStateFiles[name] && e.Type().IsRegular():
-			if ino, ok := st.links[name]; ok && inode(src) == ino {
+			ino, had := st.links[name]
+			if had && inode(src) == ino {
 				continue // unchanged, or written in place (same inode)
+			}
+			// Changed outside meanwhile (the user's own git during a long
+			// run): keep theirs rather than go back in time.
+			var cur unix.Stat_t
+			curErr := unix.Lstat(dst, &cur)
+			if (had && (curErr != nil || cur.Ino != ino || cur.Mtim != st.mtimes[name])) || (!had && curErr == nil) {
+				warns = append(warns, fmt.Sprintf(".git/%s changed outside during the run; the sandbox's version was dropped", name))
+				continue
 			}
 			if err := os.Rename(src, dst); err != nil {
 				warns = append(warns, fmt.Sprintf(".git/%s: %v", name, err))
@@ -284,7 +298,8 @@ func (st *gitState) finish() (notes, warns []string) {
 	for name, ino := range st.links {
 		if !seen[name] {
 			real := filepath.Join(st.dir, name)
-			if inode(real) == ino {
+			var cur unix.Stat_t
+			if unix.Lstat(real, &cur) == nil && cur.Ino == ino && cur.Mtim == st.mtimes[name] {
 				os.Remove(real) // git removed it (MERGE_HEAD after a commit …)
 			}
 		}
@@ -423,6 +438,15 @@ func (h *helper) gitLayer(gitDir string) bool {
 			h.ok(LayerGit, ".git is a file (linked worktree): it stays read-only; its git directory is outside the workspace and read-only")
 		} else if err != nil {
 			h.ok(LayerGit, "no .git in the workspace")
+		} else if fi.Mode()&os.ModeSymlink != 0 {
+			target := realpath(gitDir)
+			for _, w := range h.hs.Writable {
+				if target != "" && under(target, w) {
+					h.miss(LayerGit, fmt.Errorf(".git is a symlink to %s, inside a writable root", target), "make .git a directory")
+					return false
+				}
+			}
+			h.ok(LayerGit, ".git is a symlink to "+target+", outside the writable roots (read-only)")
 		} else {
 			h.miss(LayerGit, errors.New("no .git view was prepared"), "")
 		}

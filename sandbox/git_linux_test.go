@@ -202,3 +202,30 @@ func TestGitBrokerKeepsUserKeys(t *testing.T) {
 		t.Fatalf("the user's alias was lost: %q", got)
 	}
 }
+
+// A state file the user's own git replaced during the run is not
+// overwritten by the sandbox's older version.
+func TestGitStateChangedOutsideKept(t *testing.T) {
+	f := gitFixture(t)
+	f.assertActive(t, Spec{})
+	marker := filepath.Join(f.root, "outside-commit-done")
+	// Inside: stage a file, then wait until the test has committed outside.
+	script := gitIdent + `echo x > inside.txt && git add inside.txt && for i in $(seq 1 100); do [ -e ` + marker + ` ] && break; sleep 0.1; done; echo waited`
+	done := make(chan result, 1)
+	go func() { done <- f.run(t, Spec{}, script, 60*time.Second) }()
+	time.Sleep(1500 * time.Millisecond)
+	os.WriteFile(filepath.Join(f.ws, "outside.txt"), []byte("o\n"), 0o644)
+	gitOutside(t, f, "add", "outside.txt")
+	gitOutside(t, f, "commit", "-q", "-m", "outside")
+	os.WriteFile(marker, nil, 0o644)
+	r := <-done
+	if !strings.Contains(r.out, "waited") {
+		t.Fatalf("inside:\n%s", r.out)
+	}
+	if st := gitOutside(t, f, "status", "--porcelain", "outside.txt"); st != "" {
+		t.Fatalf("the outside commit's index was replaced by the sandbox's: %q\n%s\n%v", st, r.out, r.applied.Post)
+	}
+	if w := strings.Join(r.applied.Warnings(), "\n"); !strings.Contains(w, ".git/index changed outside") {
+		t.Fatalf("no warning: %s", w)
+	}
+}
