@@ -1344,3 +1344,33 @@ func WrappedArgv(c *analyze.Command) ([]analyze.Arg, bool) {
 	}
 	return p.ops, true
 }
+
+// Subcommand returns the first operand of program name's arguments and
+// the arguments after it, skipping the program's global options and the
+// values they take (kubectl -n prod delete → "delete"). A program with no
+// grammar treats every word starting with "-" as a switch.
+func Subcommand(name string, args []analyze.Arg) (string, []analyze.Arg) {
+	g := Lookup(name)
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		v := a.Value
+		if v == "--" {
+			if i+1 < len(args) {
+				return args[i+1].Value, args[i+2:]
+			}
+			return "", nil
+		}
+		if !strings.HasPrefix(v, "-") || a.Dynamic {
+			return v, args[i+1:]
+		}
+		if g == nil || strings.Contains(v, "=") {
+			continue
+		}
+		if g.takesValue(v) {
+			i++ // the option's value
+			continue
+		}
+		// a short option grouped with its value (-nprod) takes none more
+	}
+	return "", nil
+}

@@ -96,18 +96,38 @@ func Classify(p string, o Options) Resource {
 // (find -name '.*shrc', locate id_rsa, a glob .env*): the pattern with
 // its wildcards removed, then the sensitive names it matches.
 func ClassifyPattern(dir, pattern string, o Options) Resource {
+	for _, c := range []Class{ClassCredential, ClassPersistence, ClassRegistry} {
+		if r := ClassifyPatternAs(dir, pattern, c, o); r.Class == c {
+			return r
+		}
+	}
+	return Resource{}
+}
+
+// ClassifyPatternAs reports whether the files a name pattern selects in
+// dir include one of class want.
+func ClassifyPatternAs(dir, pattern string, want Class, o Options) Resource {
 	if pattern == "" {
 		return Resource{}
 	}
 	base := path.Base(pattern)
 	lit := strings.NewReplacer("*", "", "?", "", "[", "", "]", "").Replace(base)
 	if lit != "" && lit != "." {
-		if r := Classify(path.Join(dir, lit), o); r.Class == ClassCredential || r.Class == ClassPersistence || r.Class == ClassRegistry {
+		if r := Classify(path.Join(dir, lit), o); r.Class == want {
 			return r
 		}
 	}
-	if !strings.ContainsAny(base, "*?[") {
+	// only a pattern that names its files ('.*shrc', 'id_*'), not one
+	// that selects an extension ('*.xml'), is matched against the names
+	if !strings.ContainsAny(base, "*?[") || strings.ContainsAny(base[:1], "*?[") {
 		return Resource{}
+	}
+	for _, n := range secretNames {
+		if ok, _ := path.Match(base, n); ok {
+			if r := Classify(path.Join(dir, n), o); r.Class == want {
+				return r
+			}
+		}
 	}
 	for _, list := range [][]string{rcHome, credHome, registryHome} {
 		for _, n := range list {
@@ -117,7 +137,7 @@ func ClassifyPattern(dir, pattern string, o Options) Resource {
 				if h == "" {
 					h = "/home/user"
 				}
-				if r := Classify(path.Join(h, n), o); r.Class != ClassOther && r.Class != ClassHome {
+				if r := Classify(path.Join(h, n), o); r.Class == want {
 					return r
 				}
 			}
@@ -125,6 +145,11 @@ func ClassifyPattern(dir, pattern string, o Options) Resource {
 	}
 	return Resource{}
 }
+
+// secretNames are file names that are secrets wherever they are.
+var secretNames = []string{"id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", ".env", ".env.local", ".env.production",
+	"credentials", "credentials.json", ".netrc", ".pgpass", ".git-credentials", "service-account.json", "secrets.yaml",
+	"secrets.json", "privkey.pem", "key.pem"}
 
 // Within reports whether p is dir or below it.
 func Within(p, dir string) bool {

@@ -76,6 +76,19 @@ func TestMetadataHost(t *testing.T) {
 	}
 }
 
+func TestClassifyPattern(t *testing.T) {
+	cases := map[string]Class{".*shrc": ClassPersistence, ".bash*": ClassCredential /* .bash_history */, ".profil*": ClassPersistence, "id_*": ClassCredential,
+		".env*": ClassCredential, "*.xml": ClassOther, "*.yaml": ClassOther, "*.go": ClassOther}
+	for pat, want := range cases {
+		if got := ClassifyPattern("/home/user", pat, testOpts).Class; got != want {
+			t.Errorf("%s: %v, want %v", pat, got, want)
+		}
+	}
+	if got := ClassifyPatternAs("/home/user", ".bash*", ClassPersistence, testOpts).Class; got != ClassPersistence {
+		t.Errorf(".bash* as persistence: %v", got)
+	}
+}
+
 func TestLoopback(t *testing.T) {
 	for _, h := range []string{"localhost", "127.0.0.1", "127.1", "2130706433", "::1", "0.0.0.0", "app.localhost"} {
 		if !Loopback(h) {

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/shellguard/shellguard/analyze"
+	"github.com/shellguard/shellguard/effects"
 )
 
 // The per-command entry point and the helpers every family of checks uses.
@@ -72,13 +73,10 @@ func (k *cmdCheck) operands() []analyze.Arg {
 	return out
 }
 
+// sub returns the subcommand and the arguments after it, past global
+// options and their values (the program's grammar says which take one).
 func (k *cmdCheck) sub() (string, []analyze.Arg) {
-	for i, a := range k.args {
-		if !strings.HasPrefix(a.Value, "-") {
-			return a.Value, k.args[i+1:]
-		}
-	}
-	return "", nil
+	return effects.Subcommand(k.name, k.args)
 }
 
 var nameAliases = map[string]string{"zf_rm": "rm", "zf_mv": "mv", "zf_ln": "ln", "zf_chmod": "chmod", "zf_chown": "chown",

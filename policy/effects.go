@@ -336,9 +336,12 @@ func (k *cmdCheck) mutation(ef effects.Effect, sp analyze.Span, desc string) {
 		return
 	}
 	r := effects.Classify(p, o)
-	if derived && ef.Kind == effects.Write {
-		if pr, ok := e.patternClass(ef.Path); ok && (pr.Class == effects.ClassPersistence || pr.Class == effects.ClassRegistry) {
-			r = pr
+	if derived && ef.Kind == effects.Write && ef.Path.Pattern != "" {
+		for _, c := range []effects.Class{effects.ClassPersistence, effects.ClassRegistry} {
+			if pr := effects.ClassifyPatternAs(p, ef.Path.Pattern, c, o); pr.Class == c {
+				r = pr
+				break
+			}
 		}
 	}
 	if ef.Text == "git config" && gitForcesPush(ef.Name, ef.Value) {

@@ -155,6 +155,8 @@ func TestEffectClasses(t *testing.T) {
 		"echo x | tee /proc/self/fd/2",
 		"frobnicate -p $$",
 		"view /etc/hosts",
+		"find . -name '*.yaml' -print0 | xargs -0 sed -i -e s/a/b/",
+		"find src -iname '*.xml' -print0 | xargs -0 grep -i msg",
 	}
 	for class, cmds := range block {
 		for _, src := range cmds {
@@ -182,6 +184,26 @@ func TestWorkspaceAtHomeEffects(t *testing.T) {
 	for _, src := range []string{"python3 -m http.server 8000 --directory ~/site", "rsync -a x ~/notes/"} {
 		if v := Check(src, r); v.Decision != Allow {
 			t.Errorf("%q: %v %v", src, v.Decision, ids(v))
+		}
+	}
+}
+
+// The checks by program find the subcommand past global options that
+// take a value, through the program's grammar.
+func TestSubcommandPastGlobalOptions(t *testing.T) {
+	cases := map[string]string{
+		"kubectl -n prod delete pod x":         "SG3201",
+		"helm --kube-context prod uninstall r": "SG3207",
+		"git -C ../x push --force origin main": "SG3101",
+	}
+	for src, id := range cases {
+		v := Check(src, testRules)
+		found := false
+		for _, r := range v.Reasons {
+			found = found || r.ID == id
+		}
+		if !found {
+			t.Errorf("%q: %v, want %s", src, ids(v), id)
 		}
 	}
 }

@@ -23,6 +23,7 @@ type liveOutput struct {
 	bytes    int64
 	shown    bool // the progress line is on the screen
 	midLine  bool // the last output byte on the terminal was not a newline
+	asking   bool // a question is on the terminal: no progress line
 	stop     chan struct{}
 	finished chan struct{}
 }
@@ -51,6 +52,20 @@ func newLiveOutput(stdout, stderr io.Writer) *liveOutput {
 	return l
 }
 
+// ask keeps the progress line away while a question is on the terminal;
+// when it has been answered the clock starts again, from the command's
+// start.
+func (l *liveOutput) ask(on bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if on {
+		l.erase()
+	} else {
+		l.start = time.Now()
+	}
+	l.asking = on
+}
+
 // close stops the progress line and erases it.
 func (l *liveOutput) close() {
 	select {
@@ -75,7 +90,7 @@ func (l *liveOutput) progress() {
 		case <-t.C:
 		}
 		l.mu.Lock()
-		if !l.midLine {
+		if !l.midLine && !l.asking && time.Since(l.start) >= progressAfter {
 			fmt.Fprintf(l.term, "\r\x1b[Kshellguard: running %s, %s of output so far", time.Since(l.start).Round(time.Second), byteCount(l.bytes))
 			l.shown = true
 		}

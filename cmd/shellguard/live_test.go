@@ -78,3 +78,47 @@ func TestProgressLine(t *testing.T) {
 		t.Errorf("progress written to a non-terminal: %q", e2.String())
 	}
 }
+
+// While a question is on the terminal there is no progress line; the
+// clock starts when it has been answered.
+func TestProgressLineWaitsForAnswer(t *testing.T) {
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skip("no pseudo-terminal:", err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	var mu sync.Mutex
+	var screen bytes.Buffer
+	go func() {
+		b := make([]byte, 4096)
+		for {
+			n, err := ptmx.Read(b)
+			mu.Lock()
+			screen.Write(b[:n])
+			mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	seen := func() string { mu.Lock(); defer mu.Unlock(); return screen.String() }
+	defer func(a, e time.Duration) { progressAfter, progressEvery = a, e }(progressAfter, progressEvery)
+	progressAfter, progressEvery = 50*time.Millisecond, 10*time.Millisecond
+	var out bytes.Buffer
+	l := newLiveOutput(&out, tty)
+	l.ask(true)
+	time.Sleep(700 * time.Millisecond) // long enough that a clock not reset would say 1s
+	if strings.Contains(seen(), "shellguard: running") {
+		t.Fatalf("progress line drawn over a question: %q", seen())
+	}
+	l.ask(false)
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(seen(), "shellguard: running") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	l.close()
+	if !strings.Contains(seen(), "shellguard: running 0s") {
+		t.Fatalf("no progress line after the answer, or the clock counted the question: %q", seen())
+	}
+}

@@ -110,15 +110,16 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	}()
 
 	ask := &asker{command: command, stderr: stderr}
-	req.Approve = ask.approver()
 	var live *liveOutput
 	if !*jsonOut {
 		live = newLiveOutput(stdout, stderr)
+		ask.onAsk = live.ask
 		req.Stdout, req.Stderr = live.stdout, live.stderr
 		// Both streams end up in the same place (one terminal, one file
 		// or pipe): one pipe for the command keeps their real order.
 		req.MergeStderr = sameFile(stdout, stderr)
 	}
+	req.Approve = ask.approver()
 	res, err := g.Run(ctx, req)
 	cancel()
 	<-sigDone
@@ -212,6 +213,7 @@ type asker struct {
 	noTTY    bool  // stdin is not a terminal: there is no one to ask
 	answered bool  // the person answered (and said no, if it was refused)
 	ttyErr   error // the terminal could not be opened
+	onAsk    func(asking bool)
 }
 
 func (a *asker) approver() func(context.Context, shellguard.Verdict) (bool, error) {
@@ -220,6 +222,10 @@ func (a *asker) approver() func(context.Context, shellguard.Verdict) (bool, erro
 		return nil
 	}
 	return func(ctx context.Context, v shellguard.Verdict) (bool, error) {
+		if a.onAsk != nil {
+			a.onAsk(true)
+			defer a.onAsk(false)
+		}
 		tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
 		if err != nil {
 			a.ttyErr = err
