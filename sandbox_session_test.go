@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/shellguard/shellguard/sandbox"
+	"go.uber.org/goleak"
 )
 
 func sandboxGuard(t *testing.T) (*Guard, string) {
@@ -46,6 +47,7 @@ func needIPC(t *testing.T, a *sandbox.Applied) {
 // the MCP server's foreground runs do), not in another session or a
 // plain Guard.Run, and is removed when the session closes.
 func TestSessionTmpAcrossCalls(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent()) // connect supervisors end with their runs
 	g, _ := sandboxGuard(t)
 	ctx := context.Background()
 	s := g.NewSession(SessionOptions{})

@@ -152,3 +152,55 @@ func TestSocketFamilies(t *testing.T) {
 		}
 	}
 }
+
+// TestConnectNotifyAndFallback: the supervisor filter notifies on connect
+// only; the fallback refuses AF_UNIX sockets only.
+func TestConnectNotifyAndFallback(t *testing.T) {
+	x86 := uint32(unix.AUDIT_ARCH_X86_64)
+	run := func(p *Program, in []byte) uint32 {
+		insns, _ := bpf.Disassemble(p.Insns)
+		vm, err := bpf.NewVM(insns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := vm.Run(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return uint32(got)
+	}
+	n, err := BuildConnectNotify()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		in   []byte
+		want uint32
+	}{
+		{data(x86, unix.SYS_CONNECT, 3, 0, 110), retUserNotif},
+		{data(x86, unix.SYS_SENDTO, 3), retAllow},
+		{data(x86, unix.SYS_SOCKET, unix.AF_UNIX, unix.SOCK_STREAM), retAllow},
+		{data(unix.AUDIT_ARCH_I386, 102), retKillProcess},
+	} {
+		if got := run(n, c.in); got != c.want {
+			t.Errorf("notify filter: got %#x, want %#x", got, c.want)
+		}
+	}
+	f, err := BuildRefuseUnixSocket()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		in   []byte
+		want uint32
+	}{
+		{data(x86, unix.SYS_SOCKET, unix.AF_UNIX, unix.SOCK_STREAM), retErrno | uint32(syscall.EACCES)},
+		{data(x86, unix.SYS_SOCKET, unix.AF_INET, unix.SOCK_STREAM), retAllow},
+		{data(x86, unix.SYS_SOCKETPAIR, unix.AF_UNIX, unix.SOCK_STREAM), retAllow},
+		{data(x86, unix.SYS_CONNECT, 3), retAllow},
+	} {
+		if got := run(f, c.in); got != c.want {
+			t.Errorf("fallback filter: got %#x, want %#x", got, c.want)
+		}
+	}
+}
