@@ -1,7 +1,10 @@
 // Package analyze turns a bash command into facts: every simple command the
 // script can run, at any depth, with its argv resolved the way bash would
-// resolve literal words, its redirects, the wrappers it was found under and
-// the source span it came from.
+// resolve literal words, its redirects, the typed wrappers it was found
+// under, the source span it came from, and the program text it runs (shell
+// code, interpreter code, awk and sed programs) with what that text runs.
+// The facts are all a later stage needs: it never calls back into analyze
+// for a command it was given.
 //
 // The package is pure: it never touches the file system, the environment or
 // other processes, and it never decides anything. Deciding is the job of the

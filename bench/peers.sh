@@ -132,8 +132,12 @@ for t in bubblewrap codex srt; do
 	fi
 done
 
+run_argv() { # TOOL COMMAND → argv as measured, with the setpriv prefix if needed
+	[ -z "${prefix[$1]:-}" ] || printf '%s\n' env "HOME=$tmp/home-65534" setpriv --reuid=65534 --regid=65534 --clear-groups --
+	argv "$1" "$2"
+}
 for t in "${tools[@]}"; do
-	[ -n "${missing[$t]:-}" ] || echo "$t runs: $(argv "$t" true | sed "s#^$tmp#\$tmp#" | paste -sd' ')"
+	[ -n "${missing[$t]:-}" ] || echo "$t runs: $(run_argv "$t" true | sed "s#$tmp#\$tmp#" | paste -sd' ')"
 done
 
 # --- measure ------------------------------------------------------------------------
@@ -147,10 +151,7 @@ measure() { # TITLE COMMAND
 			args+=(-missing "$t=${missing[$t]}")
 			continue
 		fi
-		mapfile -t a < <(argv "$t" "$2")
-		if [ -n "${prefix[$t]:-}" ]; then
-			a=(env "HOME=$tmp/home-65534" setpriv --reuid=65534 --regid=65534 --clear-groups -- "${a[@]}")
-		fi
+		mapfile -t a < <(run_argv "$t" "$2")
 		cmd+=("@$t" "${a[@]}")
 	done
 	echo

@@ -93,3 +93,15 @@ func (c *Config) GuardConfig() (shellguard.Config, error) {
 	gc.Sandbox = spec
 	return gc, nil
 }
+
+// LoadGuard loads the configuration as Load does and builds its Guard:
+// the CLI's YAML files (user file, o.ConfigFile, the project's
+// .shellguard.yaml) to a Guard in one call.
+func LoadGuard(o Options) (*shellguard.Guard, *Config, error) {
+	c, err := Load(o)
+	if err != nil {
+		return nil, nil, err
+	}
+	g, err := c.Guard()
+	return g, c, err
+}

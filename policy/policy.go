@@ -4,11 +4,12 @@
 // Evaluation is pure: it reads no files and runs nothing. The one place that
 // may look at the file system is the optional Resolver in Rules, used to
 // follow symlinks for path confinement; without it paths are resolved
-// lexically. Every finding has a stable ID ("SG" + number), a decision, a
-// one-line message and the span of the command text it is about. The
-// strictest decision wins and rule order never matters. Findings of the
-// floor cannot be lowered by any rule; defaults can be lowered for the
-// subcommand an allow rule matches, and only for it.
+// lexically. Every finding is emitted through a row of Catalog, the rule
+// table, which states its stable ID ("SG" + number), tier and decision
+// once; a finding adds a one-line message and the span of the command text
+// it is about. The strictest decision wins and rule order never matters.
+// Findings of the floor cannot be lowered by any rule; defaults can be
+// lowered for the subcommand an allow rule matches, and only for it.
 package policy
 
 import (

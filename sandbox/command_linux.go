@@ -112,7 +112,8 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 	var gst *gitState
 	if hs.UserNS {
 		if hs.FS.Git, gst, err = prepareGit(hs.Workspace, env); err != nil {
-			return nil, nil, fmt.Errorf("sandbox: preparing the .git view: %w", err)
+			// Reported as a missing git layer (Required mode refuses).
+			hs.FS.GitErr = "preparing the .git view: " + err.Error()
 		}
 	}
 	js, err := json.Marshal(hs)

@@ -42,6 +42,7 @@ type gitState struct {
 	config    []byte                   // the real config before the run
 	copies    map[string][]byte        // other files, copied
 	git       string                   // git binary for the config broker
+	lockFd    int
 	done      bool
 }
 
@@ -58,12 +59,29 @@ func prepareGit(ws string, env []string) (*gitSpec, *gitState, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if recoverStaleViews(gd, ents) {
+		if ents, err = os.ReadDir(gd); err != nil {
+			return nil, nil, err
+		}
+	}
 	view, err := os.MkdirTemp(gd, gitViewPrefix)
 	if err != nil {
 		return nil, nil, err
 	}
+	// The lock (next to the view, so not visible inside) is held while
+	// the run lives; a view whose lock is free was left by a killed run.
+	lockFd, err := unix.Open(view+".lock", unix.O_RDWR|unix.O_CREAT|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0o600)
+	if err == nil {
+		if err = unix.Flock(lockFd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+			unix.Close(lockFd)
+		}
+	}
+	if err != nil {
+		os.Remove(view)
+		return nil, nil, fmt.Errorf("locking the view: %w", err)
+	}
 	gs := &gitSpec{Dir: gd, View: view}
-	st := &gitState{dir: gd, view: view, bound: map[string]bool{}, links: map[string]uint64{}, mtimes: map[string]unix.Timespec{}, copies: map[string][]byte{}}
+	st := &gitState{dir: gd, view: view, lockFd: lockFd, bound: map[string]bool{}, links: map[string]uint64{}, mtimes: map[string]unix.Timespec{}, copies: map[string][]byte{}}
 	st.git = lookGit(env)
 	fail := func(err error) (*gitSpec, *gitState, error) {
 		st.finish()
@@ -162,6 +180,42 @@ func onlySamples(dir string) bool {
 	return true
 }
 
+// recoverStaleViews removes the views of runs that were killed before
+// they could clean up, putting back the rebase/sequencer state they had
+// moved in.
+func recoverStaleViews(gd string, ents []os.DirEntry) (recovered bool) {
+	for _, e := range ents {
+		name := e.Name()
+		if !strings.HasPrefix(name, gitViewPrefix) || !e.IsDir() {
+			continue
+		}
+		view := filepath.Join(gd, name)
+		fd, err := unix.Open(view+".lock", unix.O_RDWR|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+		if err == nil {
+			if unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) != nil {
+				unix.Close(fd)
+				continue // a live run
+			}
+			defer unix.Close(fd)
+		} else if !errors.Is(err, unix.ENOENT) {
+			continue
+		}
+		for d := range gitStateDirs {
+			src, dst := filepath.Join(view, d), filepath.Join(gd, d)
+			if _, err := os.Lstat(src); err != nil {
+				continue
+			}
+			if _, err := os.Lstat(dst); errors.Is(err, os.ErrNotExist) {
+				os.Rename(src, dst)
+			}
+		}
+		os.RemoveAll(view)
+		os.Remove(view + ".lock")
+		recovered = true
+	}
+	return recovered
+}
+
 // lookGit finds git on the PATH of env ("" if there is none).
 func lookGit(env []string) string {
 	p, _ := envGet(env, "PATH")
@@ -235,7 +289,11 @@ func (st *gitState) finish() (notes, warns []string) {
 		return nil, nil
 	}
 	st.done = true
-	defer os.RemoveAll(st.view)
+	defer func() {
+		os.RemoveAll(st.view)
+		os.Remove(st.view + ".lock")
+		unix.Close(st.lockFd)
+	}()
 	for _, d := range st.moved {
 		if _, err := os.Lstat(filepath.Join(st.view, d)); err != nil {
 			continue // git finished it (rebase done)
@@ -448,7 +506,11 @@ func (h *helper) gitLayer(gitDir string) bool {
 			}
 			h.ok(LayerGit, ".git is a symlink to "+target+", outside the writable roots (read-only)")
 		} else {
-			h.miss(LayerGit, errors.New("no .git view was prepared"), "")
+			why := h.hs.FS.GitErr
+			if why == "" {
+				why = "no .git view was prepared"
+			}
+			h.miss(LayerGit, errors.New(why), "")
 		}
 		return false
 	}

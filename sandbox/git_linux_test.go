@@ -229,3 +229,28 @@ func TestGitStateChangedOutsideKept(t *testing.T) {
 		t.Fatalf("no warning: %s", w)
 	}
 }
+
+// The view of a run that was killed before it cleaned up is removed by the
+// next run, and the rebase state it had moved in comes back.
+func TestGitStaleViewRecovered(t *testing.T) {
+	f := gitFixture(t)
+	f.assertActive(t, Spec{})
+	stale := filepath.Join(f.ws, ".git", gitViewPrefix+"killed")
+	if err := os.MkdirAll(filepath.Join(stale, "rebase-merge"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(stale, "rebase-merge", "head-name"), []byte("refs/heads/main\n"), 0o644)
+	r := f.run(t, Spec{}, `ls .git; cat .git/rebase-merge/head-name`, 20*time.Second)
+	if strings.Contains(r.out, gitViewPrefix) || !strings.Contains(r.out, "refs/heads/main") {
+		t.Errorf("inside: a view is visible or the recovered rebase state is not:\n%s", r.out)
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Fatalf("stale view left")
+	}
+	if b, err := os.ReadFile(filepath.Join(f.ws, ".git", "rebase-merge", "head-name")); err != nil || string(b) != "refs/heads/main\n" {
+		t.Fatalf("rebase state not recovered: %q %v", b, err)
+	}
+	if ents, _ := filepath.Glob(filepath.Join(f.ws, ".git", gitViewPrefix+"*")); len(ents) != 0 {
+		t.Fatalf("views or locks left: %v", ents)
+	}
+}

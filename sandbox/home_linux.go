@@ -29,8 +29,10 @@ type fsSpec struct {
 	SecretRoots []string `json:"secret_roots,omitempty"`
 	// FallbackMasks are masked when Home cannot be isolated.
 	FallbackMasks []string `json:"fallback_masks,omitempty"`
-	// Git protects the workspace's .git (see git_linux.go).
-	Git *gitSpec `json:"git,omitempty"`
+	// Git protects the workspace's .git (see git_linux.go); GitErr says
+	// why there is no view although there is a .git directory.
+	Git    *gitSpec `json:"git,omitempty"`
+	GitErr string   `json:"git_err,omitempty"`
 }
 
 // secretRoots is DefaultSecretRoots (tests point it at scratch directories).

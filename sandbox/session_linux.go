@@ -81,23 +81,48 @@ func (h *helper) session() {
 		detail = "own session, controlling terminal: the task's own pty"
 	}
 	if h.hs.UserNS {
-		if err := privateDev(); err != nil {
-			h.miss(LayerSession, fmt.Errorf("private /dev: %w", err), "a kernel with devpts newinstance support")
-			return
-		}
-		detail += "; private /dev (null zero full random urandom tty, own devpts, private shm)"
-		if os.Getpid() == 1 {
-			if err := readOnlyProc(); err != nil {
-				h.miss(LayerSession, err, "")
+		// As root, the host's devices and /proc/sys belong to the uid
+		// the command runs as: hide the devices and make /proc/sys
+		// read-only, so Landlock is not the only barrier. For another
+		// uid their owner (root) is one already, and a private devpts
+		// is all that is needed.
+		if os.Getuid() == 0 {
+			if err := privateDev(); err != nil {
+				h.miss(LayerSession, fmt.Errorf("private /dev: %w", err), "a kernel with devpts newinstance support")
 				return
 			}
-			detail += "; /proc/sys read-only"
+			detail += "; private /dev (null zero full random urandom tty, own devpts, private shm)"
+			if os.Getpid() == 1 {
+				if err := readOnlyProc(); err != nil {
+					h.miss(LayerSession, err, "")
+					return
+				}
+				detail += "; /proc/sys read-only"
+			}
+		} else {
+			if err := privateDevpts(); err != nil {
+				h.miss(LayerSession, fmt.Errorf("private devpts: %w", err), "a kernel with devpts newinstance support")
+				return
+			}
+			detail += "; private /dev/pts"
 		}
 	} else {
 		h.miss(LayerSession, errors.New("host /dev/pts reachable: needs the mount namespace"), "")
 		return
 	}
 	h.ok(LayerSession, detail)
+}
+
+func privateDevpts() error {
+	if err := unix.Mount("devpts", "/dev/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC,
+		"newinstance,ptmxmode=0666,mode=0620"); err != nil {
+		return err
+	}
+	// /dev/ptmx must allocate in the new instance.
+	if err := unix.Mount("/dev/pts/ptmx", "/dev/ptmx", "", unix.MS_BIND, ""); err != nil {
+		return fmt.Errorf("bind /dev/pts/ptmx: %w", err)
+	}
+	return nil
 }
 
 // devNodes are the device nodes a command gets; every other device of the
@@ -161,28 +186,26 @@ func privateDev() error {
 // /proc read-only, so that uid 0 (which owns them) is not stopped by
 // Landlock alone.
 func readOnlyProc() error {
-	for _, p := range []string{"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs"} {
+	for _, p := range []string{"/proc/sys", "/proc/sysrq-trigger"} {
 		if _, err := os.Lstat(p); err != nil {
 			continue
 		}
 		if err := unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 			return fmt.Errorf("bind %s: %w", p, err)
 		}
-		if err := mountAttr(p, true, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC, 0); err != nil {
+		if err := mountAttr(p, false, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC, 0); err != nil {
 			return fmt.Errorf("read-only %s: %w", p, err)
 		}
 	}
 	return nil
 }
 
-// dropCapsAllThreads empties the ambient, permitted, effective and
-// inheritable sets of every thread of the helper (psx runs the calls on
-// each of them), not only of the one that execs bash: no thread of a
-// process the command can reach keeps a capability of the namespace.
+// dropCapsAllThreads empties the permitted, effective and inheritable sets
+// (and so the ambient set, which the kernel keeps within both) of every
+// thread of the helper, not only of the one that execs bash: no thread of
+// a process the command can reach (the helper stays as init) keeps a
+// capability of the namespace. One call: psx signals every thread.
 func dropCapsAllThreads() error {
-	if _, _, e := psx.Syscall6(unix.SYS_PRCTL, unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0, 0); e != 0 && e != unix.EINVAL {
-		return fmt.Errorf("clear ambient on every thread: %w", e)
-	}
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var data [2]unix.CapUserData
 	if _, _, e := psx.Syscall3(unix.SYS_CAPSET, uintptr(unsafe.Pointer(&hdr)), uintptr(unsafe.Pointer(&data[0])), 0); e != 0 {

@@ -16,8 +16,8 @@
 //     9 = the {outside} directory;
 //   - a controlling terminal (a pty whose master it holds), and a second
 //     pty standing for another terminal of the user; after the tool
-//     exits, what reached either terminal is written to
-//     {outside}/tty-written, changed terminal modes to
+//     exits, output carrying the cases' payload "pwned" that reached
+//     either terminal is written to {outside}/tty-written, changed terminal modes to
 //     {outside}/tty-modes, a stolen foreground group to {outside}/tty-pgrp;
 //     0.3 s after the start it "types" a line (typed-by-user) into the
 //     terminal;
@@ -227,10 +227,13 @@ func run(outside string, tool []string) int {
 	}
 	slave.Close()
 	ttyMu.Lock()
-	// The typed line echoes back by itself; anything else was written.
-	out := bytes.ReplaceAll(ttyOut.Bytes(), []byte("typed-by-user\r\n"), nil)
+	// Only the cases' payload counts: shellguard itself may talk to the
+	// terminal (an approval prompt), and the typed line echoes back.
+	out := append([]byte(nil), ttyOut.Bytes()...)
 	ttyMu.Unlock()
-	record("tty-written", out)
+	if bytes.Contains(out, []byte("pwned")) {
+		record("tty-written", out)
+	}
 	for _, p := range []string{"/dev/shm/sg-escapes-planted", "/tmp/sg-escapes-planted"} {
 		if _, err := os.Lstat(p); err == nil {
 			os.Remove(p)
