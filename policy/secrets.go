@@ -300,6 +300,9 @@ func (k *cmdCheck) tokenForHost(v string) bool {
 }
 
 func (e *evaluator) readsCredentials(c *analyze.Command) bool {
+	if len(c.Argv) == 0 {
+		return false // "$1" with no arguments expands to nothing
+	}
 	for _, a := range c.Argv[1:] {
 		if secretFile(a) {
 			return true
