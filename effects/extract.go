@@ -416,7 +416,9 @@ func (x *extractor) producer(u *analyze.Command) (root, via string, ok bool) {
 				ops = ops[1:]
 			}
 		}
-		for _, a := range ops {
+		if len(ops) > 0 {
+			// The first operand names the root the search starts from.
+			a := ops[0]
 			pa := x.pathOf(a, cwd)
 			if !pa.Known() {
 				return "", "", false

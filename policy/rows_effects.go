@@ -66,7 +66,3 @@ var (
 		Examples:    []string{`find . -type f | xargs chmod 777`, `chmod o+w run.sh`},
 		NotExamples: []string{`chmod 755 run.sh`, `chmod +x run.sh`}}
 )
-
-// effectRows are the rows of the policy over effects, in ID order.
-var effectRows = []*Finding{sg4001, sg4002, sg4003, sg4004, sg4005, sg4006, sg4007, sg4008, sg4009, sg4010, sg4011,
-	sg4012, sg4013, sg4014, sg4015, sg4016, sg4017, sg4018, sg4019, sg4020, sg4021}
