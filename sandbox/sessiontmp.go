@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 )
 
 // SessionTmp is the private temporary directory of one session: inside
@@ -51,8 +50,8 @@ func ownDir(p string) error {
 	if err != nil {
 		return fmt.Errorf("sandbox: session tmp: %w", err)
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !fi.IsDir() || fi.Mode()&fs.ModeSymlink != 0 || !ok || int(st.Uid) != os.Getuid() || fi.Mode().Perm()&0o077 != 0 {
+	uid, ok := ownerUID(fi)
+	if !fi.IsDir() || fi.Mode()&fs.ModeSymlink != 0 || !ok || uid != os.Getuid() || fi.Mode().Perm()&0o077 != 0 {
 		return fmt.Errorf("sandbox: session tmp: %s is not a private directory of uid %d (mode %v); refusing it", p, os.Getuid(), fi.Mode())
 	}
 	return nil
