@@ -132,7 +132,7 @@ var (
 	grammarErr  error
 )
 
-// Grammars returns the program grammars, parsed once. It panics only if
+// Grammars returns every program grammar, parsed once. It panics only if
 // the embedded files are malformed, which the tests rule out.
 func Grammars() map[string]*Grammar {
 	grammarOnce.Do(func() {
@@ -144,9 +144,156 @@ func Grammars() map[string]*Grammar {
 	return grammarTab
 }
 
-// Lookup returns the grammar of a program name (nil when unknown).
+// Lookup returns the grammar of a program name (nil when unknown). Only
+// the lines of the program asked for are parsed, on first use: a
+// command names a handful of programs, and parsing all ~700 grammars up
+// front would cost a short-lived CLI more than the check itself.
 func Lookup(name string) *Grammar {
-	return Grammars()[name]
+	if name == "" || strings.ContainsAny(name, " \t\n\r#") {
+		return nil // no grammar line can name it
+	}
+	idx := grammarIndex()
+	lazy.mu.RLock()
+	g, ok := lazy.parsed[name]
+	lazy.mu.RUnlock()
+	if ok {
+		return g
+	}
+	top, ok := idx.alias[name]
+	if !ok {
+		top = name
+	}
+	tab := map[string]*Grammar{}
+	for _, f := range idx.files {
+		var err error
+		f.linesOf(top, func(line string, n int) {
+			if e := parseGrammarLine(tab, f.family, line); e != nil && err == nil {
+				err = fmt.Errorf("grammars/%s.txt:%d: %v", f.family, n, e)
+			}
+		})
+		if err != nil {
+			panic(err)
+		}
+	}
+	for _, g := range tab {
+		g.markWrappers()
+	}
+	lazy.mu.Lock()
+	defer lazy.mu.Unlock()
+	if g, ok := lazy.parsed[name]; ok {
+		return g // another goroutine parsed it meanwhile
+	}
+	for n, g := range tab {
+		lazy.parsed[n] = g
+	}
+	return lazy.parsed[name]
+}
+
+// lazy holds the grammars Lookup has parsed so far.
+var lazy = struct {
+	mu     sync.RWMutex
+	parsed map[string]*Grammar
+}{parsed: map[string]*Grammar{}}
+
+// gFile is one embedded grammar file, with a newline in front so that
+// every line starts after a '\n'.
+type gFile struct {
+	family string
+	text   string
+}
+
+// linesOf calls fn with every line of f about program prog (its own line
+// and those of its subcommands) and the line's number.
+func (f gFile) linesOf(prog string, fn func(line string, n int)) {
+	key := "\n" + prog
+	for i := 0; ; {
+		j := strings.Index(f.text[i:], key)
+		if j < 0 {
+			return
+		}
+		start := i + j + 1
+		end := start + len(prog)
+		i = end
+		if end < len(f.text) {
+			switch f.text[end] {
+			case ' ', '\t', '\n', '\r':
+			default:
+				continue // a longer name with this prefix
+			}
+		}
+		line := f.text[start:]
+		if k := strings.IndexByte(line, '\n'); k >= 0 {
+			line = line[:k]
+		}
+		if k := strings.Index(line, " #"); k >= 0 {
+			line = line[:k]
+		}
+		fn(strings.TrimSpace(line), strings.Count(f.text[:start], "\n"))
+	}
+}
+
+type gIndex struct {
+	files []gFile
+	alias map[string]string // alias → the top-level program whose lines define it
+}
+
+var (
+	indexOnce sync.Once
+	indexTab  gIndex
+)
+
+// grammarIndex reads the embedded files and finds the aliases, without
+// parsing any grammar.
+func grammarIndex() *gIndex {
+	indexOnce.Do(func() {
+		indexTab.alias = map[string]string{}
+		entries, _ := grammarFiles.ReadDir("grammars")
+		for _, e := range entries {
+			b, _ := grammarFiles.ReadFile("grammars/" + e.Name())
+			f := gFile{family: strings.TrimSuffix(e.Name(), ".txt"), text: "\n" + string(b)}
+			indexTab.files = append(indexTab.files, f)
+			for i := 0; ; {
+				j := strings.Index(f.text[i:], " alias=")
+				if j < 0 {
+					break
+				}
+				at := i + j
+				i = at + len(" alias=")
+				ls := strings.LastIndexByte(f.text[:at], '\n') + 1
+				line := f.text[ls:]
+				if k := strings.IndexByte(line, '\n'); k >= 0 {
+					line = line[:k]
+				}
+				if k := strings.Index(line, " #"); k >= 0 && ls+k < at {
+					continue // inside a comment
+				}
+				prog, _, _ := strings.Cut(strings.TrimSpace(line), " ")
+				v := f.text[i:]
+				if k := strings.IndexAny(v, " \n"); k >= 0 {
+					v = v[:k]
+				}
+				for _, a := range splitList(v) {
+					indexTab.alias[a] = prog
+				}
+			}
+		}
+	})
+	return &indexTab
+}
+
+// forEachGrammarLine calls fn with each line that holds a grammar, its
+// comments and surrounding space removed, and its 1-based line number.
+func forEachGrammarLine(text string, fn func(line string, n int)) {
+	for ln, line := range strings.Split(text, "\n") {
+		if i := strings.Index(line, " #"); i >= 0 {
+			line = line[:i]
+		}
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		fn(line, ln+1)
+	}
 }
 
 func loadGrammars() (map[string]*Grammar, error) {
@@ -177,19 +324,15 @@ func ParseGrammars(tab map[string]*Grammar, family, text string) error {
 }
 
 func parseGrammarFile(tab map[string]*Grammar, family, text string) error {
-	for ln, line := range strings.Split(text, "\n") {
-		if i := strings.Index(line, " #"); i >= 0 {
-			line = line[:i]
+	var err error
+	forEachGrammarLine(text, func(line string, n int) {
+		if err == nil {
+			if e := parseGrammarLine(tab, family, line); e != nil {
+				err = fmt.Errorf("grammars/%s.txt:%d: %v", family, n, e)
+			}
 		}
-		line = strings.TrimSpace(line)
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		if err := parseGrammarLine(tab, family, line); err != nil {
-			return fmt.Errorf("grammars/%s.txt:%d: %v", family, ln+1, err)
-		}
-	}
-	return nil
+	})
+	return err
 }
 
 func parseGrammarLine(tab map[string]*Grammar, family, line string) error {
