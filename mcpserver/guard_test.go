@@ -146,15 +146,15 @@ func TestGuardTasks(t *testing.T) {
 // budget returns its task id and partial output, and keeps running.
 func TestGuardAutoBackground(t *testing.T) {
 	g, _ := newGuard(t)
-	srv := New(g, &Options{Sessions: shellguard.SessionOptions{BlockingBudget: 500 * time.Millisecond}})
-	if got := srv.set.BlockingBudget; got != 500*time.Millisecond {
+	srv := New(g, &Options{Sessions: shellguard.SessionOptions{BlockingBudget: time.Second}})
+	if got := srv.set.BlockingBudget; got != time.Second {
 		t.Fatalf("settings BlockingBudget = %v", got)
 	}
 	cs := connect(t, srv, nil)
 	t0 := time.Now()
-	r := callBash(t, cs, map[string]any{"command": "echo before; sleep 1; echo after"})
+	r := callBash(t, cs, map[string]any{"command": "echo before; sleep 3; echo after"})
 	o := structured(t, r)
-	if el := time.Since(t0); el > 1500*time.Millisecond {
+	if el := time.Since(t0); el > 2500*time.Millisecond {
 		t.Errorf("returned after %v", el)
 	}
 	if r.IsError || o.Task == nil || !o.Task.Backgrounded || o.Task.ID == "" || o.Task.Pid <= 0 || o.ExitCode != nil || o.Stdout != "before\n" || o.Task.StartedAt.IsZero() {
@@ -163,7 +163,7 @@ func TestGuardAutoBackground(t *testing.T) {
 	if !strings.Contains(textOf(r), "moved to the background as task_id "+o.Task.ID) {
 		t.Errorf("text: %s", textOf(r))
 	}
-	for i := 0; i < 10 && (i == 0 || o.Task.Running); i++ { // each wait is bounded by the 0.5 s budget
+	for i := 0; i < 10 && (i == 0 || o.Task.Running); i++ { // each wait is bounded by the 1 s budget
 		o = structured(t, callBash(t, cs, map[string]any{"task_id": o.Task.ID, "wait": true}))
 	}
 	if o.ExitCode == nil || *o.ExitCode != 0 || o.Stdout != "before\nafter\n" {
@@ -178,7 +178,7 @@ func TestGuardAutoBackground(t *testing.T) {
 	o = structured(t, callBash(t, cs, map[string]any{"command": "sleep 5", "run_in_background": true}))
 	t0 = time.Now()
 	r = callBash(t, cs, map[string]any{"task_id": o.Task.ID, "wait": true, "timeout": 60})
-	if el := time.Since(t0); el > 2*time.Second || !structured(t, r).Task.Running || !strings.Contains(textOf(r), "still running after 0.5 s") {
+	if el := time.Since(t0); el > 3*time.Second || !structured(t, r).Task.Running || !strings.Contains(textOf(r), "still running after 1 s") {
 		t.Errorf("bounded wait: %v %s", el, textOf(r))
 	}
 }
