@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
@@ -62,14 +63,20 @@ func run(bin, in, out string, jobs int, timeout time.Duration) error {
 		return err
 	}
 	// check judges paths against its working directory and reads the
-	// user's config from HOME: give it an empty directory for both, so two
+	// user's config from HOME: give it an empty project directory inside
+	// an empty home, as on a developer's machine (the workspace is not
+	// HOME itself, where every rc file would be a workspace file), so two
 	// binaries are compared under the same conditions.
 	scratch, err := os.MkdirTemp("", "nl2bash-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(scratch)
-	env := append(os.Environ(), "HOME="+scratch, "XDG_CONFIG_HOME="+scratch+"/.config")
+	home := filepath.Join(scratch, "home")
+	if err := os.MkdirAll(filepath.Join(home, "project"), 0o755); err != nil {
+		return err
+	}
+	env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home+"/.config")
 
 	results := make([]result, len(lines))
 	next := make(chan int)
@@ -79,7 +86,7 @@ func run(bin, in, out string, jobs int, timeout time.Duration) error {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				results[i] = checkOne(bin, scratch, env, timeout, i+1, lines[i])
+				results[i] = checkOne(bin, filepath.Join(home, "project"), env, timeout, i+1, lines[i])
 			}
 		}()
 	}

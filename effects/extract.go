@@ -351,6 +351,9 @@ func producerPattern(u *analyze.Command) string {
 		for k := 0; k+1 < len(args); k++ {
 			switch args[k].Value {
 			case "-name", "-iname", "-path", "-ipath", "-wholename":
+				if k > 0 && (args[k-1].Value == "-not" || args[k-1].Value == "!") {
+					continue // a pattern the names do NOT match selects nothing by name
+				}
 				return args[k+1].Value
 			}
 		}
@@ -823,10 +826,14 @@ func (x *extractor) apply(i int, c *analyze.Command, p *parsed) {
 	}
 	recursive := false
 	inplace := false
+	toStdout := false
 	skip := 0
 	for _, o := range p.opts {
 		if p.g.recur(o.name) {
 			recursive = true
+		}
+		if p.g.toStdout(o.name) {
+			toStdout = true
 		}
 		if p.g.inPlace(o.name) {
 			inplace = true
@@ -907,6 +914,9 @@ func (x *extractor) apply(i int, c *analyze.Command, p *parsed) {
 		}
 		if role == RoleRead && inplace {
 			role = RoleWrite
+		}
+		if role == RoleWrite && toStdout {
+			role = RoleRead
 		}
 		if p.chain[0].Wrapper && len(p.chain) == 1 {
 			break // the wrapped command is a command of its own

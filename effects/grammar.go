@@ -115,6 +115,9 @@ type Grammar struct {
 	Secrets bool
 	// MetaOpts are options that make the reads Meta (grep -c, -l, -q).
 	MetaOpts map[string]bool
+	// StdoutOpts send the result to standard output, so the operands
+	// that would be rewritten are only read (gzip -c, xz --stdout).
+	StdoutOpts map[string]bool
 	// Subs holds the subcommands.
 	Subs map[string]*Grammar
 	// Aliases are other names of the program.
@@ -500,6 +503,8 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 		addSet(&g.Skip1, v)
 	case "meta":
 		addSet(&g.MetaOpts, v)
+	case "stdout":
+		addSet(&g.StdoutOpts, v)
 	case "destroy":
 		addSet(&g.DestroyOpts, v)
 	case "soft":
@@ -596,6 +601,15 @@ func (g *Grammar) inPlace(o string) bool {
 func (g *Grammar) runs(o string) bool {
 	for x := g; x != nil; x = x.parent {
 		if x.Runs[o] {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *Grammar) toStdout(o string) bool {
+	for x := g; x != nil; x = x.parent {
+		if x.StdoutOpts[o] {
 			return true
 		}
 	}
