@@ -71,7 +71,7 @@ eval-effect: evalbin
 # leaked descriptors, a controlling terminal).
 DEVMACHINE := $(EVALDIR)/devmachine
 eval-sandbox-session: evalbin
-	@command -v tmux >/dev/null 2>&1 || { echo "installing tmux"; apt-get install -y -q tmux >/dev/null; }
+	@command -v tmux >/dev/null 2>&1 || { echo "installing tmux"; apt-get update -q >/dev/null; apt-get install -y -q tmux >/dev/null; }
 	$(GO) build -o $(DEVMACHINE) ./sandbox/testdata/devmachine
 	chmod 755 $(DEVMACHINE)
 	cd $(EVALDIR) && $(SGEVAL) effect --exec '$(DEVMACHINE) {outside} -- $(SGBIN) run --timeout {timeout} -- {cmd}' $(CURDIR)/sandbox/testdata/escapes-session.jsonl

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-need() { command -v "$1" >/dev/null 2>&1 || { echo "installing $2" >&2; apt-get install -y -q "$2" >/dev/null; }; }
+need() { command -v "$1" >/dev/null 2>&1 || { echo "installing $2" >&2; apt-get update -q >/dev/null; apt-get install -y -q "$2" >/dev/null; }; }
 need hyperfine hyperfine
 [ -x /usr/bin/time ] || apt-get install -y -q time >/dev/null
 
