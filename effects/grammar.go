@@ -570,15 +570,27 @@ func (g *Grammar) markWrappers() bool {
 	return g.anyWrapper
 }
 
-// takesValue reports whether option o takes a value in g or any parent.
-func (g *Grammar) takesValue(o string) bool {
+// up reports whether has holds for g or one of the commands it is a
+// subcommand of: options and flags of a program hold for its verbs.
+func (g *Grammar) up(has func(*Grammar) bool) bool {
 	for x := g; x != nil; x = x.parent {
-		if x.Value[o] {
+		if has(x) {
 			return true
 		}
 	}
 	return false
 }
+
+// takesValue, inPlace, runs, toStdout, recur and net look option o (or
+// the flag) up in g and the commands above it.
+func (g *Grammar) takesValue(o string) bool { return g.up(func(x *Grammar) bool { return x.Value[o] }) }
+func (g *Grammar) inPlace(o string) bool    { return g.up(func(x *Grammar) bool { return x.InPlace[o] }) }
+func (g *Grammar) runs(o string) bool       { return g.up(func(x *Grammar) bool { return x.Runs[o] }) }
+func (g *Grammar) toStdout(o string) bool {
+	return g.up(func(x *Grammar) bool { return x.StdoutOpts[o] })
+}
+func (g *Grammar) recur(o string) bool { return g.up(func(x *Grammar) bool { return x.Recur[o] }) }
+func (g *Grammar) net() bool           { return g.up(func(x *Grammar) bool { return x.Net }) }
 
 func (g *Grammar) optRole(o string) (Role, bool) {
 	for x := g; x != nil; x = x.parent {
@@ -587,51 +599,6 @@ func (g *Grammar) optRole(o string) (Role, bool) {
 		}
 	}
 	return 0, false
-}
-
-func (g *Grammar) inPlace(o string) bool {
-	for x := g; x != nil; x = x.parent {
-		if x.InPlace[o] {
-			return true
-		}
-	}
-	return false
-}
-
-func (g *Grammar) runs(o string) bool {
-	for x := g; x != nil; x = x.parent {
-		if x.Runs[o] {
-			return true
-		}
-	}
-	return false
-}
-
-func (g *Grammar) toStdout(o string) bool {
-	for x := g; x != nil; x = x.parent {
-		if x.StdoutOpts[o] {
-			return true
-		}
-	}
-	return false
-}
-
-func (g *Grammar) recur(o string) bool {
-	for x := g; x != nil; x = x.parent {
-		if x.Recur[o] {
-			return true
-		}
-	}
-	return false
-}
-
-func (g *Grammar) net() bool {
-	for x := g; x != nil; x = x.parent {
-		if x.Net {
-			return true
-		}
-	}
-	return false
 }
 
 func (g *Grammar) shellMarkers() []string {
