@@ -22,6 +22,18 @@ var wsProtectedNew = []string{".envrc", ".shellguard.yaml", ".shellguard.yml"}
 // in the workspace (directories read).
 const wsScanLimit = 20000
 
+// wsScanSkip are directories of installed dependencies and tool caches
+// the post-run search does not enter, nor any directory holding a
+// CACHEDIR.TAG (cargo's target/, most caches). They hold most of a
+// project's directories (a node_modules tree alone has thousands, which
+// cost ~5 µs each on every call), and nobody runs git inside them: a
+// gitfile there only redirects a git started in that directory.
+var wsScanSkip = map[string]bool{
+	"node_modules": true, "bower_components": true, ".venv": true, "venv": true,
+	"__pycache__": true, ".tox": true, ".nox": true, ".mypy_cache": true, ".pytest_cache": true,
+	".ruff_cache": true, ".gradle": true, ".next": true, ".nuxt": true, ".terraform": true,
+}
+
 // wsGuard is the parent's after-the-run check of the workspace: git
 // metadata that would make the user's own git run a program later — a
 // gitfile or a .git symlink anywhere (`src/.git: gitdir: …`), a new or
@@ -74,7 +86,15 @@ func (g *wsGuard) finish() (warns []string) {
 			return
 		}
 		dirs++
-		for _, e := range readDirents(dir, buf) {
+		ents := readDirents(dir, buf)
+		if depth > 0 {
+			for _, e := range ents {
+				if e.name == "CACHEDIR.TAG" && !e.dir {
+					return
+				}
+			}
+		}
+		for _, e := range ents {
 			p := dir + "/" + e.name
 			if e.name == ".git" {
 				if depth == 0 && e.dir {
@@ -88,7 +108,7 @@ func (g *wsGuard) finish() (warns []string) {
 				warns = append(warns, g.checkDotGit(p, e.dir)...)
 				continue
 			}
-			if e.dir {
+			if e.dir && !wsScanSkip[e.name] {
 				walk(p, depth+1)
 			}
 		}
