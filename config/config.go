@@ -61,12 +61,9 @@ type Rule struct {
 	NotMatch []string `json:"not_match,omitempty"`
 }
 
-// Pattern is a custom redaction pattern.
-type Pattern struct {
-	Name     string   `json:"name,omitempty"`
-	Regex    string   `json:"regex"`
-	Keywords []string `json:"keywords,omitempty"`
-}
+// Pattern is a custom redaction pattern (redact.patterns), the type the
+// redactor takes.
+type Pattern = redact.Pattern
 
 // Config is the effective configuration. Durations are whole seconds,
 // sizes bytes.
@@ -541,7 +538,8 @@ func (c *Config) PolicyRules() policy.Rules {
 func (c *Config) RedactPatterns() []redact.Pattern {
 	var out []redact.Pattern
 	for _, p := range c.Redact.Patterns {
-		out = append(out, redact.Pattern{Name: p.Name, Regex: p.Regex, Keywords: clone(p.Keywords)})
+		p.Keywords = clone(p.Keywords)
+		out = append(out, p)
 	}
 	return out
 }

@@ -40,15 +40,15 @@ import (
 // Pattern is a custom rule.
 type Pattern struct {
 	// Name is the kind shown in the marker: [REDACTED:<Name>]. Default "custom".
-	Name string
+	Name string `json:"name,omitempty"`
 	// Regex is an RE2 expression. If it has a capturing group, the first
 	// group is what gets redacted; otherwise the whole match.
-	Regex string
+	Regex string `json:"regex"`
 	// Keywords (optional, case-insensitive) restrict the regex to places
 	// where one of them occurs; this is much faster. Without keywords the
 	// regex's literal prefix is used if it has one, else it runs over all
 	// output.
-	Keywords []string
+	Keywords []string `json:"keywords,omitempty"`
 }
 
 // Options configure a Redactor. The zero value means: built-in rules and
