@@ -7,10 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/shellguard/shellguard/internal/testenv"
 )
@@ -67,29 +65,8 @@ func BenchmarkCheckCorpora(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cmds := append(public, own...)
-	rules := Rules{Workspace: "/ws", Home: "/home/u"}
-
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		for _, c := range cmds {
-			Check(c, rules)
-		}
-	}
-	b.StopTimer()
-
-	const reps = 20
-	per := make([]time.Duration, len(cmds))
-	for i, c := range cmds {
-		start := time.Now()
-		for range reps {
-			Check(c, rules)
-		}
-		per[i] = time.Since(start) / reps
-	}
-	sort.Slice(per, func(i, j int) bool { return per[i] < per[j] })
+	per := benchCommands(b, append(public, own...))
 	b.ReportMetric(float64(per[len(per)/2].Nanoseconds()), "median-ns/cmd")
 	b.ReportMetric(float64(per[len(per)*99/100].Nanoseconds()), "p99-ns/cmd")
-	b.ReportMetric(float64(len(cmds)), "cmds/op")
+	b.ReportMetric(float64(len(per)), "cmds/op")
 }

@@ -20,15 +20,11 @@ func BuildConnectNotify() (*Program, error) {
 	if t.arch == 0 {
 		return nil, ErrUnsupportedArch
 	}
-	insns := []bpf.Instruction{
-		bpf.LoadAbsolute{Off: offArch, Size: 4},
-		bpf.JumpIf{Cond: bpf.JumpEqual, Val: t.arch, SkipTrue: 1},
-		bpf.RetConstant{Val: retKillProcess},
-		bpf.LoadAbsolute{Off: offNr, Size: 4},
+	insns := append(prologue(t.arch),
 		bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: t.connect, SkipTrue: 1},
 		bpf.RetConstant{Val: retUserNotif},
 		bpf.RetConstant{Val: retAllow},
-	}
+	)
 	raw, err := bpf.Assemble(insns)
 	if err != nil {
 		return nil, fmt.Errorf("seccompbpf: assemble: %w", err)
@@ -64,17 +60,13 @@ func BuildRefuseUnixSocket() (*Program, error) {
 	if t.arch == 0 {
 		return nil, ErrUnsupportedArch
 	}
-	insns := []bpf.Instruction{
-		bpf.LoadAbsolute{Off: offArch, Size: 4},
-		bpf.JumpIf{Cond: bpf.JumpEqual, Val: t.arch, SkipTrue: 1},
-		bpf.RetConstant{Val: retKillProcess},
-		bpf.LoadAbsolute{Off: offNr, Size: 4},
+	insns := append(prologue(t.arch),
 		bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: t.socket, SkipTrue: 3},
 		bpf.LoadAbsolute{Off: argLow(0), Size: 4},
 		bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: afUnix, SkipTrue: 1},
 		bpf.RetConstant{Val: retErrno | uint32(13)}, // EACCES
 		bpf.RetConstant{Val: retAllow},
-	}
+	)
 	raw, err := bpf.Assemble(insns)
 	if err != nil {
 		return nil, err

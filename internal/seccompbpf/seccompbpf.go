@@ -125,6 +125,17 @@ func ret(errno syscall.Errno) bpf.Instruction {
 	return bpf.RetConstant{Val: retErrno | uint32(errno)}
 }
 
+// prologue kills a process calling through a foreign ABI and loads the
+// syscall number: the start of every filter built here.
+func prologue(arch uint32) []bpf.Instruction {
+	return []bpf.Instruction{
+		bpf.LoadAbsolute{Off: offArch, Size: 4},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: arch, SkipTrue: 1},
+		bpf.RetConstant{Val: retKillProcess},
+		bpf.LoadAbsolute{Off: offNr, Size: 4},
+	}
+}
+
 // Build assembles the filter for the running architecture.
 func Build(o Options) (*Program, error) {
 	t := table()
@@ -132,12 +143,7 @@ func Build(o Options) (*Program, error) {
 		return nil, ErrUnsupportedArch
 	}
 	var b builder
-	b.emit(
-		bpf.LoadAbsolute{Off: offArch, Size: 4},
-		bpf.JumpIf{Cond: bpf.JumpEqual, Val: t.arch, SkipTrue: 1},
-		bpf.RetConstant{Val: retKillProcess},
-		bpf.LoadAbsolute{Off: offNr, Size: 4},
-	)
+	b.emit(prologue(t.arch)...)
 	if t.x32 {
 		b.emit(
 			bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: 0x40000000, SkipFalse: 1},
