@@ -115,13 +115,17 @@ func TestInheritedFDsClosed(t *testing.T) {
 	}
 	defer unix.Close(sp[0])
 	defer unix.Close(sp[1])
+	// bash keeps a copy of a descriptor it redirects at the lowest free
+	// number from 10 up, so a leaked descriptor at 10 or 11 would be
+	// indistinguishable from bash's own saved stderr. Leak them far above.
+	wfd, dfd, leaked := high(t, wfd), high(t, dfd), high(t, sp[1])
 	script := fmt.Sprintf(`for n in %d %d %d; do
   { echo pwned >&$n; } 2>/dev/null && echo "FD $n WRITABLE"
   { echo pwned > /proc/self/fd/$n; } 2>/dev/null && echo "PROC $n WRITABLE"
   [ -e /proc/self/fd/$n ] && echo "FD $n OPEN"
 done
 { echo pwned > /proc/self/fd/%d/canary.txt; } 2>/dev/null && echo "DIR WRITABLE"
-ls /proc/self/fd`, wfd, dfd, sp[1], dfd)
+ls /proc/self/fd`, wfd, dfd, leaked, dfd)
 	r := f.run(t, Spec{}, script, 20*time.Second)
 	if strings.Contains(r.out, "WRITABLE") || strings.Contains(r.out, "OPEN") {
 		t.Fatalf("an inherited descriptor reached bash:\n%s", r.out)
@@ -141,6 +145,18 @@ ls /proc/self/fd`, wfd, dfd, sp[1], dfd)
 	if strings.Join(fds, " ") != "0 1 2 3" {
 		t.Fatalf("descriptors inside: %v\n%s", fds, r.out)
 	}
+}
+
+// high duplicates fd, without close-on-exec, at a free number of 100 or
+// more, and closes the duplicate when the test ends.
+func high(t *testing.T, fd int) int {
+	t.Helper()
+	n, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Close(n) })
+	return n
 }
 
 // TestNoControllingTerminal runs the sandbox from a caller whose
