@@ -112,8 +112,9 @@ type Guard struct {
 	rules   policy.Rules // cfg.Rules with workspace, home and resolver filled in
 	tasks   sessions     // background-task sessions (session.go)
 
-	redactOnce sync.Once
-	redact     *redact.Redactor
+	redactOnce   sync.Once
+	redact       *redact.Redactor
+	warmRedactor sync.Once // starts building redact in the background
 
 	auditMu sync.Mutex
 	audit   *audit.Logger

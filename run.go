@@ -5,6 +5,7 @@ package shellguard
 
 import (
 	"context"
+	"github.com/shellguard/shellguard/internal/steptime"
 	"io"
 	"path/filepath"
 	"sync/atomic"
@@ -55,8 +56,10 @@ type Request struct {
 // the Result carries the decision and reasons and the error is a
 // *DeniedError (errors.Is(err, ErrDenied)).
 func (g *Guard) Run(ctx context.Context, req Request) (res Result, err error) {
+	steptime.Mark("run.begin")
 	opts, a, res, err := g.prepare(ctx, req)
-	defer func() { g.record(req, a, &res, err) }()
+	steptime.Mark("run.prepare")
+	defer func() { g.record(req, a, &res, err); steptime.Mark("run.record") }()
 	if err != nil {
 		return res, err
 	}
@@ -64,6 +67,7 @@ func (g *Guard) Run(ctx context.Context, req Request) (res Result, err error) {
 	if rr.Pid == 0 { // nothing was started
 		return res, err
 	}
+	steptime.Mark("run.ran")
 	g.fill(&res, rr, opts.Tag.(*runTag))
 	return res, err
 }
@@ -78,8 +82,13 @@ type runTag struct {
 
 // prepare admits req and builds its runner options. The returned Result
 // carries the decision and reasons whether or not the request may run.
+//
+// The redaction rules are compiled in the background meanwhile (the first
+// time only), so that a cold process does not wait for them before the
+// command starts; Result.Command is redacted with them in record.
 func (g *Guard) prepare(ctx context.Context, req Request) (runner.Options, admission, Result, error) {
-	res := Result{Command: g.redactor().String(req.Command), Cwd: g.resolveCwd(req.Cwd)}
+	g.warmRedactor.Do(func() { go g.redactor() })
+	res := Result{Cwd: g.resolveCwd(req.Cwd)}
 	a, err := g.admit(ctx, req)
 	res.admitted(a)
 	if err != nil {

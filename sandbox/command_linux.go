@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/shellguard/shellguard/internal/steptime"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,6 +39,9 @@ type helperSpec struct {
 	NSReason string `json:"ns_reason,omitempty"`
 	// FS: HOME allowlist, secret roots, .git (home_linux.go, git_linux.go).
 	FS fsSpec `json:"fs"`
+	// Timing is the descriptor of the steptime file the helper records
+	// its steps into (0: none).
+	Timing int `json:"timing,omitempty"`
 }
 
 // helperReport is what the helper writes to fd 3 just before exec.
@@ -91,12 +95,14 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		return cmd, &Handle{mode: Off, off: true, offApply: Applied{Mode: Off, Platform: "linux", Network: "host"}}, nil
 	}
+	steptime.Mark("sb.begin")
 	hs, err := resolve(spec, env, dir)
 	if err != nil {
 		return nil, nil, err
 	}
 	hs.Bash = bash
 	hs.IPC = ipcSpecOf(spec, env, dir)
+	steptime.Mark("sb.resolve")
 
 	// Namespaces: all or nothing (the mount namespace needs the user
 	// namespace when unprivileged, and the masks need the mount namespace).
@@ -116,10 +122,16 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 			hs.FS.GitErr = "preparing the .git view: " + err.Error()
 		}
 	}
+	steptime.Mark("sb.git")
+	var timing *os.File
+	if timing = steptime.File(); timing != nil {
+		hs.Timing = 4
+	}
 	js, err := json.Marshal(hs)
 	if err != nil {
 		return nil, nil, err
 	}
+	steptime.Mark("sb.json")
 	r, w, err := reportChannel()
 	if err != nil {
 		return nil, nil, err
@@ -130,6 +142,9 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 	cmd.Env = goProxyEnv(cmd.Env, env, hs.FS.Home)
 	cmd.Dir = dir
 	cmd.ExtraFiles = []*os.File{w}
+	if timing != nil {
+		cmd.ExtraFiles = append(cmd.ExtraFiles, timing)
+	}
 	// A session of its own: no controlling terminal (session_linux.go).
 	attr := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 	if hs.UserNS {
@@ -150,8 +165,11 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 		attr.CgroupFD = rc.fd
 	}
 	cmd.SysProcAttr = attr
+	steptime.Mark("sb.cgroup")
+	ws := prepareWSGuard(hs.Workspace, lookGit(env))
+	steptime.Mark("sb.wsguard")
 	return cmd, &Handle{mode: spec.Mode, r: r, w: w, userns: hs.UserNS, git: gst, post: &PostRun{}, cg: rc, cgErr: cgErr,
-		ws: prepareWSGuard(hs.Workspace, lookGit(env))}, nil
+		ws: ws}, nil
 }
 
 const (
@@ -227,6 +245,7 @@ func (h *Handle) Applied() (Applied, error) {
 			return
 		}
 		b, sup, err := readReport(h.r)
+		steptime.Mark("sb.report")
 		h.sup = sup
 		h.r.Close()
 		h.r = nil
@@ -279,6 +298,7 @@ func (h *Handle) Close() error {
 	}
 	if h.git != nil {
 		notes, warns := h.git.finish()
+		steptime.Mark("sb.git-finish")
 		h.git = nil
 		if h.post != nil {
 			h.post.Git = append(notes, warns...)
@@ -287,6 +307,7 @@ func (h *Handle) Close() error {
 	}
 	if h.ws != nil {
 		warns := h.ws.finish()
+		steptime.Mark("sb.wsguard-finish")
 		h.ws = nil
 		if h.post != nil {
 			h.post.Git = append(h.post.Git, warns...)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/shellguard/shellguard/internal/steptime"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -67,6 +68,7 @@ func report(rep helperReport) {
 }
 
 func helperMain(specJSON, script string) int {
+	t0 := steptime.Now()
 	// Everything below runs on one OS thread: capabilities and the
 	// bounding set are per thread, and this thread execs bash.
 	runtime.LockOSThread()
@@ -78,16 +80,26 @@ func helperMain(specJSON, script string) int {
 		return helperExit
 	}
 	hs := &h.hs
+	if hs.Timing != 0 {
+		steptime.Adopt(hs.Timing, "helper")
+		steptime.MarkAt("h.main", t0)
+		steptime.Mark("h.spec")
+	}
 	h.applied = Applied{Mode: hs.Mode, Platform: "linux", Workspace: hs.Workspace, Writable: hs.Writable}
 
 	h.closeInherited()
+	steptime.Mark("h.fds")
 	h.rlimits()
+	steptime.Mark("h.rlimits")
 	h.namespaces()
+	steptime.Mark("h.namespaces")
 	mountsOK := h.hs.UserNS
 	if mountsOK {
 		h.privateIPC() // before the writable roots are bound (ipc_linux.go)
+		steptime.Mark("h.ipc")
 		h.mounts()
 		h.session() // session_linux.go
+		steptime.Mark("h.session")
 		// The cwd still points into the old (now read-only) mount:
 		// resolve it again through the new mounts.
 		// If it is hidden now, start in the workspace rather than keep a
@@ -95,6 +107,7 @@ func helperMain(specJSON, script string) int {
 		if wd, err := os.Getwd(); err != nil || unix.Chdir(wd) != nil {
 			unix.Chdir(hs.Workspace)
 		}
+		steptime.Mark("h.chdir")
 	}
 	if hs.NetNS {
 		if err := loopbackUp(); err != nil {
@@ -106,9 +119,13 @@ func helperMain(specJSON, script string) int {
 	if !mountsOK {
 		h.session()
 	}
+	steptime.Mark("h.loopback")
 	h.dropCaps()
+	steptime.Mark("h.caps")
 	h.landlock()
+	steptime.Mark("h.landlock")
 	h.seccomp()
+	steptime.Mark("h.seccomp")
 	h.ipcReport() // ipc_linux.go: needs the seccomp outcome
 
 	switch {
@@ -138,6 +155,7 @@ func helperMain(specJSON, script string) int {
 		return helperExit
 	}
 	report(helperReport{Applied: h.applied})
+	steptime.Mark("h.report")
 
 	argv := []string{"bash", "-p", "-c", script}
 	if pidns && !hs.BashInit {
@@ -273,12 +291,15 @@ func (h *helper) mounts() {
 		h.miss(LayerMasks, errors.New("mount namespace unusable"), "")
 		return
 	}
+	steptime.Mark("h.private")
 	// 0. HOME and the other secret roots by allowlist (home_linux.go).
 	h.isolateRoots()
+	steptime.Mark("h.home")
 	// 1. Everything read-only: chmod, chown, utime, unlink and writes fail
 	//    with EROFS outside the writable roots (Landlock covers neither
 	//    chmod nor chown nor utime).
 	roErr := mountAttr("/", true, unix.MOUNT_ATTR_RDONLY, 0)
+	steptime.Mark("h.roroot")
 	// 2. Writable roots: a bind of each onto itself, made writable again.
 	var rwErrs []string
 	if roErr == nil {
@@ -294,11 +315,13 @@ func (h *helper) mounts() {
 	}
 	// 3. Read-only paths inside writable roots. .git itself becomes a
 	//    mount point so it cannot be renamed away and rebuilt.
+	steptime.Mark("h.rwbinds")
 	var roPaths []string
 	var roErrs []string
 	if roErr == nil {
 		gitDir := filepath.Join(hs.Workspace, ".git")
 		viewOK := h.gitLayer(gitDir)
+		steptime.Mark("h.git")
 		if fi, err := os.Lstat(gitDir); !viewOK && err == nil && fi.IsDir() {
 			if err := unix.Mount(gitDir, gitDir, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 				roErrs = append(roErrs, gitDir+": "+err.Error())
@@ -327,6 +350,7 @@ func (h *helper) mounts() {
 			roPaths = append(roPaths, strings.TrimPrefix(p, hs.Workspace+"/"))
 		}
 	}
+	steptime.Mark("h.ropaths")
 	switch {
 	case roErr != nil:
 		h.miss(LayerReadOnlyRoot, fmt.Errorf("mount_setattr(/, RDONLY): %w", roErr), "a kernel with mount_setattr (5.12+)")
@@ -375,6 +399,7 @@ func (h *helper) mounts() {
 		}
 		h.ok(LayerMasks, d)
 	}
+	steptime.Mark("h.masks")
 	// 5. A fresh /proc for the new pid namespace.
 	if os.Getpid() == 1 {
 		if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
@@ -383,6 +408,7 @@ func (h *helper) mounts() {
 			h.ok(LayerProc, "fresh /proc of the pid namespace")
 		}
 	}
+	steptime.Mark("h.proc")
 }
 
 func loopbackUp() error {
@@ -593,6 +619,7 @@ func initMain(bash string, argv []string) int {
 		fmt.Fprintf(os.Stderr, "shellguard: exec %s: %v\n", bash, err)
 		return 127
 	}
+	steptime.Mark("h.init-forked")
 	go func() {
 		for s := range sigs {
 			syscall.Kill(-1, s.(syscall.Signal)) // everyone in the namespace but us

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/shellguard/shellguard/internal/steptime"
 	"io"
 	"os"
 	"sort"
@@ -64,7 +65,10 @@ func init() {
 
 func main() {
 	sandbox.Main() // the re-exec'd sandbox helper: never returns when it is one
-	os.Exit(mainArgs(os.Args[1:], os.Stdout, os.Stderr))
+	steptime.Mark("cli.main")
+	code := mainArgs(os.Args[1:], os.Stdout, os.Stderr)
+	steptime.Mark("cli.exit")
+	os.Exit(code)
 }
 
 func mainArgs(args []string, stdout, stderr io.Writer) int {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/shellguard/shellguard/internal/steptime"
 	"io"
 	"os"
 	"os/signal"
@@ -66,8 +67,10 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 		return argError(stderr, "run", err.Error())
 	}
 
+	steptime.Mark("cli.flags")
 	runner.EnableSubreaper() // best effort: the process group and marker still work without it
 	g, c, err := gf.newGuard()
+	steptime.Mark("cli.guard")
 	if err != nil {
 		fmt.Fprintln(stderr, "shellguard:", err)
 		return exitFailure
@@ -120,6 +123,7 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 		req.MergeStderr = sameFile(stdout, stderr)
 	}
 	req.Approve = ask.approver()
+	steptime.Mark("cli.setup")
 	res, err := g.Run(ctx, req)
 	cancel()
 	<-sigDone

@@ -20,6 +20,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/shellguard/shellguard/internal/steptime"
 	"io"
 	"os"
 	"os/exec"
@@ -312,7 +313,9 @@ func Start(o Options) (*Process, error) {
 		}
 
 		p.start = time.Now()
+		steptime.Mark("runner.pipes")
 		err = startTracked(p.cmd)
+		steptime.Mark("runner.start")
 		closeAll(outW, errW, tty)
 		if err != nil {
 			closeAll(outR, errR, p.stdin)
@@ -484,8 +487,10 @@ func (p *Process) supervise() {
 		}
 	}
 	<-p.exited
+	steptime.Mark("runner.exited")
 	// The leader is gone: nothing it started may outlive it.
 	p.kill(true)
+	steptime.Mark("runner.kill")
 
 	// Wait for the pipes; escapees we could not find may hold them open.
 	drained := make(chan struct{})
@@ -520,7 +525,9 @@ func (p *Process) supervise() {
 	if p.stdin != nil {
 		p.stdin.Close() // after the pipes: under a PTY it is one of them
 	}
+	steptime.Mark("runner.drained")
 	p.closeLaunch()
+	steptime.Mark("runner.close")
 
 	res := Result{
 		Pid:      p.cmd.Process.Pid,
