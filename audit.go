@@ -32,13 +32,9 @@ func (g *Guard) closeAudit() error {
 	return err
 }
 
-// record sets res.Command (redacted) when prepare left it to it and
-// res.Error from runErr, and appends one audit event; it never
+// record sets res.Error from runErr and appends one audit event; it never
 // fails the call.
 func (g *Guard) record(req Request, a admission, res *Result, runErr error) {
-	if res.Command == "" {
-		res.Command = g.redactor().String(req.Command) // see prepare
-	}
 	if runErr != nil && res.Error == "" {
 		res.Error = runErr.Error()
 	}

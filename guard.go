@@ -112,9 +112,8 @@ type Guard struct {
 	rules   policy.Rules // cfg.Rules with workspace, home and resolver filled in
 	tasks   sessions     // background-task sessions (session.go)
 
-	redactOnce   sync.Once
-	redact       *redact.Redactor
-	warmRedactor sync.Once // starts building redact in the background
+	redactOnce sync.Once
+	redact     *redact.Redactor
 
 	auditMu sync.Mutex
 	audit   *audit.Logger

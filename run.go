@@ -5,13 +5,13 @@ package shellguard
 
 import (
 	"context"
-	"github.com/shellguard/shellguard/internal/steptime"
 	"io"
 	"path/filepath"
 	"sync/atomic"
 	"time"
 
 	"github.com/shellguard/shellguard/internal/runner"
+	"github.com/shellguard/shellguard/internal/steptime"
 	"github.com/shellguard/shellguard/sandbox"
 )
 
@@ -82,13 +82,8 @@ type runTag struct {
 
 // prepare admits req and builds its runner options. The returned Result
 // carries the decision and reasons whether or not the request may run.
-//
-// The redaction rules are compiled in the background meanwhile (the first
-// time only), so that a cold process does not wait for them before the
-// command starts; Result.Command is redacted with them in record.
 func (g *Guard) prepare(ctx context.Context, req Request) (runner.Options, admission, Result, error) {
-	g.warmRedactor.Do(func() { go g.redactor() })
-	res := Result{Cwd: g.resolveCwd(req.Cwd)}
+	res := Result{Command: g.redactor().String(req.Command), Cwd: g.resolveCwd(req.Cwd)}
 	a, err := g.admit(ctx, req)
 	res.admitted(a)
 	if err != nil {

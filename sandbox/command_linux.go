@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/shellguard/shellguard/internal/steptime"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +17,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/shellguard/shellguard/internal/steptime"
 )
 
 // helperSpec is what the parent sends the helper (argv[2], JSON): the Spec

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/shellguard/shellguard/internal/steptime"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"github.com/shellguard/shellguard/internal/seccompbpf"
+	"github.com/shellguard/shellguard/internal/steptime"
 	"golang.org/x/sys/unix"
 )
 
@@ -637,6 +637,7 @@ func initMain(bash string, argv []string) int {
 		if wpid != pid {
 			continue
 		}
+		steptime.Mark("h.bash-exited")
 		switch {
 		case ws.Exited():
 			return ws.ExitStatus()

@@ -6,11 +6,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/shellguard/shellguard/internal/steptime"
 	"io"
 	"os"
 	"sort"
 
+	"github.com/shellguard/shellguard/internal/steptime"
 	"github.com/shellguard/shellguard/internal/version"
 	"github.com/shellguard/shellguard/sandbox"
 )

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/shellguard/shellguard/internal/steptime"
 	"io"
 	"os"
 	"os/signal"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/shellguard/shellguard"
 	"github.com/shellguard/shellguard/internal/runner"
+	"github.com/shellguard/shellguard/internal/steptime"
 	"github.com/shellguard/shellguard/sandbox"
 )
 

@@ -20,7 +20,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/shellguard/shellguard/internal/steptime"
 	"io"
 	"os"
 	"os/exec"
@@ -29,6 +28,7 @@ import (
 	"time"
 
 	"github.com/shellguard/shellguard/internal/capture"
+	"github.com/shellguard/shellguard/internal/steptime"
 )
 
 // Limits on timeouts.
