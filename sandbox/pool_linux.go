@@ -78,6 +78,8 @@ type Pool struct {
 	bg       sync.WaitGroup
 
 	hits, misses int
+	lastMiss     string // why the last call started cold (for tests)
+	lastWarmErr  error  // why warming failed
 }
 
 // poolProto is what warm helpers are started from.
@@ -214,6 +216,16 @@ func (p *Pool) Stats() (hits, misses int) {
 	return p.hits, p.misses
 }
 
+// Ready returns how many warm helpers are ready now.
+func (p *Pool) Ready() int {
+	if p == nil {
+		return 0
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.warm)
+}
+
 // poolSpec resolves the helper spec a helper started for dir would get,
 // as Command does, without its side effects on .git.
 func poolSpec(spec Spec, env []string, dir string) (*helperSpec, error) {
@@ -269,7 +281,9 @@ func (p *Pool) take(spec Spec, env []string, dir string) (*warmHelper, *helperSp
 	key, hsJSON := keyOf(spec, hs)
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.lastMiss = ""
 	if p.closed {
+		p.lastMiss = "closed"
 		return nil, nil
 	}
 	if key != p.key {
@@ -281,6 +295,7 @@ func (p *Pool) take(spec Spec, env []string, dir string) (*warmHelper, *helperSp
 		for _, w := range old {
 			p.discardLocked(w)
 		}
+		p.lastMiss = "the key changed"
 		p.misses++
 		p.fillLocked()
 		return nil, nil
@@ -291,14 +306,19 @@ func (p *Pool) take(spec Spec, env []string, dir string) (*warmHelper, *helperSp
 		p.warm = p.warm[1:]
 		switch {
 		case !alive(w.fd):
+			p.lastMiss = "a warm helper had died"
 			p.discardLocked(w)
 		case w.git != gitFingerprint(hs.Workspace):
+			p.lastMiss = "the .git view was stale"
 			p.discardLocked(w) // the .git view is a stale snapshot
 		default:
 			got = w
 		}
 	}
 	if got == nil {
+		if len(p.warm) == 0 && p.lastMiss == "" {
+			p.lastMiss = "no warm helper ready"
+		}
 		p.misses++
 	} else {
 		p.hits++
@@ -328,6 +348,7 @@ func (p *Pool) warmOne(key string, pr *poolProto) {
 	if err != nil {
 		if p.key == key {
 			p.failed = true // the cold path says why
+			p.lastWarmErr = err
 		}
 		p.mu.Unlock()
 		return

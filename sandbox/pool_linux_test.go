@@ -55,6 +55,11 @@ func (f *fixture) runPooled(t *testing.T, ctx context.Context, spec Spec, script
 		t.Fatalf("Pool.Command: %v", err)
 	}
 	f.lastWarm = h.Warm()
+	if !f.lastWarm {
+		f.pool.mu.Lock()
+		t.Logf("cold start: %s (warming error: %v)", f.pool.lastMiss, f.pool.lastWarmErr)
+		f.pool.mu.Unlock()
+	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)

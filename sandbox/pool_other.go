@@ -30,6 +30,9 @@ func (p *Pool) Close() error { return nil }
 // Stats reports no warm starts.
 func (p *Pool) Stats() (hits, misses int) { return 0, 0 }
 
+// Ready is 0 here.
+func (p *Pool) Ready() int { return 0 }
+
 // Warm is false here.
 func (h *Handle) Warm() bool { return false }
 
