@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/shellguard/shellguard/internal/runner"
+	"github.com/shellguard/shellguard/policy"
 	"github.com/shellguard/shellguard/sandbox"
 )
 
@@ -40,7 +41,7 @@ type Request struct {
 
 	// Approve, when set, decides this request if its verdict is ask
 	// (instead of Config.Approver).
-	Approve func(ctx context.Context, v Verdict) (bool, error)
+	Approve func(ctx context.Context, v policy.Verdict) (bool, error)
 	// DisableSandbox asks to run outside the sandbox; honoured only with
 	// Config.AllowUnsandboxed, and then always as an ask.
 	DisableSandbox bool
@@ -103,17 +104,17 @@ func (g *Guard) options(req Request) (runner.Options, error) {
 	timeout := req.Timeout
 	if timeout == 0 {
 		timeout = g.cfg.Timeout
-	} else if err := g.CheckTimeout(timeout); err != nil {
+	} else if err := CheckTimeout(timeout, g.cfg.MaxTimeout); err != nil {
 		return runner.Options{}, err
 	}
 	maxOut := g.cfg.MaxOutput
 	if req.MaxOutput != 0 {
-		if err := g.CheckMaxOutput(req.MaxOutput); err != nil {
+		if err := CheckMaxOutput(req.MaxOutput, g.cfg.MaxTotalOutput); err != nil {
 			return runner.Options{}, err
 		}
 		maxOut = req.MaxOutput
 	}
-	dir, err := g.ResolveCwd(req.Cwd)
+	dir, err := ResolveCwd(req.Cwd, g.cfg.Workspace, g.cfg.Rules.AllowedRoots)
 	if err != nil {
 		return runner.Options{}, err
 	}
