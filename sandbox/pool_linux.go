@@ -68,14 +68,14 @@ type Pool struct {
 	size   int
 	marker string
 
-	mu       sync.Mutex
-	key      string
-	proto    *poolProto
-	warm     []*warmHelper
-	starting int
-	failed   bool // warming failed for this key: stop trying until it changes
-	closed   bool
-	bg       sync.WaitGroup
+	mu      sync.Mutex
+	key     string
+	proto   *poolProto
+	warm    []*warmHelper
+	filling bool // a goroutine is warming helpers
+	failed  bool // warming failed for this key: stop trying until it changes
+	closed  bool
+	bg      sync.WaitGroup
 
 	hits, misses int
 	lastMiss     string // why the last call started cold (for tests)
@@ -327,38 +327,42 @@ func (p *Pool) take(spec Spec, env []string, dir string) (*warmHelper, *helperSp
 	return got, hs
 }
 
-// fillLocked starts helpers in the background until the pool holds size
-// of them (ready or being warmed).
+// fillLocked makes sure helpers are being warmed, in the background and
+// one at a time (each takes a few milliseconds of CPU that a command
+// running meanwhile should not lose to several at once), until the pool
+// holds size of them.
 func (p *Pool) fillLocked() {
-	if p.closed || p.failed || p.proto == nil {
+	if p.closed || p.failed || p.proto == nil || p.filling || len(p.warm) >= p.size {
 		return
 	}
-	for len(p.warm)+p.starting < p.size {
-		p.starting++
-		p.bg.Add(1)
-		go p.warmOne(p.key, p.proto)
-	}
+	p.filling = true
+	p.bg.Add(1)
+	go p.fill()
 }
 
-func (p *Pool) warmOne(key string, pr *poolProto) {
+func (p *Pool) fill() {
 	defer p.bg.Done()
-	w, err := p.start(key, pr)
 	p.mu.Lock()
-	p.starting--
-	if err != nil {
-		if p.key == key {
-			p.failed = true // the cold path says why
-			p.lastWarmErr = err
+	for !p.closed && !p.failed && p.proto != nil && len(p.warm) < p.size {
+		key, pr := p.key, p.proto
+		p.mu.Unlock()
+		w, err := p.start(key, pr)
+		p.mu.Lock()
+		switch {
+		case err != nil:
+			if p.key == key {
+				p.failed = true // the cold path says why
+				p.lastWarmErr = err
+			}
+		case p.closed || p.key != key:
+			p.mu.Unlock()
+			p.kill(w)
+			p.mu.Lock()
+		default:
+			p.warm = append(p.warm, w)
 		}
-		p.mu.Unlock()
-		return
 	}
-	if p.closed || p.key != key {
-		p.mu.Unlock()
-		p.kill(w)
-		return
-	}
-	p.warm = append(p.warm, w)
+	p.filling = false
 	p.mu.Unlock()
 }
 
