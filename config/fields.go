@@ -513,7 +513,7 @@ func (l *loader) validate() error {
 	var errs []error
 	bad := func(key, format string, args ...any) {
 		src := c.Provenance[key]
-		errs = append(errs, &Error{File: src.file(), Line: src.Line, Key: key, Msg: fmt.Sprintf(format, args...)})
+		errs = append(errs, &Error{Source: src, Key: key, Msg: fmt.Sprintf(format, args...)})
 	}
 	if c.Timeout.Default < 1 {
 		bad("timeout.default", "must be at least 1 second (0 would mean no timeout)")

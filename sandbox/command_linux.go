@@ -248,7 +248,7 @@ func (h *Handle) Applied() (Applied, error) {
 		if h.cg != nil {
 			h.applied.Layers = append(h.applied.Layers, Layer{Name: LayerCgroup, Detail: h.cg.detail})
 		} else if h.cgErr != nil {
-			h.applied.Unavailable = append(h.applied.Unavailable, Missing{Name: LayerCgroup, Reason: h.cgErr.Error(), Fix: cgroupFix})
+			h.applied.Unavailable = append(h.applied.Unavailable, Layer{Name: LayerCgroup, Reason: h.cgErr.Error(), Fix: cgroupFix})
 		}
 		if rep.Fatal {
 			if len(rep.Applied.Missing) > 0 {

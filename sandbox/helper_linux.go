@@ -52,7 +52,7 @@ func (h *helper) miss(name string, err error, fix string) {
 	if err != nil {
 		reason = err.Error()
 	}
-	h.applied.Missing = append(h.applied.Missing, Missing{Name: name, Reason: reason, Fix: fix})
+	h.applied.Missing = append(h.applied.Missing, Layer{Name: name, Reason: reason, Fix: fix})
 }
 
 // report writes the report to fd 3 (which is close-on-exec).

@@ -207,17 +207,14 @@ const (
 	LayerIPC = "ipc"
 )
 
-// Layer is one protection that was applied.
+// Layer is one protection of the sandbox: applied (in Applied.Layers,
+// with Detail) or wanted but not applied (in Applied.Missing and
+// Unavailable, with Reason and Fix).
 type Layer struct {
 	Name   string `json:"name"`
-	Detail string `json:"detail,omitempty"`
-}
-
-// Missing is a layer that was wanted but not applied.
-type Missing struct {
-	Name   string `json:"name"`
-	Reason string `json:"reason"`        // why, from the failing call
-	Fix    string `json:"fix,omitempty"` // what would enable it
+	Detail string `json:"detail,omitempty"` // how it was applied
+	Reason string `json:"reason,omitempty"` // why it was not, from the failing call
+	Fix    string `json:"fix,omitempty"`    // what would enable it
 }
 
 // Applied is exactly what the helper enforced, built from the return
@@ -226,7 +223,7 @@ type Applied struct {
 	Mode     Mode      `json:"mode"`
 	Platform string    `json:"platform"`
 	Layers   []Layer   `json:"layers"`
-	Missing  []Missing `json:"missing,omitempty"`
+	Missing  []Layer `json:"missing,omitempty"`
 	// Network is "none" (loopback-only namespace or TCP/UDP denied),
 	// "host" (network allowed) or "partial" (some of it denied).
 	Network   string   `json:"network"`
@@ -239,7 +236,7 @@ type Applied struct {
 	// on a cgroup v1 host, or without a delegated cgroup); unlike Missing
 	// they do not stop --sandbox required and are not repeated as a
 	// warning on every run (doctor explains them).
-	Unavailable []Missing `json:"unavailable,omitempty"`
+	Unavailable []Layer `json:"unavailable,omitempty"`
 	// Post is what shellguard did after the command ended (the .git
 	// broker); filled in when the run's handle is closed.
 	Post *PostRun `json:"post_run,omitempty"`
@@ -368,7 +365,7 @@ var (
 
 // LayerError names the layer that failed in Required mode.
 type LayerError struct {
-	Missing []Missing
+	Missing []Layer
 }
 
 func (e *LayerError) Error() string {
@@ -393,13 +390,12 @@ type Report struct {
 	RequiredOK bool `json:"required_ok"`
 }
 
-// ProbeResult is one line of the doctor table.
+// ProbeResult is one line of the doctor table: a layer, and whether this
+// machine enforces it (then Detail says how; otherwise Reason and Fix say
+// why not and what would enable it).
 type ProbeResult struct {
-	Name   string `json:"name"`
-	OK     bool   `json:"ok"`
-	Detail string `json:"detail,omitempty"`
-	Reason string `json:"reason,omitempty"`
-	Fix    string `json:"fix,omitempty"`
+	Layer
+	OK bool `json:"ok"`
 }
 
 // helperArg is the hidden first argument of the re-exec'd helper.
