@@ -119,7 +119,7 @@ var fields = map[string]field{
 	"audit.key_file":  {kString, tForbidden, func(c *Config) any { return &c.Audit.KeyFile }, false},
 }
 
-var modeRank = map[string]int{"off": 0, "auto": 1, "required": 2}
+var modeRank = map[string]int{"off": 0, "auto": 1, "required": 2, "strict": 3}
 
 // modeRanks orders the values of each string key with a fixed set of
 // values, weakest first: a project file may only move up.
@@ -222,7 +222,7 @@ func (l *loader) set(f field, key string, n *yaml.Node, src Source) {
 		if key == "sandbox.mode" {
 			v = strings.ToLower(strings.TrimSpace(v))
 			if _, ok := modeRank[v]; !ok {
-				l.errorf(n, src, key, "want auto, required or off, got %q", n.Value)
+				l.errorf(n, src, key, "want auto, required, strict or off, got %q", n.Value)
 				return
 			}
 			if project && modeRank[v] < modeRank[c.Sandbox.Mode] {

@@ -84,6 +84,7 @@ func helperMain(specJSON, script string) int {
 	h.rlimits()
 	h.namespaces()
 	mountsOK := h.hs.UserNS
+	h.overlayWorkspace() // overlay_linux.go: Strict mode only
 	if mountsOK {
 		h.privateIPC() // before the writable roots are bound (ipc_linux.go)
 		h.mounts()
@@ -132,7 +133,7 @@ func helperMain(specJSON, script string) int {
 			h.applied.Init = "go-init"
 		}
 	}
-	if hs.Mode == Required && len(h.applied.Missing) > 0 {
+	if hs.Mode.Requires() && len(h.applied.Missing) > 0 {
 		report(helperReport{Applied: h.applied, Fatal: true, Error: "required layer missing"})
 		fmt.Fprintln(os.Stderr, (&LayerError{Missing: h.applied.Missing}).Error())
 		return helperExit
