@@ -107,6 +107,7 @@ var keyCases = map[string]struct {
 		return reflect.DeepEqual(c.Sandbox.ExcludedCommands, []string{"docker *"})
 	}},
 	"sandbox.allow_unsandboxed":   {"sandbox: {allow_unsandboxed: true}", func(c *Config) bool { return c.Sandbox.AllowUnsandboxed }},
+	"sandbox.pool":                {"sandbox: {pool: 1}", func(c *Config) bool { return c.Sandbox.Pool == 1 }},
 	"sandbox.limits.processes":    {"sandbox: {limits: {processes: 256}}", func(c *Config) bool { return c.Sandbox.Limits.Processes == 256 }},
 	"sandbox.limits.memory_mb":    {"sandbox: {limits: {memory_mb: 2048}}", func(c *Config) bool { return c.Sandbox.Limits.MemoryMB == 2048 }},
 	"sandbox.limits.file_size_mb": {"sandbox: {limits: {file_size_mb: 512}}", func(c *Config) bool { return c.Sandbox.Limits.FileSizeMB == 512 }},

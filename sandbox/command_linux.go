@@ -69,6 +69,10 @@ type Handle struct {
 	// cg is the run's cgroup (nil: cgErr says why there is none).
 	cg    *runCgroup
 	cgErr error
+	// call is the command of a warm helper and callFD the channel it
+	// goes through (pool_linux.go).
+	call   *poolCall
+	callFD int
 }
 
 // nsDisabled caches "user namespaces cannot be created here" after a
@@ -291,6 +295,7 @@ func (h *Handle) Applied() (Applied, error) {
 // wrote in the .git view back (see PostRun). Call it after the command
 // has been waited for. Safe to call more than once.
 func (h *Handle) Close() error {
+	h.closeCall()
 	if h.sup != nil {
 		h.sup.Stop()
 		h.sup = nil

@@ -143,6 +143,10 @@ type Spec struct {
 	// (and $TMPDIR) and /dev/shm. Empty: a fresh, empty /tmp and /dev/shm
 	// per run.
 	SessionTmp string `json:"-"`
+	// Pool is how many warm helpers a long-lived caller keeps ready (a
+	// shellguard Session, see Pool): 0 means DefaultPool, a negative
+	// value none (every command starts cold).
+	Pool int `json:"pool,omitempty"`
 }
 
 // Limits are rlimits set in the helper before bash starts, so they hold
