@@ -312,7 +312,7 @@ func (a *overlayApply) dir(ufd, wfd int, rel string, depth int) error {
 		return fmt.Errorf("%s: nested too deep", rel)
 	}
 	// Read all names first (the upper directory does not change now).
-	names, err := readNames(ufd)
+	names, err := fdNames(ufd)
 	if err != nil {
 		return fmt.Errorf("%s: %w", rel, err)
 	}
@@ -334,7 +334,7 @@ func joinRel(rel, n string) string {
 	return rel + "/" + n
 }
 
-func readNames(fd int) ([]string, error) {
+func fdNames(fd int) ([]string, error) {
 	dfd, err := unix.Openat(fd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
@@ -418,11 +418,11 @@ func (a *overlayApply) entry(ufd, wfd int, n, rel string, depth int) error {
 		if exists && opaque(cfd) {
 			// The command removed the directory and made a new one:
 			// what the upper holds is all of it.
-			keep, err := readNames(cfd)
+			keep, err := fdNames(cfd)
 			if err != nil {
 				return fmt.Errorf("%s: %w", rel, err)
 			}
-			have, err := readNames(dfd)
+			have, err := fdNames(dfd)
 			if err != nil {
 				return fmt.Errorf("%s: %w", rel, err)
 			}
@@ -595,7 +595,7 @@ func removeAt(dfd int, n string, isDir bool, depth int) error {
 	if err != nil {
 		return err
 	}
-	names, err := readNames(cfd)
+	names, err := fdNames(cfd)
 	if err == nil {
 		for _, c := range names {
 			var s unix.Stat_t
