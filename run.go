@@ -120,7 +120,7 @@ func (g *Guard) options(req Request) (runner.Options, error) {
 	}
 	var launcher runner.Launcher
 	if g.cfg.Sandbox != nil {
-		launcher = sandboxLauncher{*g.cfg.Sandbox}
+		launcher = sandboxLauncher{spec: *g.cfg.Sandbox}
 	}
 	return runner.Options{
 		Launcher:  launcher,
@@ -147,21 +147,38 @@ func (g *Guard) resolveCwd(cwd string) string {
 	return filepath.Clean(cwd)
 }
 
-// sandboxLauncher runs commands through the sandbox helper.
-type sandboxLauncher struct{ spec sandbox.Spec }
+// sandboxLauncher runs commands through the sandbox helper: a warm one
+// from pool when the session has one ready, else one started cold.
+type sandboxLauncher struct {
+	spec sandbox.Spec
+	pool *sandbox.Pool
+}
 
 func (l sandboxLauncher) Command(script string, env []string, dir string) (runner.Launch, error) {
-	cmd, h, err := sandbox.Command(context.Background(), l.spec, script, env, dir)
+	cmd, h, err := l.pool.Command(context.Background(), l.spec, script, env, dir)
 	if err != nil {
 		return runner.Launch{}, err
 	}
-	return runner.Launch{
+	launch := runner.Launch{
 		Cmd:         cmd,
 		Started:     h.Started,
 		Report:      func() (any, error) { return h.Applied() },
 		Close:       func() { h.Close() },
 		StartFailed: h.StartFailed,
-	}, nil
+	}
+	if h.Warm() {
+		launch.Send = h.Send
+		// A warm helper that cannot take its command (it died) is
+		// ended; the runner asks again and gets a cold one or another
+		// warm one.
+		launch.StartFailed = func(error) bool {
+			cmd.Process.Kill()
+			cmd.Wait()
+			h.Close()
+			return true
+		}
+	}
+	return launch, nil
 }
 
 // ProbeSandbox runs `exit 0` the way the Guard runs commands and returns

@@ -124,6 +124,11 @@ type Session struct {
 	tmp    *sandbox.SessionTmp
 	tmpOf  *Session
 	closed bool
+	// pool keeps warm sandbox helpers for the session's commands, from
+	// its second sandboxed command on (a session that runs one command,
+	// like the HTTP endpoint's, warms none); sandboxed counts them.
+	pool      *sandbox.Pool
+	sandboxed int
 }
 
 // sessions is the Guard's record of its open sessions.
@@ -173,6 +178,11 @@ func (s *Session) Close() error {
 	err := s.table.Close()
 	s.tmpMu.Lock()
 	s.closed = true
+	pool := s.pool
+	s.pool = nil
+	s.tmpMu.Unlock()
+	pool.Close() // before the private /tmp its helpers hold goes away
+	s.tmpMu.Lock()
 	s.tmp.Close()
 	s.tmp = nil
 	s.tmpMu.Unlock()
@@ -203,7 +213,7 @@ func (s *Session) Start(ctx context.Context, req Request, o TaskOptions) (*Task,
 		return nil, err
 	}
 	opts.PTY, opts.PTYRows, opts.PTYCols = o.PTY, o.Rows, o.Cols
-	if err := s.useTmp(&opts); err != nil {
+	if err := s.useTmp(&opts, !o.PTY); err != nil {
 		s.g.record(req, a, &res, err)
 		return nil, err
 	}
@@ -219,11 +229,26 @@ func (s *Session) Start(ctx context.Context, req Request, o TaskOptions) (*Task,
 }
 
 // useTmp points a sandboxed command at the session's private /tmp,
-// creating it on first use.
-func (s *Session) useTmp(opts *runner.Options) error {
+// creating it on first use, and, when warm is set, at the session's pool
+// of warm helpers (a command on a PTY always starts cold: its terminal
+// must be there when the helper starts).
+func (s *Session) useTmp(opts *runner.Options, warm bool) error {
 	l, ok := opts.Launcher.(sandboxLauncher)
 	if !ok {
 		return nil
+	}
+	if warm {
+		s.tmpMu.Lock()
+		if s.closed {
+			s.tmpMu.Unlock()
+			return ErrSessionClosed
+		}
+		s.sandboxed++
+		if s.pool == nil && s.sandboxed > 1 && l.spec.Mode != sandbox.Off {
+			s.pool = sandbox.NewPool(l.spec.Pool)
+		}
+		l.pool = s.pool
+		s.tmpMu.Unlock()
 	}
 	owner := s
 	if s.tmpOf != nil {
@@ -287,7 +312,7 @@ func (s *Session) Run(ctx context.Context, req Request) (res Result, err error) 
 	if err != nil {
 		return res, err
 	}
-	if err = s.useTmp(&opts); err != nil {
+	if err = s.useTmp(&opts, true); err != nil {
 		return res, err
 	}
 	tag := opts.Tag.(*runTag)

@@ -100,6 +100,9 @@ type Config struct {
 		HomeAllow        []string `json:"home_allow"`
 		ExcludedCommands []string `json:"excluded_commands"`
 		AllowUnsandboxed bool     `json:"allow_unsandboxed"`
+		// Pool is how many warm sandbox helpers a long-lived face keeps
+		// per session (0: none).
+		Pool int `json:"pool"`
 		// Limits are caps; 0 means the sandbox's built-in default. The
 		// effective limit is the smaller of the two.
 		Limits struct {

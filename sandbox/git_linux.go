@@ -180,6 +180,10 @@ func onlySamples(dir string) bool {
 	return true
 }
 
+// staleViewAge is how long a view without a held lock must have been left
+// alone before it counts as left by a killed run.
+const staleViewAge = time.Minute
+
 // recoverStaleViews removes the views of runs that were killed before
 // they could clean up, putting back the rebase/sequencer state they had
 // moved in.
@@ -190,6 +194,11 @@ func recoverStaleViews(gd string, ents []os.DirEntry) (recovered bool) {
 			continue
 		}
 		view := filepath.Join(gd, name)
+		if fi, err := e.Info(); err != nil || time.Since(fi.ModTime()) < staleViewAge {
+			// Maybe another run is creating it and has not locked it
+			// yet (the lock comes right after the directory).
+			continue
+		}
 		fd, err := unix.Open(view+".lock", unix.O_RDWR|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
 		if err == nil {
 			if unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) != nil {

@@ -46,7 +46,17 @@ const (
 	Required
 	// Off runs bash directly, without the helper.
 	Off
+	// Strict is Required plus a copy-on-write workspace: the command
+	// writes into an overlay whose changes shellguard applies to the real
+	// workspace after the run, replacing files by rename, so a file
+	// hard-linked to one outside the workspace is never written through
+	// (overlay_linux.go).
+	Strict
 )
+
+// Requires reports whether m fails closed on a missing layer (Required
+// and Strict).
+func (m Mode) Requires() bool { return m == Required || m == Strict }
 
 func (m Mode) String() string {
 	switch m {
@@ -56,21 +66,26 @@ func (m Mode) String() string {
 		return "required"
 	case Off:
 		return "off"
+	case Strict:
+		return "strict"
 	}
 	return fmt.Sprintf("Mode(%d)", int(m))
 }
 
-// ParseMode parses "auto", "required" or "off" (case-insensitive; "" is auto).
+// ParseMode parses "auto", "required", "strict" or "off"
+// (case-insensitive; "" is auto).
 func ParseMode(s string) (Mode, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "", "auto":
 		return Auto, nil
-	case "required", "require", "strict":
+	case "required", "require":
 		return Required, nil
+	case "strict":
+		return Strict, nil
 	case "off", "none", "disabled":
 		return Off, nil
 	}
-	return Auto, fmt.Errorf("sandbox: unknown mode %q (want auto, required or off)", s)
+	return Auto, fmt.Errorf("sandbox: unknown mode %q (want auto, required, strict or off)", s)
 }
 
 // MarshalText implements encoding.TextMarshaler.
@@ -128,6 +143,10 @@ type Spec struct {
 	// (and $TMPDIR) and /dev/shm. Empty: a fresh, empty /tmp and /dev/shm
 	// per run.
 	SessionTmp string `json:"-"`
+	// Pool is how many warm helpers a long-lived caller keeps ready (a
+	// shellguard Session, see Pool): 0 means DefaultPool, a negative
+	// value none (every command starts cold).
+	Pool int `json:"pool,omitempty"`
 }
 
 // Limits are rlimits set in the helper before bash starts, so they hold

@@ -14,7 +14,7 @@ type Handle struct{ mode Mode }
 // Command runs bash without a sandbox in Auto and Off mode and fails with
 // ErrUnsupported in Required mode: only Linux has a sandbox.
 func Command(ctx context.Context, spec Spec, script string, env []string, dir string) (*exec.Cmd, *Handle, error) {
-	if spec.Mode == Required {
+	if spec.Mode.Requires() {
 		return nil, nil, ErrUnsupported
 	}
 	bash := "bash"
