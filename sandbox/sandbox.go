@@ -239,9 +239,9 @@ type Layer struct {
 // Applied is exactly what the helper enforced, built from the return
 // values of the enforcing calls. It marshals to JSON as is.
 type Applied struct {
-	Mode     Mode      `json:"mode"`
-	Platform string    `json:"platform"`
-	Layers   []Layer   `json:"layers"`
+	Mode     Mode    `json:"mode"`
+	Platform string  `json:"platform"`
+	Layers   []Layer `json:"layers"`
 	Missing  []Layer `json:"missing,omitempty"`
 	// Network is "none" (loopback-only namespace or TCP/UDP denied),
 	// "host" (network allowed) or "partial" (some of it denied).
