@@ -94,7 +94,7 @@ var ResultSchema = sync.OnceValue(func() *jsonschema.Schema {
 	s, err := jsonschema.For[Result](&jsonschema.ForOptions{
 		TypeSchemas: map[reflect.Type]*jsonschema.Schema{
 			reflect.TypeFor[policy.Decision](): enum("allow", "ask", "deny"),
-			reflect.TypeFor[sandbox.Mode]():    enum("auto", "required", "off"),
+			reflect.TypeFor[sandbox.Mode]():    enum("auto", "required", "strict", "off"),
 		},
 	})
 	if err != nil {

@@ -32,13 +32,11 @@ var (
 // is everything still kept.
 type ReadOptions struct {
 	// New selects what is new since the previous New read of this task,
-	// and moves the task's read position there (the offsets are then
-	// ignored).
+	// and moves the task's read position there (Since is then ignored).
 	New bool
-	// StdoutOffset and StderrOffset select what is past these offsets,
-	// taken from an earlier status (TaskStatus.StdoutOffset and
-	// StderrOffset); they move nothing.
-	StdoutOffset, StderrOffset int64
+	// Since selects what is past the output of an earlier status of the
+	// task (its StdoutOffset and StderrOffset); it moves nothing.
+	Since *TaskStatus
 }
 
 // runner translates o into the runner's read options.
@@ -46,8 +44,8 @@ func (o ReadOptions) runner() runner.ReadOptions {
 	switch {
 	case o.New:
 		return runner.ReadOptions{Mode: runner.ReadNew}
-	case o.StdoutOffset != 0 || o.StderrOffset != 0:
-		return runner.ReadOptions{Mode: runner.ReadSince, Since: runner.Cursor{Stdout: o.StdoutOffset, Stderr: o.StderrOffset}}
+	case o.Since != nil:
+		return runner.ReadOptions{Mode: runner.ReadSince, Since: runner.Cursor{Stdout: o.Since.StdoutOffset, Stderr: o.Since.StderrOffset}}
 	}
 	return runner.ReadOptions{Mode: runner.ReadAll}
 }
@@ -108,7 +106,7 @@ type TaskStatus struct {
 	// "sigterm" or "sigkill" (killed by Kill), "timeout", "output_limit",
 	// "session_closed" or "error" (the sandbox launcher failed).
 	EndedBy string `json:"ended_by" jsonschema:"empty while running; exit, sigterm, sigkill, timeout, output_limit, session_closed or error"`
-	// Offsets just past this status's output, for ReadOptions.
+	// Offsets just past this status's output, for ReadOptions.Since.
 	StdoutOffset int64 `json:"stdout_offset"`
 	StderrOffset int64 `json:"stderr_offset"`
 }

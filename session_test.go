@@ -133,6 +133,13 @@ func TestSessionRunAutoBackground(t *testing.T) {
 	if st := task.Status(ReadOptions{New: true}); st.Stdout != "later\n" {
 		t.Fatalf("new output after backgrounding: %q", st.Stdout)
 	}
+	// Since reads past an earlier status (res: "partial\n"), and moves
+	// nothing: a second read gets the same.
+	for range 2 {
+		if st := task.Status(ReadOptions{Since: res.Task}); st.Stdout != "later\n" {
+			t.Fatalf("output since the first status: %q", st.Stdout)
+		}
+	}
 	if live.String() != "partial\n" {
 		t.Fatalf("the caller's writer got %q after it was detached", live.String())
 	}

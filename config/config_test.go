@@ -214,7 +214,7 @@ func TestRejects(t *testing.T) {
 		{"rules: {blocked_commands: [1, nc]}", "1", "rules.blocked_commands[0]: want a string, got integer 1"},
 		{"rules:\n  allow:\n    - {rule: \"go *\", exampels: [x]}", "3", "rules.allow.exampels: unknown key"},
 		{"rules: {allow: [{match: [x]}]}", "1", "rule mapping without rule"},
-		{"sandbox: {mode: strict}", "1", "sandbox.mode: want auto, required or off"},
+		{"sandbox: {mode: paranoid}", "1", "sandbox.mode: want auto, required, strict or off"},
 		{"output: {escapes: raw}", "1", "output.escapes: want keep or strip, got \"raw\""},
 		{"sandbox: {limits: {procs: 3}}", "1", "sandbox.limits.procs: unknown key"},
 		{"sandbox: [a]", "1", "sandbox: want a mapping"},

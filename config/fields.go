@@ -122,7 +122,7 @@ var fields = map[string]field{
 	"audit.key_file":  {kString, tForbidden, func(c *Config) any { return &c.Audit.KeyFile }, false},
 }
 
-var modeRank = map[string]int{"off": 0, "auto": 1, "required": 2}
+var modeRank = map[string]int{"off": 0, "auto": 1, "required": 2, "strict": 3}
 
 // modeRanks orders the values of each string key with a fixed set of
 // values, weakest first: a project file may only move up.
@@ -225,7 +225,7 @@ func (l *loader) set(f field, key string, n *yaml.Node, src Source) {
 		if key == "sandbox.mode" {
 			v = strings.ToLower(strings.TrimSpace(v))
 			if _, ok := modeRank[v]; !ok {
-				l.errorf(n, src, key, "want auto, required or off, got %q", n.Value)
+				l.errorf(n, src, key, "want auto, required, strict or off, got %q", n.Value)
 				return
 			}
 			if project && modeRank[v] < modeRank[c.Sandbox.Mode] {
@@ -516,7 +516,7 @@ func (l *loader) validate() error {
 	var errs []error
 	bad := func(key, format string, args ...any) {
 		src := c.Provenance[key]
-		errs = append(errs, &Error{File: src.file(), Line: src.Line, Key: key, Msg: fmt.Sprintf(format, args...)})
+		errs = append(errs, &Error{Source: src, Key: key, Msg: fmt.Sprintf(format, args...)})
 	}
 	if c.Timeout.Default < 1 {
 		bad("timeout.default", "must be at least 1 second (0 would mean no timeout)")

@@ -38,6 +38,8 @@ type helperSpec struct {
 	NSReason string `json:"ns_reason,omitempty"`
 	// FS: HOME allowlist, secret roots, .git (home_linux.go, git_linux.go).
 	FS fsSpec `json:"fs"`
+	// Overlay: the copy-on-write workspace of Strict mode (overlay_linux.go).
+	Overlay *overlaySpec `json:"overlay,omitempty"`
 }
 
 // helperReport is what the helper writes to fd 3 just before exec.
@@ -62,6 +64,7 @@ type Handle struct {
 	// post is filled in by Close and shared with the reported Applied.
 	git  *gitState
 	ws   *wsGuard
+	ov   *overlayState // Strict mode's upper directory (overlay_linux.go)
 	post *PostRun
 	// cg is the run's cgroup (nil: cgErr says why there is none).
 	cg    *runCgroup
@@ -120,12 +123,21 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 			hs.FS.GitErr = "preparing the .git view: " + err.Error()
 		}
 	}
+	var ovs *overlayState
+	if hs.UserNS && spec.Mode == Strict {
+		if hs.Overlay, ovs, err = prepareOverlay(hs.Workspace); err != nil {
+			// Reported as a missing overlay layer: Strict refuses.
+			hs.Overlay = &overlaySpec{Err: "preparing the overlay: " + err.Error()}
+		}
+	}
 	js, err := json.Marshal(hs)
 	if err != nil {
+		ovs.discard()
 		return nil, nil, err
 	}
 	r, w, err := reportChannel()
 	if err != nil {
+		ovs.discard()
 		return nil, nil, err
 	}
 	cmd := exec.CommandContext(ctx, "/proc/self/exe", helperArg, string(js), script)
@@ -146,6 +158,13 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 		// exec of the helper even when our uid inside is not 0; the
 		// helper drops them all before bash starts.
 		attr.AmbientCaps = []uintptr{capSetPCap, capNetAdmin, capSysAdmin}
+		if hs.Overlay != nil && hs.Overlay.Err == "" {
+			// The overlay does its work (its work/ directory of mode
+			// 000, copy-ups keeping owner and mode) with the mounting
+			// helper's credentials, kept for the mount's life: they
+			// need these, over the namespace's own uid only.
+			attr.AmbientCaps = append(attr.AmbientCaps, overlayCaps...)
+		}
 	}
 	// A cgroup v2 per run where the host has one (cgroup_linux.go).
 	rc, cgErr := newRunCgroup(hs.Limits, int(spec.Limits.CPUPercent))
@@ -154,7 +173,7 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 		attr.CgroupFD = rc.fd
 	}
 	cmd.SysProcAttr = attr
-	return cmd, &Handle{mode: spec.Mode, r: r, w: w, userns: hs.UserNS, git: gst, post: &PostRun{}, cg: rc, cgErr: cgErr,
+	return cmd, &Handle{mode: spec.Mode, r: r, w: w, userns: hs.UserNS, git: gst, ov: ovs, post: &PostRun{}, cg: rc, cgErr: cgErr,
 		ws: prepareWSGuard(hs.Workspace, lookGit(env))}, nil
 }
 
@@ -249,10 +268,13 @@ func (h *Handle) Applied() (Applied, error) {
 		}
 		h.applied = rep.Applied
 		h.applied.Post = h.post
+		if h.ov != nil {
+			h.ov.mounted = h.applied.Has(LayerOverlay)
+		}
 		if h.cg != nil {
 			h.applied.Layers = append(h.applied.Layers, Layer{Name: LayerCgroup, Detail: h.cg.detail})
 		} else if h.cgErr != nil {
-			h.applied.Unavailable = append(h.applied.Unavailable, Missing{Name: LayerCgroup, Reason: h.cgErr.Error(), Fix: cgroupFix})
+			h.applied.Unavailable = append(h.applied.Unavailable, Layer{Name: LayerCgroup, Reason: h.cgErr.Error(), Fix: cgroupFix})
 		}
 		if rep.Fatal {
 			if len(rep.Applied.Missing) > 0 {
@@ -282,12 +304,21 @@ func (h *Handle) Close() error {
 		h.cg.close()
 		h.cg = nil
 	}
+	if h.ov != nil {
+		// First: the post-run search below looks at the real workspace.
+		notes, warns := h.ov.finish()
+		h.ov = nil
+		if h.post != nil {
+			h.post.Overlay = append(notes, warns...)
+			h.post.Warnings = append(h.post.Warnings, warns...)
+		}
+	}
 	if h.git != nil {
 		notes, warns := h.git.finish()
 		h.git = nil
 		if h.post != nil {
 			h.post.Git = append(notes, warns...)
-			h.post.Warnings = warns
+			h.post.Warnings = append(h.post.Warnings, warns...)
 		}
 	}
 	if h.ws != nil {

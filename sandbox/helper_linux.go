@@ -56,7 +56,7 @@ func (h *helper) miss(name string, err error, fix string) {
 	if err != nil {
 		reason = err.Error()
 	}
-	h.applied.Missing = append(h.applied.Missing, Missing{Name: name, Reason: reason, Fix: fix})
+	h.applied.Missing = append(h.applied.Missing, Layer{Name: name, Reason: reason, Fix: fix})
 }
 
 // report writes the report to fd 3 (which is close-on-exec).
@@ -93,6 +93,7 @@ func helperMain(specJSON, script string, warm bool) int {
 	h.rlimits()
 	h.namespaces()
 	mountsOK := h.hs.UserNS
+	h.overlayWorkspace() // overlay_linux.go: Strict mode only
 	if mountsOK {
 		h.privateIPC() // before the writable roots are bound (ipc_linux.go)
 		h.mounts()
@@ -141,7 +142,7 @@ func helperMain(specJSON, script string, warm bool) int {
 			h.applied.Init = "go-init"
 		}
 	}
-	if hs.Mode == Required && len(h.applied.Missing) > 0 {
+	if hs.Mode.Requires() && len(h.applied.Missing) > 0 {
 		report(helperReport{Applied: h.applied, Fatal: true, Error: "required layer missing"})
 		fmt.Fprintln(os.Stderr, (&LayerError{Missing: h.applied.Missing}).Error())
 		return helperExit

@@ -268,7 +268,9 @@ func keyOf(spec Spec, hs *helperSpec) (string, []byte) {
 // take returns a warm helper that fits the call, or nil; either way it
 // makes the pool prepare helpers for calls like this one.
 func (p *Pool) take(spec Spec, env []string, dir string) (*warmHelper, *helperSpec) {
-	if p == nil || spec.Mode == Off || spec.Workspace == "" {
+	// Strict runs start cold: the overlay would otherwise sit over the
+	// workspace, and its upper directory wait, between calls.
+	if p == nil || spec.Mode == Off || spec.Mode == Strict || spec.Workspace == "" {
 		return nil, nil
 	}
 	hs, err := poolSpec(spec, env, spec.Workspace)
