@@ -14,7 +14,7 @@ EVALDIR   ?= /var/tmp/shellguard-eval
 SGEVAL    := $(EVALDIR)/sgeval
 SGBIN     := $(EVALDIR)/shellguard
 
-.PHONY: build test vet lint unit cross shared evalbin eval-effect eval-static eval-sandbox eval-sandbox-fs eval-sandbox-session bench release clean
+.PHONY: build test vet lint unit cross shared evalbin eval-effect eval-static eval-sandbox eval-sandbox-fs eval-sandbox-session eval-sandbox-strict bench release clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -o shellguard ./cmd/shellguard
@@ -77,11 +77,16 @@ eval-sandbox-session: evalbin
 	cd $(EVALDIR) && $(SGEVAL) effect --exec '$(DEVMACHINE) {outside} -- $(SGBIN) run --timeout {timeout} -- {cmd}' $(CURDIR)/sandbox/testdata/escapes-session.jsonl
 	cd $(EVALDIR) && $(SGEVAL) effect --exec '$(DEVMACHINE) {outside} -- $(SGBIN) run --sandbox required --timeout {timeout} -- {cmd}' $(CURDIR)/sandbox/testdata/escapes-session.jsonl
 
-eval-sandbox: eval-sandbox-fs eval-sandbox-session
+eval-sandbox: eval-sandbox-fs eval-sandbox-session eval-sandbox-strict
 
 eval-sandbox-fs: evalbin
 	cd $(EVALDIR) && ./sgeval effect --exec '$(SGBIN) run --timeout {timeout} -- {cmd}' $(CURDIR)/sandbox/testdata/escapes-fs.jsonl
 	cd $(EVALDIR) && ./sgeval effect --exec '$(SGBIN) run --sandbox required --timeout {timeout} -- {cmd}' $(CURDIR)/sandbox/testdata/escapes-fs.jsonl
+
+# Strict mode (copy-on-write workspace): the hard-link cases, and every
+# file-system case again, which strict mode must contain and keep working.
+eval-sandbox-strict: evalbin
+	cd $(EVALDIR) && ./sgeval effect --exec '$(SGBIN) run --sandbox strict --timeout {timeout} -- {cmd}' $(CURDIR)/sandbox/testdata/escapes-strict.jsonl $(CURDIR)/sandbox/testdata/escapes-fs.jsonl
 
 # Static verdicts: at least 99% of attacks blocked and 98% of benign
 # commands allowed (the corpus is a sample; remaining misses are listed).

@@ -12,13 +12,9 @@ import (
 	"github.com/shellguard/shellguard/policy"
 )
 
-// Verdict is the policy's answer for one command: a decision and the
-// reasons for it.
-type Verdict = policy.Verdict
-
 // Approver is asked about a command whose verdict is ask. It returns true
 // to run the command. An error counts as a refusal.
-type Approver func(ctx context.Context, req Request, v Verdict) (bool, error)
+type Approver func(ctx context.Context, req Request, v policy.Verdict) (bool, error)
 
 // ErrDenied is matched (errors.Is) by every refusal to run a command.
 var ErrDenied = errors.New("shellguard: command denied")
@@ -26,7 +22,7 @@ var ErrDenied = errors.New("shellguard: command denied")
 // DeniedError is returned when a command was not run because of the
 // policy: a deny verdict, or an ask that no approver accepted.
 type DeniedError struct {
-	Verdict Verdict
+	Verdict policy.Verdict
 	// Asked is set when the verdict was ask; Reason then says why it was
 	// not approved.
 	Asked  bool
@@ -50,42 +46,33 @@ func (e *DeniedError) Error() string {
 
 func (e *DeniedError) Unwrap() error { return ErrDenied }
 
-// Check analyses command and returns the policy's verdict. It runs nothing.
-func (g *Guard) Check(ctx context.Context, command string) Verdict {
-	return policy.Check(command, g.rules)
-}
-
-// CheckRequest returns the verdict Run would act on for req, before any
-// approval: the policy's verdict for the command, plus a request to run
-// outside the sandbox (a deny without Config.AllowUnsandboxed, otherwise
-// at least an ask). It runs nothing.
-func (g *Guard) CheckRequest(ctx context.Context, req Request) Verdict {
+// Check returns the verdict Run would act on for req, before any
+// approval: the policy's verdict for the command (analysed, never run),
+// plus a request to run outside the sandbox (a deny without
+// Config.AllowUnsandboxed, otherwise at least an ask). It runs nothing.
+func (g *Guard) Check(ctx context.Context, req Request) policy.Verdict {
 	return g.requestVerdict(ctx, req).verdict
 }
 
-// Rules returns the effective policy rules (workspace, home and resolver
-// filled in), for callers that explain a verdict (policy.Suggest).
-func (g *Guard) Rules() policy.Rules { return g.rules }
-
 // initRules fills in the policy inputs the configuration left empty.
 func (g *Guard) initRules() error {
-	g.rules = g.cfg.Rules
-	if g.rules.Workspace == "" {
-		g.rules.Workspace = g.cfg.Workspace
+	r := &g.cfg.Rules
+	if r.Workspace == "" {
+		r.Workspace = g.cfg.Workspace
 	}
-	if g.rules.Home == "" {
-		g.rules.Home = runner.Getenv(g.env, "HOME")
+	if r.Home == "" {
+		r.Home = runner.Getenv(g.env, "HOME")
 	}
-	if g.rules.TempDir == "" {
-		g.rules.TempDir = runner.Getenv(g.env, "TMPDIR")
+	if r.TempDir == "" {
+		r.TempDir = runner.Getenv(g.env, "TMPDIR")
 	}
-	if g.rules.Resolver == nil {
-		g.rules.Resolver = policy.OSResolver{}
+	if r.Resolver == nil {
+		r.Resolver = policy.OSResolver{}
 	}
-	if err := g.rules.Validate(); err != nil {
+	if err := r.Validate(); err != nil {
 		return fmt.Errorf("shellguard: rules: %w", err)
 	}
-	if _, err := policy.CheckWorkspace(g.rules.Workspace, g.rules.Home); err != nil {
+	if _, err := policy.CheckWorkspace(r.Workspace, r.Home); err != nil {
 		return fmt.Errorf("shellguard: %w", err)
 	}
 	return nil
@@ -93,13 +80,13 @@ func (g *Guard) initRules() error {
 
 // admission is what the policy stage decided about a request.
 type admission struct {
-	verdict     Verdict
+	verdict     policy.Verdict
 	approved    *bool // nil: nobody was asked
 	unsandboxed bool
 }
 
 func (g *Guard) requestVerdict(ctx context.Context, req Request) admission {
-	a := admission{verdict: g.Check(ctx, req.Command)}
+	a := admission{verdict: policy.Check(req.Command, g.cfg.Rules)}
 	if req.DisableSandbox {
 		span := policy.Span{Start: 0, End: len(req.Command)}
 		if !g.cfg.AllowUnsandboxed {
@@ -125,7 +112,7 @@ func (g *Guard) admit(ctx context.Context, req Request) (admission, error) {
 	case policy.Ask:
 		approve := req.Approve
 		if approve == nil && g.cfg.Approver != nil {
-			approve = func(ctx context.Context, v Verdict) (bool, error) { return g.cfg.Approver(ctx, req, v) }
+			approve = func(ctx context.Context, v policy.Verdict) (bool, error) { return g.cfg.Approver(ctx, req, v) }
 		}
 		if approve == nil {
 			no := false
@@ -156,7 +143,7 @@ var neutralCommands = map[string]bool{
 
 // excluded reports whether every command v found matches one of the
 // sandbox exclusion prefixes (neutral builtins aside).
-func (g *Guard) excluded(v Verdict) bool {
+func (g *Guard) excluded(v policy.Verdict) bool {
 	if len(g.cfg.ExcludedCommands) == 0 || len(v.Commands) == 0 {
 		return false
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/shellguard/shellguard/sandbox"
 )
 
-func askUser(v shellguard.Verdict) (bool, error) { return false, nil }
+func askUser(v policy.Verdict) (bool, error) { return false, nil }
 
 // Example is the README's library example (TestReadmeExample keeps the
 // two the same). It has no Output comment: go test compiles it but does
@@ -28,13 +28,13 @@ func Example() {
 		Workspace: "/home/me/project",
 		Sandbox:   &sandbox.Spec{}, // auto mode, no network; nil: no sandbox (every result then says so)
 		Rules:     policy.Rules{Allow: []string{"npm run test *"}},
-		Approver:  func(ctx context.Context, r shellguard.Request, v shellguard.Verdict) (bool, error) { return askUser(v) },
+		Approver:  func(ctx context.Context, r shellguard.Request, v policy.Verdict) (bool, error) { return askUser(v) },
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer g.Close()
-	v := g.Check(ctx, "rm -rf build/") // verdict only
+	v := g.Check(ctx, shellguard.Request{Command: "rm -rf build/"}) // verdict only, nothing runs
 	fmt.Println(v.Decision, v.Reasons)
 	res, err := g.Run(ctx, shellguard.Request{Command: "go test ./...", Timeout: 5 * time.Minute})
 	// res.ExitCode (nil if it did not run), res.Stdout, res.Stderr, res.TimedOut, res.Decision,

@@ -27,14 +27,14 @@ import (
 	"github.com/shellguard/shellguard/sandbox"
 )
 
-// Defaults.
+// Defaults, as the Config fields state them (Guard.Config reports the
+// effective values).
 const (
-	DefaultTimeout    = runner.DefaultTimeout
-	DefaultMaxTimeout = 600 * time.Second
-	// CeilingTimeout is the largest MaxTimeout a configuration may set.
-	CeilingTimeout   = runner.MaxTimeout
-	DefaultMaxOutput = capture.DefaultMax
-	DefaultMaxTotal  = runner.DefaultMaxTotal
+	defaultTimeout    = runner.DefaultTimeout // 120 s
+	defaultMaxTimeout = 600 * time.Second
+	ceilingTimeout    = runner.MaxTimeout // 1800 s: the largest MaxTimeout a configuration may set
+	defaultMaxOutput  = capture.DefaultMax
+	defaultMaxTotal   = runner.DefaultMaxTotal
 )
 
 // EnvPolicy says how a command's environment is derived from the
@@ -51,11 +51,11 @@ type Config struct {
 	// default cwd. Empty: the current directory.
 	Workspace string
 
-	Timeout    time.Duration // default per command; 0: DefaultTimeout
-	MaxTimeout time.Duration // largest a request may ask for; 0: DefaultMaxTimeout; at most CeilingTimeout
+	Timeout    time.Duration // default per command; 0: 120 s (at most MaxTimeout)
+	MaxTimeout time.Duration // largest a request may ask for; 0: 600 s; at most 1800 s
 
-	MaxOutput      int   // bytes kept per stream (head+tail); 0: DefaultMaxOutput
-	MaxTotalOutput int64 // bytes a command may write before it is stopped; 0: DefaultMaxTotal
+	MaxOutput      int   // bytes kept per stream (head+tail); 0: 64 KiB
+	MaxTotalOutput int64 // bytes a command may write before it is stopped; 0: 1 GiB
 
 	// Env says how a command's environment is derived from Environ.
 	Env EnvPolicy
@@ -86,7 +86,8 @@ type Config struct {
 	// the built-in rules and the values of scrubbed variables.
 	RedactPatterns []redact.Pattern
 	// Tasks are the defaults for the background-task sessions of this
-	// Guard (a zero field of NewSession's options takes these).
+	// Guard (a zero field of NewSession's options takes these; a zero
+	// BlockingBudget here is 50 s).
 	Tasks SessionOptions
 
 	// KeepEscapes passes terminal control sequences in command output
@@ -108,9 +109,8 @@ type Config struct {
 type Guard struct {
 	cfg     Config
 	env     []string
-	secrets []string     // values of variables dropped from env
-	rules   policy.Rules // cfg.Rules with workspace, home and resolver filled in
-	tasks   sessions     // background-task sessions (session.go)
+	secrets []string // values of variables dropped from env
+	tasks   sessions // background-task sessions (session.go)
 
 	redactOnce sync.Once
 	redact     *redact.Redactor
@@ -140,13 +140,13 @@ func New(cfg Config) (*Guard, error) {
 		return nil, errors.New("shellguard: timeouts must not be negative")
 	}
 	if cfg.MaxTimeout == 0 {
-		cfg.MaxTimeout = DefaultMaxTimeout
+		cfg.MaxTimeout = defaultMaxTimeout
 	}
-	if cfg.MaxTimeout > CeilingTimeout {
-		return nil, fmt.Errorf("shellguard: max timeout %v exceeds the ceiling of %v", cfg.MaxTimeout, CeilingTimeout)
+	if cfg.MaxTimeout > ceilingTimeout {
+		return nil, fmt.Errorf("shellguard: max timeout %v exceeds the ceiling of %v", cfg.MaxTimeout, ceilingTimeout)
 	}
 	if cfg.Timeout == 0 {
-		cfg.Timeout = min(DefaultTimeout, cfg.MaxTimeout)
+		cfg.Timeout = min(defaultTimeout, cfg.MaxTimeout)
 	}
 	if cfg.Timeout > cfg.MaxTimeout {
 		return nil, fmt.Errorf("shellguard: default timeout %v exceeds max timeout %v", cfg.Timeout, cfg.MaxTimeout)
@@ -155,10 +155,13 @@ func New(cfg Config) (*Guard, error) {
 		return nil, errors.New("shellguard: output limits must not be negative")
 	}
 	if cfg.MaxOutput == 0 {
-		cfg.MaxOutput = DefaultMaxOutput
+		cfg.MaxOutput = defaultMaxOutput
 	}
 	if cfg.MaxTotalOutput == 0 {
-		cfg.MaxTotalOutput = DefaultMaxTotal
+		cfg.MaxTotalOutput = defaultMaxTotal
+	}
+	if cfg.Tasks.BlockingBudget == 0 {
+		cfg.Tasks.BlockingBudget = defaultBlockingBudget
 	}
 	if cfg.Sandbox != nil {
 		spec := *cfg.Sandbox
@@ -187,7 +190,9 @@ func New(cfg Config) (*Guard, error) {
 	return g, nil
 }
 
-// Config returns the effective configuration.
+// Config returns the effective configuration: every default filled in,
+// and Rules as the policy applies them (workspace, home and resolver
+// filled in, e.g. for policy.Suggest).
 func (g *Guard) Config() Config { return g.cfg }
 
 // Prepare does now the set-up the Guard otherwise does on first use

@@ -24,10 +24,12 @@ type LimitError struct {
 func (e *LimitError) Error() string { return e.Field + ": " + e.Reason }
 
 // CheckTimeout accepts a requested timeout above 0 and at most max (0:
-// DefaultMaxTimeout).
+// 600 s, the default Config.MaxTimeout). A face checks a request with the
+// Guard's values (Guard.Config) before asking anyone to approve it; Run
+// applies the same check.
 func CheckTimeout(d, max time.Duration) error {
 	if max <= 0 {
-		max = DefaultMaxTimeout
+		max = defaultMaxTimeout
 	}
 	if d > 0 && d <= max {
 		return nil
@@ -37,10 +39,11 @@ func CheckTimeout(d, max time.Duration) error {
 }
 
 // CheckMaxOutput accepts a requested per-stream capture size from 1 byte
-// to max, the bytes a command may write in total (0: DefaultMaxTotal).
+// to max, the bytes a command may write in total (0: 1 GiB, the default
+// Config.MaxTotalOutput).
 func CheckMaxOutput(n int, max int64) error {
 	if max <= 0 {
-		max = DefaultMaxTotal
+		max = defaultMaxTotal
 	}
 	if n > 0 && int64(n) <= max {
 		return nil
@@ -50,7 +53,8 @@ func CheckMaxOutput(n int, max int64) error {
 
 // ResolveCwd makes cwd absolute (relative to workspace) and accepts it
 // when it is an existing directory inside workspace or one of roots,
-// symbolic links resolved. Empty cwd is the workspace.
+// symbolic links resolved. Empty cwd is the workspace. A Guard's are
+// Config().Workspace and Config().Rules.AllowedRoots.
 func ResolveCwd(cwd, workspace string, roots []string) (string, error) {
 	if strings.TrimSpace(cwd) == "" {
 		return workspace, nil
@@ -98,15 +102,4 @@ func within(p, root string) bool {
 
 func seconds(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
-}
-
-// CheckTimeout is CheckTimeout with the Guard's maximum.
-func (g *Guard) CheckTimeout(d time.Duration) error { return CheckTimeout(d, g.cfg.MaxTimeout) }
-
-// CheckMaxOutput is CheckMaxOutput with the Guard's total-output budget.
-func (g *Guard) CheckMaxOutput(n int) error { return CheckMaxOutput(n, g.cfg.MaxTotalOutput) }
-
-// ResolveCwd is ResolveCwd with the Guard's workspace and allowed roots.
-func (g *Guard) ResolveCwd(cwd string) (string, error) {
-	return ResolveCwd(cwd, g.cfg.Workspace, g.cfg.Rules.AllowedRoots)
 }

@@ -71,12 +71,7 @@ type Result struct {
 	// Error says why the command did not run or did not end normally
 	// (the text of the error returned with the Result); empty otherwise.
 	Error string `json:"error,omitempty" jsonschema:"why the command did not run or did not end normally"`
-
-	started bool
 }
-
-// Started reports whether the command was started.
-func (r Result) Started() bool { return r.started || r.Task != nil }
 
 // MarshalJSON writes reasons and warnings as arrays even when empty, as
 // the schema promises.
@@ -99,7 +94,7 @@ var ResultSchema = sync.OnceValue(func() *jsonschema.Schema {
 	s, err := jsonschema.For[Result](&jsonschema.ForOptions{
 		TypeSchemas: map[reflect.Type]*jsonschema.Schema{
 			reflect.TypeFor[policy.Decision](): enum("allow", "ask", "deny"),
-			reflect.TypeFor[sandbox.Mode]():    enum("auto", "required", "off"),
+			reflect.TypeFor[sandbox.Mode]():    enum("auto", "required", "strict", "off"),
 		},
 	})
 	if err != nil {
@@ -131,7 +126,6 @@ const noSandboxWarning = "no sandbox: the command ran with every right of this p
 
 // fill copies a finished run into res.
 func (g *Guard) fill(res *Result, rr runner.Result, tag *runTag) {
-	res.started = true
 	res.Stdout = rr.Stdout.Text
 	res.Stderr = rr.Stderr.Text
 	res.StdoutDroppedBytes = rr.Stdout.Dropped

@@ -38,7 +38,7 @@ func TestRunRefusesDeny(t *testing.T) {
 	if !errors.Is(err, ErrDenied) || !errors.As(err, &de) || de.Asked {
 		t.Fatalf("err = %v", err)
 	}
-	if res.Decision != policy.Deny || len(res.Reasons) == 0 || res.Started() || res.ExitCode != nil {
+	if res.Decision != policy.Deny || len(res.Reasons) == 0 || res.ExitCode != nil || res.Task != nil {
 		t.Fatalf("%+v", res)
 	}
 	if _, err := os.Stat(filepath.Join(g.Config().Workspace, "made-it")); err == nil {
@@ -56,11 +56,11 @@ func TestRunAskNeedsApproval(t *testing.T) {
 	if !errors.As(err, &de) || !de.Asked || !strings.Contains(err.Error(), "no approver") {
 		t.Fatalf("no approver: %v", err)
 	}
-	no := func(ctx context.Context, v Verdict) (bool, error) { asked++; return false, nil }
+	no := func(ctx context.Context, v policy.Verdict) (bool, error) { asked++; return false, nil }
 	if _, err := g.Run(context.Background(), Request{Command: "touch b", Approve: no}); !errors.Is(err, ErrDenied) {
 		t.Fatalf("declined: %v", err)
 	}
-	yes := func(ctx context.Context, v Verdict) (bool, error) {
+	yes := func(ctx context.Context, v policy.Verdict) (bool, error) {
 		asked++
 		if v.Decision != policy.Ask {
 			t.Errorf("approver saw %v", v.Decision)
@@ -82,7 +82,9 @@ func TestRunAskNeedsApproval(t *testing.T) {
 		t.Errorf("approver asked %d times", asked)
 	}
 	cfgApprover := newGuard(t, Config{Rules: policy.Rules{Ask: []string{"touch *"}},
-		Approver: func(ctx context.Context, req Request, v Verdict) (bool, error) { return req.Command == "touch ok", nil }})
+		Approver: func(ctx context.Context, req Request, v policy.Verdict) (bool, error) {
+			return req.Command == "touch ok", nil
+		}})
 	if _, err := cfgApprover.Run(context.Background(), Request{Command: "touch ok"}); err != nil {
 		t.Fatalf("config approver: %v", err)
 	}
@@ -170,28 +172,28 @@ func TestSandboxExclusionsAndDisable(t *testing.T) {
 		t.Fatalf("disable must be asked: %v", err)
 	}
 	res, err = g2.Run(context.Background(), Request{Command: "true", DisableSandbox: true,
-		Approve: func(context.Context, Verdict) (bool, error) { return true, nil }})
+		Approve: func(context.Context, policy.Verdict) (bool, error) { return true, nil }})
 	if err != nil || !res.Unsandboxed {
 		t.Fatalf("approved disable: %v %+v", err, res)
 	}
-	// CheckRequest gives the same verdict without running anything.
-	if v := g.CheckRequest(context.Background(), Request{Command: "true", DisableSandbox: true}); v.Decision != policy.Deny {
-		t.Fatalf("CheckRequest, not allowed: %+v", v)
+	// Check gives the same verdict without running anything.
+	if v := g.Check(context.Background(), Request{Command: "true", DisableSandbox: true}); v.Decision != policy.Deny {
+		t.Fatalf("Check, not allowed: %+v", v)
 	}
-	if v := g2.CheckRequest(context.Background(), Request{Command: "true", DisableSandbox: true}); v.Decision != policy.Ask || v.Reasons[len(v.Reasons)-1].ID != "SG9002" {
-		t.Fatalf("CheckRequest, allowed: %+v", v)
+	if v := g2.Check(context.Background(), Request{Command: "true", DisableSandbox: true}); v.Decision != policy.Ask || v.Reasons[len(v.Reasons)-1].ID != "SG9002" {
+		t.Fatalf("Check, allowed: %+v", v)
 	}
-	if v := g2.CheckRequest(context.Background(), Request{Command: "true"}); v.Decision != policy.Allow {
-		t.Fatalf("CheckRequest, sandboxed: %+v", v)
+	if v := g2.Check(context.Background(), Request{Command: "true"}); v.Decision != policy.Allow {
+		t.Fatalf("Check, sandboxed: %+v", v)
 	}
 }
 
 func TestCheck(t *testing.T) {
 	g := newGuard(t, Config{})
-	if v := g.Check(context.Background(), "ls -la"); v.Decision != policy.Allow {
+	if v := g.Check(context.Background(), Request{Command: "ls -la"}); v.Decision != policy.Allow {
 		t.Fatalf("ls: %+v", v)
 	}
-	if v := g.Check(context.Background(), "sudo rm -rf /"); v.Decision != policy.Deny || len(v.Reasons) == 0 {
+	if v := g.Check(context.Background(), Request{Command: "sudo rm -rf /"}); v.Decision != policy.Deny || len(v.Reasons) == 0 {
 		t.Fatalf("sudo rm: %+v", v)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/shellguard/shellguard/internal/runner"
 	"github.com/shellguard/shellguard/internal/steptime"
+	"github.com/shellguard/shellguard/policy"
 	"github.com/shellguard/shellguard/sandbox"
 )
 
@@ -41,7 +42,7 @@ type Request struct {
 
 	// Approve, when set, decides this request if its verdict is ask
 	// (instead of Config.Approver).
-	Approve func(ctx context.Context, v Verdict) (bool, error)
+	Approve func(ctx context.Context, v policy.Verdict) (bool, error)
 	// DisableSandbox asks to run outside the sandbox; honoured only with
 	// Config.AllowUnsandboxed, and then always as an ask.
 	DisableSandbox bool
@@ -107,23 +108,23 @@ func (g *Guard) options(req Request) (runner.Options, error) {
 	timeout := req.Timeout
 	if timeout == 0 {
 		timeout = g.cfg.Timeout
-	} else if err := g.CheckTimeout(timeout); err != nil {
+	} else if err := CheckTimeout(timeout, g.cfg.MaxTimeout); err != nil {
 		return runner.Options{}, err
 	}
 	maxOut := g.cfg.MaxOutput
 	if req.MaxOutput != 0 {
-		if err := g.CheckMaxOutput(req.MaxOutput); err != nil {
+		if err := CheckMaxOutput(req.MaxOutput, g.cfg.MaxTotalOutput); err != nil {
 			return runner.Options{}, err
 		}
 		maxOut = req.MaxOutput
 	}
-	dir, err := g.ResolveCwd(req.Cwd)
+	dir, err := ResolveCwd(req.Cwd, g.cfg.Workspace, g.cfg.Rules.AllowedRoots)
 	if err != nil {
 		return runner.Options{}, err
 	}
 	var launcher runner.Launcher
 	if g.cfg.Sandbox != nil {
-		launcher = sandboxLauncher{*g.cfg.Sandbox}
+		launcher = sandboxLauncher{spec: *g.cfg.Sandbox}
 	}
 	return runner.Options{
 		Launcher:  launcher,
@@ -150,21 +151,38 @@ func (g *Guard) resolveCwd(cwd string) string {
 	return filepath.Clean(cwd)
 }
 
-// sandboxLauncher runs commands through the sandbox helper.
-type sandboxLauncher struct{ spec sandbox.Spec }
+// sandboxLauncher runs commands through the sandbox helper: a warm one
+// from pool when the session has one ready, else one started cold.
+type sandboxLauncher struct {
+	spec sandbox.Spec
+	pool *sandbox.Pool
+}
 
 func (l sandboxLauncher) Command(script string, env []string, dir string) (runner.Launch, error) {
-	cmd, h, err := sandbox.Command(context.Background(), l.spec, script, env, dir)
+	cmd, h, err := l.pool.Command(context.Background(), l.spec, script, env, dir)
 	if err != nil {
 		return runner.Launch{}, err
 	}
-	return runner.Launch{
+	launch := runner.Launch{
 		Cmd:         cmd,
 		Started:     h.Started,
 		Report:      func() (any, error) { return h.Applied() },
 		Close:       func() { h.Close() },
 		StartFailed: h.StartFailed,
-	}, nil
+	}
+	if h.Warm() {
+		launch.Send = h.Send
+		// A warm helper that cannot take its command (it died) is
+		// ended; the runner asks again and gets a cold one or another
+		// warm one.
+		launch.StartFailed = func(error) bool {
+			cmd.Process.Kill()
+			cmd.Wait()
+			h.Close()
+			return true
+		}
+	}
+	return launch, nil
 }
 
 // ProbeSandbox runs `exit 0` the way the Guard runs commands and returns

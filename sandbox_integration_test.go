@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shellguard/shellguard/policy"
 	"github.com/shellguard/shellguard/sandbox"
 )
 
@@ -27,7 +28,7 @@ func TestRunInSandbox(t *testing.T) {
 	os.Mkdir(outside, 0o755)
 	// The policy asks about the write outside; approve it so that the
 	// sandbox underneath is what stops it.
-	approve := func(context.Context, Request, Verdict) (bool, error) { return true, nil }
+	approve := func(context.Context, Request, policy.Verdict) (bool, error) { return true, nil }
 	g, err := New(Config{Workspace: ws, Sandbox: &sandbox.Spec{}, Approver: approve, Environ: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + scratch}})
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shellguard/shellguard/policy"
 	"github.com/shellguard/shellguard/sandbox"
 	"go.uber.org/goleak"
 )
@@ -23,7 +24,7 @@ func sandboxGuard(t *testing.T) (*Guard, string) {
 	t.Cleanup(func() { os.RemoveAll(scratch) })
 	ws := filepath.Join(scratch, "ws")
 	os.Mkdir(ws, 0o755)
-	approve := func(context.Context, Request, Verdict) (bool, error) { return true, nil }
+	approve := func(context.Context, Request, policy.Verdict) (bool, error) { return true, nil }
 	g, err := New(Config{Workspace: ws, Sandbox: &sandbox.Spec{}, Approver: approve, Environ: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + scratch}})
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +89,7 @@ func TestSessionTmpAcrossCalls(t *testing.T) {
 // the task can reach.
 func TestSandboxedPTYTask(t *testing.T) {
 	g, _ := sandboxGuard(t)
-	task, err := g.Start(context.Background(), Request{Command: `[ -t 0 ] && echo IS-TTY; ls /dev/pts | tr '\n' ' '; echo; read -p 'name? ' n; echo "hello $n"`}, TaskOptions{PTY: true})
+	task, err := g.NewSession(SessionOptions{}).Start(context.Background(), Request{Command: `[ -t 0 ] && echo IS-TTY; ls /dev/pts | tr '\n' ' '; echo; read -p 'name? ' n; echo "hello $n"`}, TaskOptions{PTY: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -78,7 +78,7 @@ func TestResultsMatchSchema(t *testing.T) {
 	check("denied", r)
 	r, _ = g.Run(ctx, Request{Command: "sleep 5", Timeout: 200 * time.Millisecond})
 	check("timeout", r)
-	task, err := g.Start(ctx, Request{Command: "echo a; sleep 5"}, TaskOptions{})
+	task, err := g.NewSession(SessionOptions{}).Start(ctx, Request{Command: "echo a; sleep 5"}, TaskOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

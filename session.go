@@ -14,9 +14,9 @@ import (
 	"github.com/shellguard/shellguard/sandbox"
 )
 
-// DefaultBlockingBudget is how long Session.Run blocks before it moves a
+// defaultBlockingBudget is how long Session.Run blocks before it moves a
 // command to the background: under the 60 s most MCP clients allow.
-const DefaultBlockingBudget = 50 * time.Second
+const defaultBlockingBudget = 50 * time.Second
 
 // Task errors, for errors.Is.
 var (
@@ -28,15 +28,30 @@ var (
 	ErrStdinBlocked  = runner.ErrStdinBlocked // the task does not read its stdin
 )
 
-// Reading a task's output.
+// ReadOptions select the output a task's status carries. The zero value
+// is everything still kept.
+type ReadOptions struct {
+	// New selects what is new since the previous New read of this task,
+	// and moves the task's read position there (Since is then ignored).
+	New bool
+	// Since selects what is past the output of an earlier status of the
+	// task (its StdoutOffset and StderrOffset); it moves nothing.
+	Since *TaskStatus
+}
+
+// runner translates o into the runner's read options.
+func (o ReadOptions) runner() runner.ReadOptions {
+	switch {
+	case o.New:
+		return runner.ReadOptions{Mode: runner.ReadNew}
+	case o.Since != nil:
+		return runner.ReadOptions{Mode: runner.ReadSince, Since: runner.Cursor{Stdout: o.Since.StdoutOffset, Stderr: o.Since.StderrOffset}}
+	}
+	return runner.ReadOptions{Mode: runner.ReadAll}
+}
+
+// Subscribing to a task's output.
 type (
-	// ReadOptions select the output a status carries: everything kept
-	// (ReadAll, the zero value), what is new since the previous ReadNew
-	// of this task, or what is new since an offset pair (ReadSince with
-	// Since from TaskStatus.StdoutOffset/StderrOffset).
-	ReadOptions = runner.ReadOptions
-	ReadMode    = runner.ReadMode
-	Cursor      = runner.Cursor
 	// Line is one line of output pushed to a subscriber.
 	Line = runner.Line
 	// SubscribeOptions: Pattern (RE2; empty: every line) and Replay (first
@@ -47,13 +62,6 @@ type (
 	Subscription = runner.Subscription
 )
 
-// Read modes.
-const (
-	ReadAll   = runner.ReadAll
-	ReadNew   = runner.ReadNew
-	ReadSince = runner.ReadSince
-)
-
 // SessionOptions bound the background tasks of one session (one agent
 // connection). The zero value uses the defaults.
 type SessionOptions struct {
@@ -62,7 +70,8 @@ type SessionOptions struct {
 	OutputBytes int           // bytes kept per stream of a task; 0: 1 MiB
 	Retain      time.Duration // how long a finished task stays readable; 0: 10 min
 	// BlockingBudget is how long Session.Run blocks before moving the
-	// command to the background; 0: DefaultBlockingBudget; < 0: never.
+	// command to the background; 0: Config.Tasks.BlockingBudget (50 s
+	// unless set); < 0: never.
 	BlockingBudget time.Duration
 	// TmpOf, when set, makes the session's sandboxed commands share the
 	// private /tmp of that session (e.g. two sessions of one client)
@@ -97,7 +106,7 @@ type TaskStatus struct {
 	// "sigterm" or "sigkill" (killed by Kill), "timeout", "output_limit",
 	// "session_closed" or "error" (the sandbox launcher failed).
 	EndedBy string `json:"ended_by" jsonschema:"empty while running; exit, sigterm, sigkill, timeout, output_limit, session_closed or error"`
-	// Offsets just past this status's output, for ReadSince.
+	// Offsets just past this status's output, for ReadOptions.Since.
 	StdoutOffset int64 `json:"stdout_offset"`
 	StderrOffset int64 `json:"stderr_offset"`
 }
@@ -115,12 +124,16 @@ type Session struct {
 	tmp    *sandbox.SessionTmp
 	tmpOf  *Session
 	closed bool
+	// pool keeps warm sandbox helpers for the session's commands, from
+	// its second sandboxed command on (a session that runs one command,
+	// like the HTTP endpoint's, warms none); sandboxed counts them.
+	pool      *sandbox.Pool
+	sandboxed int
 }
 
 // sessions is the Guard's record of its open sessions.
 type sessions struct {
 	mu     sync.Mutex
-	def    *Session
 	open   map[*Session]struct{}
 	closed bool
 }
@@ -133,7 +146,7 @@ func (g *Guard) NewSession(o SessionOptions) *Session {
 	o.OutputLines = cmp.Or(o.OutputLines, d.OutputLines)
 	o.OutputBytes = cmp.Or(o.OutputBytes, d.OutputBytes)
 	o.Retain = cmp.Or(o.Retain, d.Retain)
-	o.BlockingBudget = cmp.Or(o.BlockingBudget, d.BlockingBudget, DefaultBlockingBudget)
+	o.BlockingBudget = cmp.Or(o.BlockingBudget, d.BlockingBudget, defaultBlockingBudget)
 	s := &Session{
 		g: g,
 		table: runner.NewTable(runner.TableOptions{
@@ -158,31 +171,6 @@ func (g *Guard) NewSession(o SessionOptions) *Session {
 	return s
 }
 
-// DefaultSession returns the Guard's own session, which Guard.Start uses.
-func (g *Guard) DefaultSession() *Session {
-	g.tasks.mu.Lock()
-	s := g.tasks.def
-	g.tasks.mu.Unlock()
-	if s != nil {
-		return s
-	}
-	s = g.NewSession(SessionOptions{})
-	g.tasks.mu.Lock()
-	defer g.tasks.mu.Unlock()
-	if g.tasks.def == nil {
-		g.tasks.def = s
-		return s
-	}
-	delete(g.tasks.open, s) // lost a race: use the winner
-	s.table.Close()
-	return g.tasks.def
-}
-
-// Start starts req as a background task in the Guard's default session.
-func (g *Guard) Start(ctx context.Context, req Request, o TaskOptions) (*Task, error) {
-	return g.DefaultSession().Start(ctx, req, o)
-}
-
 // Close kills every task of the session (SIGTERM, grace, SIGKILL, all at
 // once), including a foreground Run in progress, waits for them to end and
 // refuses new ones. Safe to call more than once.
@@ -190,6 +178,11 @@ func (s *Session) Close() error {
 	err := s.table.Close()
 	s.tmpMu.Lock()
 	s.closed = true
+	pool := s.pool
+	s.pool = nil
+	s.tmpMu.Unlock()
+	pool.Close() // before the private /tmp its helpers hold goes away
+	s.tmpMu.Lock()
 	s.tmp.Close()
 	s.tmp = nil
 	s.tmpMu.Unlock()
@@ -220,7 +213,7 @@ func (s *Session) Start(ctx context.Context, req Request, o TaskOptions) (*Task,
 		return nil, err
 	}
 	opts.PTY, opts.PTYRows, opts.PTYCols = o.PTY, o.Rows, o.Cols
-	if err := s.useTmp(&opts); err != nil {
+	if err := s.useTmp(&opts, !o.PTY); err != nil {
 		s.g.record(req, a, &res, err)
 		return nil, err
 	}
@@ -236,11 +229,26 @@ func (s *Session) Start(ctx context.Context, req Request, o TaskOptions) (*Task,
 }
 
 // useTmp points a sandboxed command at the session's private /tmp,
-// creating it on first use.
-func (s *Session) useTmp(opts *runner.Options) error {
+// creating it on first use, and, when warm is set, at the session's pool
+// of warm helpers (a command on a PTY always starts cold: its terminal
+// must be there when the helper starts).
+func (s *Session) useTmp(opts *runner.Options, warm bool) error {
 	l, ok := opts.Launcher.(sandboxLauncher)
 	if !ok {
 		return nil
+	}
+	if warm {
+		s.tmpMu.Lock()
+		if s.closed {
+			s.tmpMu.Unlock()
+			return ErrSessionClosed
+		}
+		s.sandboxed++
+		if s.pool == nil && s.sandboxed > 1 && l.spec.Mode != sandbox.Off {
+			s.pool = sandbox.NewPool(l.spec.Pool)
+		}
+		l.pool = s.pool
+		s.tmpMu.Unlock()
 	}
 	owner := s
 	if s.tmpOf != nil {
@@ -304,7 +312,7 @@ func (s *Session) Run(ctx context.Context, req Request) (res Result, err error) 
 	if err != nil {
 		return res, err
 	}
-	if err = s.useTmp(&opts); err != nil {
+	if err = s.useTmp(&opts, true); err != nil {
 		return res, err
 	}
 	tag := opts.Tag.(*runTag)
@@ -325,7 +333,7 @@ func (s *Session) Run(ctx context.Context, req Request) (res Result, err error) 
 		case <-t.Done():
 			rr := t.Process().Result()
 			s.g.fill(&res, rr, tag)
-			if t.Status(ReadOptions{}).EndedBy == runner.EndedSessionClosed {
+			if t.Status(runner.ReadOptions{}).EndedBy == runner.EndedSessionClosed {
 				return res, ErrSessionClosed
 			}
 			return res, rr.Err
@@ -350,7 +358,7 @@ func (s *Session) Run(ctx context.Context, req Request) (res Result, err error) 
 			if req.MaxOutput > 0 {
 				maxOut = req.MaxOutput
 			}
-			res = s.wrap(t).result(t.Status(ReadOptions{Mode: ReadNew}), maxOut)
+			res = s.wrap(t).result(t.Status(runner.ReadOptions{Mode: runner.ReadNew}), maxOut)
 			return res, nil
 		}
 	}
@@ -402,14 +410,16 @@ func (t *Task) Done() <-chan struct{} { return t.t.Done() }
 
 // Status returns a snapshot of the task with the output o selects, each
 // stream cut to Config.MaxOutput (head and tail) like any Result.
-// Reading is non-destructive except that ReadNew moves the task's read
+// Reading is non-destructive except that New moves the task's read
 // position. Under a PTY the unfinished last line (a prompt) is always
 // included.
-func (t *Task) Status(o ReadOptions) Result { return t.result(t.t.Status(o), t.g.cfg.MaxOutput) }
+func (t *Task) Status(o ReadOptions) Result {
+	return t.result(t.t.Status(o.runner()), t.g.cfg.MaxOutput)
+}
 
 func (t *Task) result(st runner.TaskStatus, max int) Result {
 	p := t.t.Process()
-	res := Result{Command: t.g.redactor().String(p.Script()), Cwd: p.Dir(), started: true}
+	res := Result{Command: t.g.redactor().String(p.Script()), Cwd: p.Dir()}
 	res.admitted(t.tag.admission)
 	res.Stdout, res.StdoutDroppedBytes = bound(st.Stdout, max, st.StdoutDropped)
 	res.Stderr, res.StderrDroppedBytes = bound(st.Stderr, max, st.StderrDropped)
@@ -441,7 +451,7 @@ func (t *Task) result(st runner.TaskStatus, max int) Result {
 
 // Kill ends the task: SIGTERM to its process group and everything it
 // started, 2 s (the grace period), then SIGKILL. It returns once the task
-// has ended, with its output as Status(ReadAll) has it; EndedBy says whether SIGTERM sufficed ("sigterm") or
+// has ended, with its output as Status(ReadOptions{}) has it; EndedBy says whether SIGTERM sufficed ("sigterm") or
 // SIGKILL was needed ("sigkill"). A task that had already ended is
 // returned as it is.
 func (t *Task) Kill() Result { return t.result(t.t.Kill(), t.g.cfg.MaxOutput) }
@@ -457,7 +467,7 @@ func (t *Task) WriteStdin(text string) error { return t.t.WriteStdin(text) }
 // returns its status like Status. timeout <= 0 means no bound besides
 // ctx; a server should pass one below its client's request timeout.
 func (t *Task) Wait(ctx context.Context, timeout time.Duration, o ReadOptions) Result {
-	return t.result(t.t.Wait(ctx, timeout, o), t.g.cfg.MaxOutput)
+	return t.result(t.t.Wait(ctx, timeout, o.runner()), t.g.cfg.MaxOutput)
 }
 
 // Subscribe calls fn with each line of output matching o.Pattern as it

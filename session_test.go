@@ -51,7 +51,8 @@ func gone(t *testing.T, args ...string) {
 func TestTaskStatusJSON(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	g := taskGuard(t, Config{})
-	task, err := g.Start(context.Background(), Request{Command: "echo hi; sleep 7701"}, TaskOptions{})
+	s := g.NewSession(SessionOptions{})
+	task, err := s.Start(context.Background(), Request{Command: "echo hi; sleep 7701"}, TaskOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,10 +85,10 @@ func TestTaskStatusJSON(t *testing.T) {
 		t.Errorf("killed: %s", b)
 	}
 	gone(t, "sleep", "7701")
-	if same, err := g.DefaultSession().Task("t1"); err != nil || same.Status(ReadOptions{}).Task.Pid != started.Pid {
+	if same, err := s.Task("t1"); err != nil || same.Status(ReadOptions{}).Task.Pid != started.Pid {
 		t.Errorf("lookup: %v", err)
 	}
-	if _, err := g.DefaultSession().Task("nope"); !errors.Is(err, ErrNoTask) {
+	if _, err := s.Task("nope"); !errors.Is(err, ErrNoTask) {
 		t.Errorf("unknown id: %v", err)
 	}
 	g.Close()
@@ -129,8 +130,15 @@ func TestSessionRunAutoBackground(t *testing.T) {
 		t.Fatal("backgrounded task is not running")
 	}
 	waitFor(t, "later output", func() bool { return task.Status(ReadOptions{}).Stdout == "partial\nlater\n" })
-	if st := task.Status(ReadOptions{Mode: ReadNew}); st.Stdout != "later\n" {
+	if st := task.Status(ReadOptions{New: true}); st.Stdout != "later\n" {
 		t.Fatalf("new output after backgrounding: %q", st.Stdout)
+	}
+	// Since reads past an earlier status (res: "partial\n"), and moves
+	// nothing: a second read gets the same.
+	for range 2 {
+		if st := task.Status(ReadOptions{Since: res.Task}); st.Stdout != "later\n" {
+			t.Fatalf("output since the first status: %q", st.Stdout)
+		}
 	}
 	if live.String() != "partial\n" {
 		t.Fatalf("the caller's writer got %q after it was detached", live.String())
@@ -189,7 +197,7 @@ func TestSessionRunCancelAndFullTable(t *testing.T) {
 
 func TestTaskTimeoutDefaultsToMax(t *testing.T) {
 	g := taskGuard(t, Config{Timeout: 200 * time.Millisecond, MaxTimeout: time.Second})
-	task, err := g.Start(context.Background(), Request{Command: "sleep 7705"}, TaskOptions{})
+	task, err := g.NewSession(SessionOptions{}).Start(context.Background(), Request{Command: "sleep 7705"}, TaskOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +216,7 @@ func TestGuardCloseKillsEverySession(t *testing.T) {
 	g := taskGuard(t, Config{})
 	s1, s2 := g.NewSession(SessionOptions{}), g.NewSession(SessionOptions{})
 	var tasks []*Task
-	for _, s := range []*Session{s1, s2, g.DefaultSession()} {
+	for _, s := range []*Session{s1, s2, g.NewSession(SessionOptions{})} {
 		task, err := s.Start(context.Background(), Request{Command: "sleep 7706"}, TaskOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -235,7 +243,7 @@ func TestGuardCloseKillsEverySession(t *testing.T) {
 	}
 	gone(t, "sleep", "7706")
 	gone(t, "sleep", "7707")
-	if _, err := g.Start(context.Background(), Request{Command: "true"}, TaskOptions{}); !errors.Is(err, ErrSessionClosed) {
+	if _, err := s2.Start(context.Background(), Request{Command: "true"}, TaskOptions{}); !errors.Is(err, ErrSessionClosed) {
 		t.Fatalf("Start after Close: %v", err)
 	}
 	if _, err := g.NewSession(SessionOptions{}).Start(context.Background(), Request{Command: "true"}, TaskOptions{}); !errors.Is(err, ErrSessionClosed) {
@@ -246,7 +254,7 @@ func TestGuardCloseKillsEverySession(t *testing.T) {
 func TestTaskPTYPromptAndStream(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	g := taskGuard(t, Config{})
-	task, err := g.Start(context.Background(), Request{Command: `printf '\033[1mbold\033[0m\n'; read -p 'name? ' n; echo "hello $n"; echo "bye $n"`}, TaskOptions{PTY: true})
+	task, err := g.NewSession(SessionOptions{}).Start(context.Background(), Request{Command: `printf '\033[1mbold\033[0m\n'; read -p 'name? ' n; echo "hello $n"; echo "bye $n"`}, TaskOptions{PTY: true})
 	if err != nil {
 		t.Fatal(err)
 	}

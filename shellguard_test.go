@@ -46,20 +46,20 @@ func TestRunTimeoutAndErrors(t *testing.T) {
 		{Command: "touch ran", Timeout: time.Hour},
 		{Command: "touch ran", Timeout: -time.Second},
 		{Command: "touch ran", MaxOutput: -1},
-		{Command: "touch ran", MaxOutput: int(DefaultMaxTotal) + 1},
+		{Command: "touch ran", MaxOutput: int(defaultMaxTotal) + 1},
 		{Command: "touch ran", Cwd: "/nonexistent/dir"},
 		{Command: "touch ran", Cwd: os.TempDir()},
 	} {
 		res, err = g.Run(context.Background(), req)
 		var le *LimitError
-		if !errors.As(err, &le) || res.ExitCode != nil || res.Started() {
+		if !errors.As(err, &le) || res.ExitCode != nil || res.Task != nil {
 			t.Errorf("%+v: err=%v res=%+v", req, err, res)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(ws, "ran")); err == nil {
 		t.Error("a refused request ran")
 	}
-	if _, err := New(Config{MaxTimeout: 2 * CeilingTimeout}); err == nil {
+	if _, err := New(Config{MaxTimeout: 2 * ceilingTimeout}); err == nil {
 		t.Fatal("a max timeout above the ceiling was accepted")
 	}
 	if _, err := New(Config{Timeout: time.Hour, MaxTimeout: time.Minute}); err == nil || !strings.Contains(err.Error(), "exceeds") {

@@ -54,7 +54,7 @@ type Event struct {
 	Reasons  []policy.Reason `json:"reasons,omitempty"`
 	// Approved is set when an ask was put to an approver: its answer.
 	Approved *bool `json:"approved,omitempty"`
-	// SandboxMode is the configured mode ("auto", "required", "off");
+	// SandboxMode is the configured mode ("auto", "required", "strict", "off");
 	// SandboxApplied names the layers that were in force;
 	// Unsandboxed marks a run outside the sandbox (excluded command or
 	// dangerously_disable_sandbox).

@@ -100,6 +100,9 @@ type Config struct {
 		HomeAllow        []string `json:"home_allow"`
 		ExcludedCommands []string `json:"excluded_commands"`
 		AllowUnsandboxed bool     `json:"allow_unsandboxed"`
+		// Pool is how many warm sandbox helpers a long-lived face keeps
+		// per session (0: none).
+		Pool int `json:"pool"`
 		// Limits are caps; 0 means the sandbox's built-in default. The
 		// effective limit is the smaller of the two.
 		Limits struct {
@@ -175,17 +178,17 @@ func (s Source) String() string {
 	return fmt.Sprintf("%s %s", s.Kind, s.File)
 }
 
-// Error is a configuration error at a place in a file.
+// Error is a configuration error at a place: a line of a file, or a
+// flag.
 type Error struct {
-	File string // file name, or "flag --name"
-	Line int
-	Key  string // dotted key, may be empty
-	Msg  string
+	Source        // where: the file and line, or the flag
+	Key    string // dotted key, may be empty
+	Msg    string
 }
 
 func (e *Error) Error() string {
 	var b strings.Builder
-	b.WriteString(e.File)
+	b.WriteString(e.file())
 	if e.Line > 0 {
 		fmt.Fprintf(&b, ":%d", e.Line)
 	}
@@ -363,7 +366,7 @@ func (l *loader) noteSpelling(path string) {
 func (l *loader) loadBytes(data []byte, src Source) error {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return &Error{File: src.file(), Line: yamlErrLine(err), Msg: "invalid YAML: " + yamlErrMsg(err)}
+		return &Error{Source: src.at(yamlErrLine(err)), Msg: "invalid YAML: " + yamlErrMsg(err)}
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil // empty file
@@ -384,17 +387,24 @@ func (l *loader) loadFlag(s Setting) error {
 	}
 	f, ok := fields[s.Key]
 	if !ok {
-		return &Error{File: "flag " + src.File, Key: s.Key, Msg: "unknown key" + suggest(s.Key)}
+		return &Error{Source: src, Key: s.Key, Msg: "unknown key" + suggest(s.Key)}
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(s.Value), &doc); err != nil || len(doc.Content) == 0 {
-		return &Error{File: "flag " + src.File, Key: s.Key, Msg: fmt.Sprintf("cannot parse %q", s.Value)}
+		return &Error{Source: src, Key: s.Key, Msg: fmt.Sprintf("cannot parse %q", s.Value)}
 	}
 	l.errs = nil
 	l.set(f, s.Key, doc.Content[0], src)
 	return errors.Join(l.errs...)
 }
 
+// at is s at a line.
+func (s Source) at(line int) Source {
+	s.Line = line
+	return s
+}
+
+// file names the place for an error: the file, or the flag.
 func (s Source) file() string {
 	switch s.Kind {
 	case FromDefault:
@@ -410,7 +420,7 @@ func (l *loader) errorf(n *yaml.Node, src Source, key, format string, args ...an
 	if n != nil && src.Kind != FromFlag {
 		line = n.Line
 	}
-	l.errs = append(l.errs, &Error{File: src.file(), Line: line, Key: key, Msg: fmt.Sprintf(format, args...)})
+	l.errs = append(l.errs, &Error{Source: src.at(line), Key: key, Msg: fmt.Sprintf(format, args...)})
 }
 
 func (l *loader) walk(n *yaml.Node, prefix string, src Source) {

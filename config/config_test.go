@@ -107,6 +107,7 @@ var keyCases = map[string]struct {
 		return reflect.DeepEqual(c.Sandbox.ExcludedCommands, []string{"docker *"})
 	}},
 	"sandbox.allow_unsandboxed":   {"sandbox: {allow_unsandboxed: true}", func(c *Config) bool { return c.Sandbox.AllowUnsandboxed }},
+	"sandbox.pool":                {"sandbox: {pool: 1}", func(c *Config) bool { return c.Sandbox.Pool == 1 }},
 	"sandbox.limits.processes":    {"sandbox: {limits: {processes: 256}}", func(c *Config) bool { return c.Sandbox.Limits.Processes == 256 }},
 	"sandbox.limits.memory_mb":    {"sandbox: {limits: {memory_mb: 2048}}", func(c *Config) bool { return c.Sandbox.Limits.MemoryMB == 2048 }},
 	"sandbox.limits.file_size_mb": {"sandbox: {limits: {file_size_mb: 512}}", func(c *Config) bool { return c.Sandbox.Limits.FileSizeMB == 512 }},
@@ -213,7 +214,7 @@ func TestRejects(t *testing.T) {
 		{"rules: {blocked_commands: [1, nc]}", "1", "rules.blocked_commands[0]: want a string, got integer 1"},
 		{"rules:\n  allow:\n    - {rule: \"go *\", exampels: [x]}", "3", "rules.allow.exampels: unknown key"},
 		{"rules: {allow: [{match: [x]}]}", "1", "rule mapping without rule"},
-		{"sandbox: {mode: strict}", "1", "sandbox.mode: want auto, required or off"},
+		{"sandbox: {mode: paranoid}", "1", "sandbox.mode: want auto, required, strict or off"},
 		{"output: {escapes: raw}", "1", "output.escapes: want keep or strip, got \"raw\""},
 		{"sandbox: {limits: {procs: 3}}", "1", "sandbox.limits.procs: unknown key"},
 		{"sandbox: [a]", "1", "sandbox: want a mapping"},

@@ -60,7 +60,7 @@ var schemaOrder = []string{
 	"rules.readonly", "rules.unrestricted", "rules.builtin_defaults",
 	"sandbox.mode", "sandbox.network", "sandbox.writable_roots", "sandbox.masked_paths",
 	"sandbox.home_allow",
-	"sandbox.excluded_commands", "sandbox.allow_unsandboxed",
+	"sandbox.excluded_commands", "sandbox.allow_unsandboxed", "sandbox.pool",
 	"sandbox.limits.processes", "sandbox.limits.memory_mb", "sandbox.limits.file_size_mb",
 	"sandbox.limits.cpu_seconds", "sandbox.limits.open_files", "sandbox.limits.cpu_percent",
 	"env.allow", "env.scrub",
@@ -99,6 +99,9 @@ var fields = map[string]field{
 	"sandbox.home_allow":        {kStrings, tForbidden, func(c *Config) any { return &c.Sandbox.HomeAllow }, false},
 	"sandbox.excluded_commands": {kStrings, tForbidden, func(c *Config) any { return &c.Sandbox.ExcludedCommands }, false},
 	"sandbox.allow_unsandboxed": {kBool, tFalseOnly, func(c *Config) any { return &c.Sandbox.AllowUnsandboxed }, false},
+	// Warm helpers are a start-up cost, not a permission: every command
+	// sees what a cold start sees, so any file may lower it.
+	"sandbox.pool": {kInt, tLower, func(c *Config) any { return &c.Sandbox.Pool }, false},
 
 	"sandbox.limits.processes":    {kInt, tLower, func(c *Config) any { return &c.Sandbox.Limits.Processes }, false},
 	"sandbox.limits.memory_mb":    {kInt64, tLower, func(c *Config) any { return &c.Sandbox.Limits.MemoryMB }, false},
@@ -119,7 +122,7 @@ var fields = map[string]field{
 	"audit.key_file":  {kString, tForbidden, func(c *Config) any { return &c.Audit.KeyFile }, false},
 }
 
-var modeRank = map[string]int{"off": 0, "auto": 1, "required": 2}
+var modeRank = map[string]int{"off": 0, "auto": 1, "required": 2, "strict": 3}
 
 // modeRanks orders the values of each string key with a fixed set of
 // values, weakest first: a project file may only move up.
@@ -222,7 +225,7 @@ func (l *loader) set(f field, key string, n *yaml.Node, src Source) {
 		if key == "sandbox.mode" {
 			v = strings.ToLower(strings.TrimSpace(v))
 			if _, ok := modeRank[v]; !ok {
-				l.errorf(n, src, key, "want auto, required or off, got %q", n.Value)
+				l.errorf(n, src, key, "want auto, required, strict or off, got %q", n.Value)
 				return
 			}
 			if project && modeRank[v] < modeRank[c.Sandbox.Mode] {
@@ -513,7 +516,7 @@ func (l *loader) validate() error {
 	var errs []error
 	bad := func(key, format string, args ...any) {
 		src := c.Provenance[key]
-		errs = append(errs, &Error{File: src.file(), Line: src.Line, Key: key, Msg: fmt.Sprintf(format, args...)})
+		errs = append(errs, &Error{Source: src, Key: key, Msg: fmt.Sprintf(format, args...)})
 	}
 	if c.Timeout.Default < 1 {
 		bad("timeout.default", "must be at least 1 second (0 would mean no timeout)")

@@ -68,6 +68,10 @@ func (c *Config) GuardConfig() (shellguard.Config, error) {
 		WritableRoots: append(append([]string(nil), c.Sandbox.WritableRoots...), c.Rules.AllowedRoots...),
 		MaskedPaths:   c.Sandbox.MaskedPaths,
 		HomeAllow:     c.Sandbox.HomeAllow,
+		Pool:          c.Sandbox.Pool,
+	}
+	if spec.Pool == 0 {
+		spec.Pool = -1 // sandbox.pool: 0 means no warm helpers
 	}
 	if c.Audit.KeyFile != "" {
 		// Commands in the sandbox must not read the key that signs the log.

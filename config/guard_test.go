@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/shellguard/shellguard"
 	"github.com/shellguard/shellguard/policy"
 )
 
@@ -21,7 +22,7 @@ func TestLoadGuard(t *testing.T) {
 	if c.Timeout.Default != 30 || g.Config().Timeout.Seconds() != 30 || g.Config().Workspace != ws {
 		t.Errorf("config %+v guard %+v", c.Timeout, g.Config())
 	}
-	if v := g.Check(context.Background(), "touch x"); v.Decision != policy.Deny {
+	if v := g.Check(context.Background(), shellguard.Request{Command: "touch x"}); v.Decision != policy.Deny {
 		t.Errorf("the deny rule did not reach the Guard: %+v", v)
 	}
 	if _, _, err := LoadGuard(Options{NoUserFile: true, ConfigFile: filepath.Join(ws, "missing.yaml"), Workspace: ws}); err == nil {

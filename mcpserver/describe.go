@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -66,15 +67,8 @@ func settingsOf(g *shellguard.Guard, so shellguard.SessionOptions) settings {
 		AlwaysDenied:   alwaysDenied,
 		DisableSandbox: c.AllowUnsandboxed,
 	}
-	b := so.BlockingBudget
-	if b == 0 {
-		b = c.Tasks.BlockingBudget
-	}
-	switch {
-	case b < 0:
-	case b == 0:
-		s.BlockingBudget = shellguard.DefaultBlockingBudget
-	default:
+	// The Guard's effective configuration has its default budget filled in.
+	if b := cmp.Or(so.BlockingBudget, c.Tasks.BlockingBudget); b > 0 {
 		s.BlockingBudget = b
 	}
 	if a, _ := g.ProbeSandbox(); a != nil {
@@ -142,10 +136,7 @@ func size(n int) string {
 // configuration allows it.
 func inputSchema(s settings) *jsonschema.Schema {
 	f := func(v float64) *float64 { return &v }
-	maxT := shellguard.DefaultMaxTimeout.Seconds()
-	if s.MaxTimeout > 0 {
-		maxT = s.MaxTimeout.Seconds()
-	}
+	maxT := s.MaxTimeout.Seconds() // the Guard's effective maximum, never 0
 	props := map[string]*jsonschema.Schema{
 		"command":     {Type: "string", Description: "The bash command to run."},
 		"description": {Type: "string", Description: "What the command does, in a few words (shown to the user when approval is needed)."},

@@ -148,7 +148,7 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, maxBody int64) 
 		return
 	}
 	ctx := r.Context()
-	if v := s.g.CheckRequest(ctx, shellguard.Request{Command: in.Command, Cwd: in.Cwd}); v.Decision != policy.Allow {
+	if v := s.g.Check(ctx, shellguard.Request{Command: in.Command, Cwd: in.Cwd}); v.Decision != policy.Allow {
 		why := ""
 		if v.Decision == policy.Ask {
 			why = "the command needs the user's approval, and this endpoint cannot ask; use the MCP endpoint with a client that supports elicitation, or allow the command in the configuration."
@@ -169,7 +169,7 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, maxBody int64) 
 		status = http.StatusForbidden
 	case errors.Is(ctx.Err(), context.Canceled):
 		status = 499 // the client went away; nobody reads this
-	case !res.Started():
+	case res.ExitCode == nil && res.Task == nil: // it never started
 		status = http.StatusBadRequest
 	}
 	writeJSON(w, status, res)

@@ -162,7 +162,7 @@ func result(r *shellguard.Result, isError bool) *mcp.CallToolResult {
 func (s *Server) refused(in *input, v policy.Verdict, why string) *shellguard.Result {
 	r := &shellguard.Result{Command: in.Command, Cwd: in.Cwd, Decision: v.Decision, Reasons: v.Reasons,
 		Warnings: v.Warnings, Classification: v.Classification}
-	r.Error = denialText(in.Command, v, why, policy.Suggest(in.Command, v, s.g.Rules()))
+	r.Error = denialText(in.Command, v, why, policy.Suggest(in.Command, v, s.g.Config().Rules))
 	return r
 }
 
@@ -186,7 +186,7 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 		return toolError(disableSandboxRefused), nil
 	}
 	approved := false
-	v := s.g.CheckRequest(ctx, shellguard.Request{Command: in.Command, Cwd: in.Cwd, DisableSandbox: in.DisableSandbox})
+	v := s.g.Check(ctx, shellguard.Request{Command: in.Command, Cwd: in.Cwd, DisableSandbox: in.DisableSandbox})
 	switch v.Decision {
 	case policy.Deny:
 		return result(s.refused(in, v, ""), true), nil
@@ -254,7 +254,7 @@ func (s *Server) run(ctx context.Context, sess *shellguard.Session, in *input, a
 		if de.Asked {
 			why = "the command needs the user's approval and was not approved (" + de.Reason + ")."
 		}
-		r.Error = denialText(in.Command, de.Verdict, why, policy.Suggest(in.Command, de.Verdict, s.g.Rules()))
+		r.Error = denialText(in.Command, de.Verdict, why, policy.Suggest(in.Command, de.Verdict, s.g.Config().Rules))
 	case errors.Is(err, context.Canceled):
 		r.Error = "cancelled by the client: the command was stopped"
 	case err != nil:

@@ -26,9 +26,9 @@ const (
 )
 
 var (
-	readAll = shellguard.ReadOptions{Mode: shellguard.ReadAll}
+	readAll = shellguard.ReadOptions{}
 	// peek reads no output, only where the task stands.
-	peek = shellguard.ReadOptions{Mode: shellguard.ReadSince, Since: shellguard.Cursor{Stdout: 1 << 62, Stderr: 1 << 62}}
+	peek = shellguard.ReadOptions{Since: &shellguard.TaskStatus{StdoutOffset: 1 << 62, StderrOffset: 1 << 62}}
 )
 
 func (s *Server) taskOp(ctx context.Context, sess *shellguard.Session, in *input, live *progress) *mcp.CallToolResult {

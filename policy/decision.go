@@ -3,6 +3,8 @@ package policy
 import (
 	"fmt"
 	"strings"
+
+	"github.com/shellguard/shellguard/analyze"
 )
 
 // Decision is the outcome of a policy evaluation. The zero value is Allow,
@@ -60,11 +62,9 @@ func (d *Decision) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// Span is a half-open byte range [Start, End) in the command text.
-type Span struct {
-	Start int `json:"start"`
-	End   int `json:"end"`
-}
+// Span is a half-open byte range [Start, End) in the command text: the
+// analysis's span, which a Reason points at.
+type Span = analyze.Span
 
 // Reason explains one finding that contributed to a verdict.
 type Reason struct {

@@ -36,7 +36,7 @@ func TestSuggest(t *testing.T) {
 		t.Errorf("user rule: %s", got)
 	}
 	// A request to leave the sandbox says what enables it.
-	v.Reasons = append(v.Reasons, UnsandboxedReason(false, Span{0, 7}))
+	v.Reasons = append(v.Reasons, UnsandboxedReason(false, Span{Start: 0, End: 7}))
 	if got := Suggest("touch x", v, r2); !strings.Contains(got, "sandbox.allow_unsandboxed") {
 		t.Errorf("unsandboxed: %s", got)
 	}

@@ -43,6 +43,8 @@ type helperSpec struct {
 	// Timing is the descriptor of the steptime file the helper records
 	// its steps into (0: none).
 	Timing int `json:"timing,omitempty"`
+	// Overlay: the copy-on-write workspace of Strict mode (overlay_linux.go).
+	Overlay *overlaySpec `json:"overlay,omitempty"`
 }
 
 // helperReport is what the helper writes to fd 3 just before exec.
@@ -67,10 +69,15 @@ type Handle struct {
 	// post is filled in by Close and shared with the reported Applied.
 	git  *gitState
 	ws   *wsGuard
+	ov   *overlayState // Strict mode's upper directory (overlay_linux.go)
 	post *PostRun
 	// cg is the run's cgroup (nil: cgErr says why there is none).
 	cg    *runCgroup
 	cgErr error
+	// call is the command of a warm helper and callFD the channel it
+	// goes through (pool_linux.go).
+	call   *poolCall
+	callFD int
 }
 
 // nsDisabled caches "user namespaces cannot be created here" after a
@@ -124,17 +131,29 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 		}
 	}
 	steptime.Mark("sb.git")
+	var ovs *overlayState
+	if hs.UserNS && spec.Mode == Strict {
+		if hs.Overlay, ovs, err = prepareOverlay(hs.Workspace); err != nil {
+			// Reported as a missing overlay layer: Strict refuses.
+			hs.Overlay = &overlaySpec{Err: "preparing the overlay: " + err.Error()}
+		}
+	}
+	// The step marks of the helper go to the CLI's file, passed as fd 4
+	// (a warm helper of the pool needs fd 4 for its call: the pool is not
+	// used while marks are recorded).
 	var timing *os.File
 	if timing = steptime.File(); timing != nil {
 		hs.Timing = 4
 	}
 	js, err := json.Marshal(hs)
 	if err != nil {
+		ovs.discard()
 		return nil, nil, err
 	}
 	steptime.Mark("sb.json")
 	r, w, err := reportChannel()
 	if err != nil {
+		ovs.discard()
 		return nil, nil, err
 	}
 	cmd := exec.CommandContext(ctx, "/proc/self/exe", helperArg, string(js), script)
@@ -158,6 +177,13 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 		// exec of the helper even when our uid inside is not 0; the
 		// helper drops them all before bash starts.
 		attr.AmbientCaps = []uintptr{capSetPCap, capNetAdmin, capSysAdmin}
+		if hs.Overlay != nil && hs.Overlay.Err == "" {
+			// The overlay does its work (its work/ directory of mode
+			// 000, copy-ups keeping owner and mode) with the mounting
+			// helper's credentials, kept for the mount's life: they
+			// need these, over the namespace's own uid only.
+			attr.AmbientCaps = append(attr.AmbientCaps, overlayCaps...)
+		}
 	}
 	// A cgroup v2 per run where the host has one (cgroup_linux.go).
 	rc, cgErr := newRunCgroup(hs.Limits, int(spec.Limits.CPUPercent))
@@ -169,7 +195,7 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 	steptime.Mark("sb.cgroup")
 	ws := prepareWSGuard(hs.Workspace, lookGit(env))
 	steptime.Mark("sb.wsguard")
-	return cmd, &Handle{mode: spec.Mode, r: r, w: w, userns: hs.UserNS, git: gst, post: &PostRun{}, cg: rc, cgErr: cgErr,
+	return cmd, &Handle{mode: spec.Mode, r: r, w: w, userns: hs.UserNS, git: gst, ov: ovs, post: &PostRun{}, cg: rc, cgErr: cgErr,
 		ws: ws}, nil
 }
 
@@ -265,10 +291,13 @@ func (h *Handle) Applied() (Applied, error) {
 		}
 		h.applied = rep.Applied
 		h.applied.Post = h.post
+		if h.ov != nil {
+			h.ov.mounted = h.applied.Has(LayerOverlay)
+		}
 		if h.cg != nil {
 			h.applied.Layers = append(h.applied.Layers, Layer{Name: LayerCgroup, Detail: h.cg.detail})
 		} else if h.cgErr != nil {
-			h.applied.Unavailable = append(h.applied.Unavailable, Missing{Name: LayerCgroup, Reason: h.cgErr.Error(), Fix: cgroupFix})
+			h.applied.Unavailable = append(h.applied.Unavailable, Layer{Name: LayerCgroup, Reason: h.cgErr.Error(), Fix: cgroupFix})
 		}
 		if rep.Fatal {
 			if len(rep.Applied.Missing) > 0 {
@@ -289,6 +318,7 @@ func (h *Handle) Applied() (Applied, error) {
 // wrote in the .git view back (see PostRun). Call it after the command
 // has been waited for. Safe to call more than once.
 func (h *Handle) Close() error {
+	h.closeCall()
 	if h.sup != nil {
 		h.sup.Stop()
 		h.sup = nil
@@ -297,13 +327,22 @@ func (h *Handle) Close() error {
 		h.cg.close()
 		h.cg = nil
 	}
+	if h.ov != nil {
+		// First: the post-run search below looks at the real workspace.
+		notes, warns := h.ov.finish()
+		h.ov = nil
+		if h.post != nil {
+			h.post.Overlay = append(notes, warns...)
+			h.post.Warnings = append(h.post.Warnings, warns...)
+		}
+	}
 	if h.git != nil {
 		notes, warns := h.git.finish()
 		steptime.Mark("sb.git-finish")
 		h.git = nil
 		if h.post != nil {
 			h.post.Git = append(notes, warns...)
-			h.post.Warnings = warns
+			h.post.Warnings = append(h.post.Warnings, warns...)
 		}
 	}
 	if h.ws != nil {

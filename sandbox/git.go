@@ -10,6 +10,9 @@ type PostRun struct {
 	// Git lists what happened to the workspace's .git: config keys applied
 	// through the broker, refused keys and files.
 	Git []string `json:"git,omitempty"`
+	// Overlay says what of a Strict run's copy-on-write workspace was
+	// applied to the real one, and what was refused.
+	Overlay []string `json:"overlay,omitempty"`
 	// Warnings are the refusals among them, in plain words.
 	Warnings []string `json:"warnings,omitempty"`
 }

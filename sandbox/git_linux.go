@@ -75,21 +75,8 @@ func prepareGit(ws string, env []string) (*gitSpec, *gitState, error) {
 		}
 	}
 	if view == "" {
-		if view, err = os.MkdirTemp(gd, gitViewPrefix); err != nil {
+		if view, lockFd, err = newView(gd); err != nil {
 			return nil, nil, err
-		}
-		// The lock (next to the view, so not visible inside) is held
-		// while the run lives; a view whose lock is free is reused by
-		// the next run.
-		lockFd, err = unix.Open(view+".lock", unix.O_RDWR|unix.O_CREAT|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0o600)
-		if err == nil {
-			if err = unix.Flock(lockFd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
-				unix.Close(lockFd)
-			}
-		}
-		if err != nil {
-			os.Remove(view)
-			return nil, nil, fmt.Errorf("locking the view: %w", err)
 		}
 	}
 	gs := &gitSpec{Dir: gd, View: view}
@@ -102,10 +89,54 @@ func prepareGit(ws string, env []string) (*gitSpec, *gitState, error) {
 	return gs, st, nil
 }
 
+// staleViewAge is how long a view without a lock file, or one still being
+// created, must have been left alone before it counts as left by a killed
+// run.
+const staleViewAge = time.Minute
+
+// gitViewNew prefixes a view while it is being created: its lock is taken
+// before it gets its final name, so no other run can take it meanwhile.
+const gitViewNew = gitViewPrefix + "new-"
+
+// newView creates an empty view in gd and returns it locked.
+func newView(gd string) (string, int, error) {
+	tmp, err := os.MkdirTemp(gd, gitViewNew)
+	if err != nil {
+		return "", -1, err
+	}
+	// The lock (next to the view, so not visible inside) is held while
+	// the run lives; a view whose lock is free is reused by the next run.
+	lockFd, err := unix.Open(tmp+".lock", unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0o600)
+	if err == nil {
+		if err = unix.Flock(lockFd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+			unix.Close(lockFd)
+		}
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return "", -1, fmt.Errorf("locking the view: %w", err)
+	}
+	view := filepath.Join(gd, gitViewPrefix+strings.TrimPrefix(filepath.Base(tmp), gitViewNew))
+	if err = os.Rename(tmp+".lock", view+".lock"); err == nil {
+		if err = os.Rename(tmp, view); err != nil {
+			os.Remove(view + ".lock")
+		}
+	} else {
+		os.Remove(tmp + ".lock")
+	}
+	if err != nil {
+		os.Remove(tmp)
+		unix.Close(lockFd)
+		return "", -1, fmt.Errorf("naming the view: %w", err)
+	}
+	return view, lockFd, nil
+}
+
 // claimView locks a view that an earlier run left in gd, for reuse, and
 // puts back the rebase/sequencer state that a killed run had moved into
-// a view. A view without a lock file (a run killed while creating it) is
-// removed. changed says whether gd's entries changed.
+// a view. A view without a lock file, or one never finished, left alone
+// for staleViewAge (a run killed while creating it) is removed. changed
+// says whether gd's entries changed.
 func claimView(gd string, ents []os.DirEntry) (view string, lockFd int, changed bool) {
 	lockFd = -1
 	for _, e := range ents {
@@ -114,11 +145,24 @@ func claimView(gd string, ents []os.DirEntry) (view string, lockFd int, changed 
 			continue
 		}
 		v := filepath.Join(gd, name)
+		old := func() bool {
+			fi, err := e.Info()
+			return err == nil && time.Since(fi.ModTime()) >= staleViewAge
+		}
+		if strings.HasPrefix(name, gitViewNew) {
+			if old() {
+				os.RemoveAll(v)
+				os.Remove(v + ".lock")
+			}
+			continue // another run is creating it
+		}
 		fd, err := unix.Open(v+".lock", unix.O_RDWR|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
 		switch {
 		case errors.Is(err, unix.ENOENT):
-			changed = recoverStateDirs(gd, v) || changed
-			os.RemoveAll(v)
+			if old() {
+				changed = recoverStateDirs(gd, v) || changed
+				os.RemoveAll(v)
+			}
 			continue
 		case err != nil:
 			continue

@@ -264,6 +264,10 @@ func TestGitStaleViewRecovered(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(stale, "rebase-merge", "head-name"), []byte("refs/heads/main\n"), 0o644)
+	// Left by a run killed a while ago (a view being created right now
+	// is not touched: TestGitYoungViewKept).
+	old := time.Now().Add(-2 * staleViewAge)
+	os.Chtimes(stale, old, old)
 	r := f.run(t, Spec{}, `ls .git; cat .git/rebase-merge/head-name`, 20*time.Second)
 	if strings.Contains(r.out, gitViewPrefix) || !strings.Contains(r.out, "refs/heads/main") {
 		t.Errorf("inside: a view is visible or the recovered rebase state is not:\n%s", r.out)
@@ -315,4 +319,20 @@ cat .git/description; echo end`, 20*time.Second)
 		}
 	}
 	assertParkedView(t, f)
+}
+
+// A view another run has just created and not locked yet (the lock comes
+// right after the directory) is not taken for a stale one: removing it
+// would leave that run without its view.
+func TestGitYoungViewKept(t *testing.T) {
+	f := gitFixture(t)
+	f.assertActive(t, Spec{})
+	young := filepath.Join(f.ws, ".git", gitViewPrefix+"starting")
+	if err := os.Mkdir(young, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	f.run(t, Spec{}, `true`, 20*time.Second)
+	if _, err := os.Stat(young); err != nil {
+		t.Fatalf("a view being created was removed: %v", err)
+	}
 }

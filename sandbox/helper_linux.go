@@ -30,11 +30,15 @@ func Main() {
 	if !IsHelper(os.Args) {
 		return
 	}
-	if len(os.Args) != 4 {
-		fmt.Fprintln(os.Stderr, "shellguard: bad sandbox helper invocation")
-		os.Exit(helperExit)
+	switch {
+	case len(os.Args) == 4:
+		os.Exit(helperMain(os.Args[2], os.Args[3], false))
+	case len(os.Args) == 5 && os.Args[4] == warmArg:
+		// A warm helper of a Pool: the command arrives later (pool_linux.go).
+		os.Exit(helperMain(os.Args[2], "", true))
 	}
-	os.Exit(helperMain(os.Args[2], os.Args[3]))
+	fmt.Fprintln(os.Stderr, "shellguard: bad sandbox helper invocation")
+	os.Exit(helperExit)
 }
 
 // helper accumulates what was applied.
@@ -53,7 +57,7 @@ func (h *helper) miss(name string, err error, fix string) {
 	if err != nil {
 		reason = err.Error()
 	}
-	h.applied.Missing = append(h.applied.Missing, Missing{Name: name, Reason: reason, Fix: fix})
+	h.applied.Missing = append(h.applied.Missing, Layer{Name: name, Reason: reason, Fix: fix})
 }
 
 // report writes the report to fd 3 (which is close-on-exec).
@@ -67,7 +71,12 @@ func report(rep helperReport) {
 	f.Close()
 }
 
-func helperMain(specJSON, script string) int {
+// helperMain applies every layer, reports them on fd 3, then runs
+// `bash -p -c script`. A warm helper (warm) then waits on fd 4 for its one
+// command: script, environment, working directory and stdin, stdout and
+// stderr (awaitCall, pool_linux.go), and runs it exactly as a cold helper
+// runs the script of its argv.
+func helperMain(specJSON, script string, warm bool) int {
 	t0 := steptime.Now()
 	// Everything below runs on one OS thread: capabilities and the
 	// bounding set are per thread, and this thread execs bash.
@@ -94,6 +103,7 @@ func helperMain(specJSON, script string) int {
 	h.namespaces()
 	steptime.Mark("h.namespaces")
 	mountsOK := h.hs.UserNS
+	h.overlayWorkspace() // overlay_linux.go: Strict mode only
 	if mountsOK {
 		h.privateIPC() // before the writable roots are bound (ipc_linux.go)
 		steptime.Mark("h.ipc")
@@ -149,7 +159,7 @@ func helperMain(specJSON, script string) int {
 			h.applied.Init = "go-init"
 		}
 	}
-	if hs.Mode == Required && len(h.applied.Missing) > 0 {
+	if hs.Mode.Requires() && len(h.applied.Missing) > 0 {
 		report(helperReport{Applied: h.applied, Fatal: true, Error: "required layer missing"})
 		fmt.Fprintln(os.Stderr, (&LayerError{Missing: h.applied.Missing}).Error())
 		return helperExit
@@ -157,11 +167,20 @@ func helperMain(specJSON, script string) int {
 	report(helperReport{Applied: h.applied})
 	steptime.Mark("h.report")
 
+	env := os.Environ()
+	if warm {
+		c, err := awaitCall(hs.Workspace)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "shellguard: warm helper: %v\n", err)
+			return helperExit
+		}
+		script, env = c.Script, c.Env
+	}
 	argv := []string{"bash", "-p", "-c", script}
 	if pidns && !hs.BashInit {
-		return initMain(hs.Bash, argv)
+		return initMain(hs.Bash, argv, env)
 	}
-	err := syscall.Exec(hs.Bash, argv, os.Environ())
+	err := syscall.Exec(hs.Bash, argv, env)
 	fmt.Fprintf(os.Stderr, "shellguard: exec %s: %v\n", hs.Bash, err)
 	return 127
 }
@@ -608,11 +627,11 @@ func (h *helper) seccomp() {
 // usual termination signals to every process of the namespace, reaps
 // orphans, and exits with bash's status as soon as bash exits (which
 // makes the kernel kill whatever is left in the namespace).
-func initMain(bash string, argv []string) int {
+func initMain(bash string, argv, env []string) int {
 	sigs := make(chan os.Signal, 16)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
 	pid, err := syscall.ForkExec(bash, argv, &syscall.ProcAttr{
-		Env:   os.Environ(),
+		Env:   env,
 		Files: []uintptr{0, 1, 2},
 	})
 	if err != nil {

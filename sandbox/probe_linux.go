@@ -46,13 +46,13 @@ func Probe() Report {
 		LayerReadOnlyPaths, LayerMasks, LayerProc, LayerLoopback, LayerCaps, LayerLandlockFS, LayerLandlockNet,
 		LayerLandlockScope, LayerSeccomp, LayerNoNewPrivs, LayerSession, LayerFDs, LayerIPC, LayerHome, LayerGit, LayerCgroup}
 	for _, name := range wanted {
-		pr := ProbeResult{Name: name}
+		pr := ProbeResult{Layer: Layer{Name: name}}
 		for _, l := range a.Layers {
 			if l.Name == name {
 				pr.OK, pr.Detail = true, l.Detail
 			}
 		}
-		for _, m := range append(append([]Missing{}, a.Missing...), a.Unavailable...) {
+		for _, m := range append(append([]Layer{}, a.Missing...), a.Unavailable...) {
 			if m.Name == name {
 				pr.Reason, pr.Fix = m.Reason, m.Fix
 			}

@@ -46,7 +46,17 @@ const (
 	Required
 	// Off runs bash directly, without the helper.
 	Off
+	// Strict is Required plus a copy-on-write workspace: the command
+	// writes into an overlay whose changes shellguard applies to the real
+	// workspace after the run, replacing files by rename, so a file
+	// hard-linked to one outside the workspace is never written through
+	// (overlay_linux.go).
+	Strict
 )
+
+// Requires reports whether m fails closed on a missing layer (Required
+// and Strict).
+func (m Mode) Requires() bool { return m == Required || m == Strict }
 
 func (m Mode) String() string {
 	switch m {
@@ -56,21 +66,26 @@ func (m Mode) String() string {
 		return "required"
 	case Off:
 		return "off"
+	case Strict:
+		return "strict"
 	}
 	return fmt.Sprintf("Mode(%d)", int(m))
 }
 
-// ParseMode parses "auto", "required" or "off" (case-insensitive; "" is auto).
+// ParseMode parses "auto", "required", "strict" or "off"
+// (case-insensitive; "" is auto).
 func ParseMode(s string) (Mode, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "", "auto":
 		return Auto, nil
-	case "required", "require", "strict":
+	case "required", "require":
 		return Required, nil
+	case "strict":
+		return Strict, nil
 	case "off", "none", "disabled":
 		return Off, nil
 	}
-	return Auto, fmt.Errorf("sandbox: unknown mode %q (want auto, required or off)", s)
+	return Auto, fmt.Errorf("sandbox: unknown mode %q (want auto, required, strict or off)", s)
 }
 
 // MarshalText implements encoding.TextMarshaler.
@@ -128,6 +143,10 @@ type Spec struct {
 	// (and $TMPDIR) and /dev/shm. Empty: a fresh, empty /tmp and /dev/shm
 	// per run.
 	SessionTmp string `json:"-"`
+	// Pool is how many warm helpers a long-lived caller keeps ready (a
+	// shellguard Session, see Pool): 0 means DefaultPool, a negative
+	// value none (every command starts cold).
+	Pool int `json:"pool,omitempty"`
 }
 
 // Limits are rlimits set in the helper before bash starts, so they hold
@@ -207,26 +226,23 @@ const (
 	LayerIPC = "ipc"
 )
 
-// Layer is one protection that was applied.
+// Layer is one protection of the sandbox: applied (in Applied.Layers,
+// with Detail) or wanted but not applied (in Applied.Missing and
+// Unavailable, with Reason and Fix).
 type Layer struct {
 	Name   string `json:"name"`
-	Detail string `json:"detail,omitempty"`
-}
-
-// Missing is a layer that was wanted but not applied.
-type Missing struct {
-	Name   string `json:"name"`
-	Reason string `json:"reason"`        // why, from the failing call
-	Fix    string `json:"fix,omitempty"` // what would enable it
+	Detail string `json:"detail,omitempty"` // how it was applied
+	Reason string `json:"reason,omitempty"` // why it was not, from the failing call
+	Fix    string `json:"fix,omitempty"`    // what would enable it
 }
 
 // Applied is exactly what the helper enforced, built from the return
 // values of the enforcing calls. It marshals to JSON as is.
 type Applied struct {
-	Mode     Mode      `json:"mode"`
-	Platform string    `json:"platform"`
-	Layers   []Layer   `json:"layers"`
-	Missing  []Missing `json:"missing,omitempty"`
+	Mode     Mode    `json:"mode"`
+	Platform string  `json:"platform"`
+	Layers   []Layer `json:"layers"`
+	Missing  []Layer `json:"missing,omitempty"`
 	// Network is "none" (loopback-only namespace or TCP/UDP denied),
 	// "host" (network allowed) or "partial" (some of it denied).
 	Network   string   `json:"network"`
@@ -239,7 +255,7 @@ type Applied struct {
 	// on a cgroup v1 host, or without a delegated cgroup); unlike Missing
 	// they do not stop --sandbox required and are not repeated as a
 	// warning on every run (doctor explains them).
-	Unavailable []Missing `json:"unavailable,omitempty"`
+	Unavailable []Layer `json:"unavailable,omitempty"`
 	// Post is what shellguard did after the command ended (the .git
 	// broker); filled in when the run's handle is closed.
 	Post *PostRun `json:"post_run,omitempty"`
@@ -368,7 +384,7 @@ var (
 
 // LayerError names the layer that failed in Required mode.
 type LayerError struct {
-	Missing []Missing
+	Missing []Layer
 }
 
 func (e *LayerError) Error() string {
@@ -393,13 +409,12 @@ type Report struct {
 	RequiredOK bool `json:"required_ok"`
 }
 
-// ProbeResult is one line of the doctor table.
+// ProbeResult is one line of the doctor table: a layer, and whether this
+// machine enforces it (then Detail says how; otherwise Reason and Fix say
+// why not and what would enable it).
 type ProbeResult struct {
-	Name   string `json:"name"`
-	OK     bool   `json:"ok"`
-	Detail string `json:"detail,omitempty"`
-	Reason string `json:"reason,omitempty"`
-	Fix    string `json:"fix,omitempty"`
+	Layer
+	OK bool `json:"ok"`
 }
 
 // helperArg is the hidden first argument of the re-exec'd helper.

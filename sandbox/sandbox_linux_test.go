@@ -98,6 +98,11 @@ func skipOrFail(t *testing.T, format string, args ...any) {
 type fixture struct {
 	root, ws, outside, home, tmp, canary string
 	sshSecret, awsSecret                 string
+	// pool, when set, runs commands through warm helpers (pool_linux_test.go);
+	// cwd, when set, is the commands' directory instead of ws.
+	pool     *Pool
+	cwd      string
+	lastWarm bool
 }
 
 const canaryText = "canary: must not change\n"
@@ -191,8 +196,15 @@ func (f *fixture) run(t *testing.T, spec Spec, script string, timeout time.Durat
 	// The test binary may live in the host /tmp, which the sandbox hides:
 	// directories on PATH stay visible.
 	env = envSet(env, "PATH", filepath.Dir(testBinary(t))+":/usr/local/bin:/usr/bin:/bin")
+	dir := f.ws
+	if f.cwd != "" {
+		dir = f.cwd
+	}
+	if f.pool != nil {
+		return f.runPooled(t, ctx, spec, script, env, dir)
+	}
 	for attempt := 0; ; attempt++ {
-		cmd, h, err := Command(ctx, spec, script, env, f.ws)
+		cmd, h, err := Command(ctx, spec, script, env, dir)
 		if err != nil {
 			t.Fatalf("Command: %v", err)
 		}

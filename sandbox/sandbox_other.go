@@ -14,7 +14,7 @@ type Handle struct{ mode Mode }
 // Command runs bash without a sandbox in Auto and Off mode and fails with
 // ErrUnsupported in Required mode: only Linux has a sandbox.
 func Command(ctx context.Context, spec Spec, script string, env []string, dir string) (*exec.Cmd, *Handle, error) {
-	if spec.Mode == Required {
+	if spec.Mode.Requires() {
 		return nil, nil, ErrUnsupported
 	}
 	bash := "bash"
@@ -37,7 +37,7 @@ func (h *Handle) StartFailed(err error) bool { return false }
 func (h *Handle) Applied() (Applied, error) {
 	a := Applied{Mode: h.mode, Platform: runtime.GOOS, Network: "host"}
 	if h.mode != Off {
-		a.Missing = []Missing{{Name: "sandbox", Reason: "the sandbox is only implemented on Linux"}}
+		a.Missing = []Layer{{Name: "sandbox", Reason: "the sandbox is only implemented on Linux"}}
 	}
 	return a, nil
 }
@@ -62,7 +62,7 @@ func Probe() Report {
 	return Report{
 		Platform: runtime.GOOS,
 		UID:      -1,
-		Layers:   []ProbeResult{{Name: "sandbox", OK: false, Reason: "the shellguard sandbox is only implemented on Linux", Fix: "run shellguard on Linux (a VM or container) for kernel confinement"}},
+		Layers:   []ProbeResult{{Layer: Layer{Name: "sandbox", Reason: "the shellguard sandbox is only implemented on Linux", Fix: "run shellguard on Linux (a VM or container) for kernel confinement"}}},
 		Summary:  "no kernel sandbox on " + runtime.GOOS + ": commands run with the full rights of the user (policy checks still apply)",
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/shellguard/shellguard"
 	"github.com/shellguard/shellguard/policy"
 )
 
@@ -43,7 +44,7 @@ func checkMain(args []string, stdout, stderr io.Writer) int {
 		return 3
 	}
 	printConfigNotes(stderr, c)
-	v := g.Check(context.Background(), src)
+	v := g.Check(context.Background(), shellguard.Request{Command: src})
 	if *jsonOut {
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
@@ -53,7 +54,7 @@ func checkMain(args []string, stdout, stderr io.Writer) int {
 		}
 	} else {
 		printVerdict(stdout, src, v)
-		fmt.Fprint(stdout, policy.Suggest(src, v, g.Rules()))
+		fmt.Fprint(stdout, policy.Suggest(src, v, g.Config().Rules))
 	}
 	switch v.Decision {
 	case policy.Allow:

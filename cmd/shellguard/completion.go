@@ -29,7 +29,7 @@ var (
 		"audit":      {"verify"},
 		"completion": {"bash", "zsh", "fish"},
 	}
-	flagValues = map[string][]string{"sandbox": {"auto", "required", "off"}}
+	flagValues = map[string][]string{"sandbox": {"auto", "required", "strict", "off"}}
 	// flags naming a directory rather than a file
 	dirFlags = map[string]bool{"workspace": true, "cwd": true}
 )

@@ -28,7 +28,7 @@ func addGuardFlags(fs *flag.FlagSet, withSandbox bool) *guardFlags {
 	fs.StringVar(&g.config, "config", "", "configuration `FILE` (YAML), applied over the user's config file")
 	fs.StringVar(&g.workspace, "workspace", "", "project `DIR`: writable, and where paths are confined (default: the current directory)")
 	if withSandbox {
-		fs.StringVar(&g.sandbox, "sandbox", "", "kernel sandbox `MODE`: auto (apply what the kernel allows; default), required (fail closed) or off")
+		fs.StringVar(&g.sandbox, "sandbox", "", "kernel sandbox `MODE`: auto (apply what the kernel allows; default), required (fail closed), strict (required with a copy-on-write workspace) or off")
 		fs.BoolVar(&g.network, "network", false, "allow network access (default: no network)")
 	}
 	return g

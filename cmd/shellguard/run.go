@@ -18,6 +18,7 @@ import (
 	"github.com/shellguard/shellguard"
 	"github.com/shellguard/shellguard/internal/runner"
 	"github.com/shellguard/shellguard/internal/steptime"
+	"github.com/shellguard/shellguard/policy"
 	"github.com/shellguard/shellguard/sandbox"
 )
 
@@ -80,17 +81,17 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	req := shellguard.Request{Command: command, Cwd: *cwd}
 	if set["timeout"] {
 		req.Timeout = time.Duration(*timeout * float64(time.Second))
-		if err := g.CheckTimeout(req.Timeout); err != nil {
+		if err := shellguard.CheckTimeout(req.Timeout, g.Config().MaxTimeout); err != nil {
 			return argError(stderr, "run", "--"+err.Error())
 		}
 	}
 	if set["max-output"] {
 		req.MaxOutput = *maxOutput
-		if err := g.CheckMaxOutput(req.MaxOutput); err != nil {
+		if err := shellguard.CheckMaxOutput(req.MaxOutput, g.Config().MaxTotalOutput); err != nil {
 			return argError(stderr, "run", "--"+strings.Replace(err.Error(), "max_output", "max-output", 1))
 		}
 	}
-	if req.Cwd, err = g.ResolveCwd(*cwd); err != nil {
+	if req.Cwd, err = shellguard.ResolveCwd(*cwd, g.Config().Workspace, g.Config().Rules.AllowedRoots); err != nil {
 		return argError(stderr, "run", "--"+err.Error())
 	}
 
@@ -148,11 +149,12 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitDenied
 	}
-	if got != nil && !res.Started() {
+	started := res.ExitCode != nil // Guard.Run sets it for every command it started
+	if got != nil && !started {
 		fmt.Fprintln(stderr, "shellguard:", plainError(err, got))
 		return signalExit(got)
 	}
-	if !res.Started() {
+	if !started {
 		// Nothing ran: a bad cwd, or --sandbox required and a layer is missing.
 		fmt.Fprintln(stderr, "shellguard:", err)
 		return exitFailure
@@ -220,12 +222,12 @@ type asker struct {
 	onAsk    func(asking bool)
 }
 
-func (a *asker) approver() func(context.Context, shellguard.Verdict) (bool, error) {
+func (a *asker) approver() func(context.Context, policy.Verdict) (bool, error) {
 	if !isTerminal(os.Stdin) {
 		a.noTTY = true
 		return nil
 	}
-	return func(ctx context.Context, v shellguard.Verdict) (bool, error) {
+	return func(ctx context.Context, v policy.Verdict) (bool, error) {
 		if a.onAsk != nil {
 			a.onAsk(true)
 			defer a.onAsk(false)

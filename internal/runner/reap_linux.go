@@ -50,6 +50,18 @@ func startTracked(cmd *exec.Cmd) error {
 	return nil
 }
 
+// sendTracked registers an already started leader once send has handed it
+// its command.
+func sendTracked(cmd *exec.Cmd, send func() error) error {
+	leadersMu.RLock()
+	defer leadersMu.RUnlock()
+	if err := send(); err != nil {
+		return err
+	}
+	leaders.Store(cmd.Process.Pid, struct{}{})
+	return nil
+}
+
 func forgetLeader(pid int) { leaders.Delete(pid) }
 
 // killEscapees signals every process carrying marker that is outside the

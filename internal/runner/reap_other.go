@@ -13,6 +13,8 @@ func EnableSubreaper() error { return errors.New("runner: child subreaper is onl
 
 func startTracked(cmd *exec.Cmd) error { return cmd.Start() }
 
+func sendTracked(_ *exec.Cmd, send func() error) error { return send() }
+
 func forgetLeader(int) {}
 
 func killEscapees(string, syscall.Signal) {}

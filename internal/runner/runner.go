@@ -121,6 +121,12 @@ type Launch struct {
 	// one instead (once). The sandbox uses it to fall back when the kernel
 	// refuses to create namespaces.
 	StartFailed func(error) bool
+	// Send, when set, means Cmd is already running (a warm sandbox helper
+	// waiting for its command): instead of starting it, the runner hands
+	// it the command's stdin, stdout and stderr. Everything else — the
+	// process group, timeout, kill and wait — is as for a started Cmd.
+	// A PTY cannot be handed over: such a launch is refused with a PTY.
+	Send func(stdin, stdout, stderr *os.File) error
 }
 
 // StopReason says why the runner ended a command early.
@@ -261,6 +267,14 @@ func Start(o Options) (*Process, error) {
 				}
 			}
 		}
+		if o.PTY && p.launch.Send != nil {
+			err := errors.New("runner: a started process cannot be moved onto a pty")
+			if attempt == 0 && p.launch.StartFailed != nil && p.launch.StartFailed(err) {
+				continue
+			}
+			p.closeLaunch()
+			return nil, err
+		}
 		switch {
 		case o.PTY:
 			master, slave, err := openPTY(p.cmd, o.PTYRows, o.PTYCols)
@@ -314,7 +328,11 @@ func Start(o Options) (*Process, error) {
 
 		p.start = time.Now()
 		steptime.Mark("runner.pipes")
-		err = startTracked(p.cmd)
+		if p.launch.Send != nil {
+			err = p.send(tty, outW, errW)
+		} else {
+			err = startTracked(p.cmd)
+		}
 		steptime.Mark("runner.start")
 		closeAll(outW, errW, tty)
 		if err != nil {
@@ -345,6 +363,26 @@ func Start(o Options) (*Process, error) {
 	go p.wait()
 	go p.supervise()
 	return p, nil
+}
+
+// send hands an already started launch its stdin (the pipe's read end,
+// Options.Stdin, or /dev/null), stdout and stderr.
+func (p *Process) send(stdin, stdout, stderr *os.File) error {
+	if stdin == nil {
+		stdin = p.opts.Stdin
+	}
+	if stdin == nil {
+		null, err := os.Open(os.DevNull)
+		if err != nil {
+			return err
+		}
+		defer null.Close()
+		stdin = null
+	}
+	if stderr == nil {
+		stderr = stdout // MergeStderr: one pipe for both
+	}
+	return sendTracked(p.cmd, func() error { return p.launch.Send(stdin, stdout, stderr) })
 }
 
 func unwrapPathErr(err error) error {

@@ -1,0 +1,94 @@
+package depcheck
+
+import (
+	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// rootBudget is how many exported names (constants, variables,
+// functions, types, and methods of exported types) the root package may
+// have, so that `go doc` of it fits on two screens. Raise it only with a
+// reason in the same change; a new name should first replace an old one.
+const rootBudget = 55
+
+// exportedNames lists the exported names of the package at importPath
+// (its non-test files for this platform), methods as "Type.Method".
+func exportedNames(t *testing.T, importPath string) []string {
+	out, err := exec.Command("go", "list", "-json", importPath).Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var p struct {
+		Dir     string
+		GoFiles []string
+	}
+	if err := json.Unmarshal(out, &p); err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	var files []*ast.File
+	for _, name := range p.GoFiles {
+		f, err := parser.ParseFile(fset, filepath.Join(p.Dir, name), nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	var names []string
+	for _, f := range files {
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if !d.Name.IsExported() {
+					continue
+				}
+				if d.Recv == nil {
+					names = append(names, d.Name.Name)
+					continue
+				}
+				recv := d.Recv.List[0].Type
+				if s, ok := recv.(*ast.StarExpr); ok {
+					recv = s.X
+				}
+				if id, ok := recv.(*ast.Ident); ok && id.IsExported() {
+					names = append(names, id.Name+"."+d.Name.Name)
+				}
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						if s.Name.IsExported() {
+							names = append(names, s.Name.Name)
+						}
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							if n.IsExported() {
+								names = append(names, n.Name)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+func TestRootSurface(t *testing.T) {
+	names := exportedNames(t, module)
+	if len(names) < 20 {
+		t.Fatalf("found only %d exported names: %v", len(names), names)
+	}
+	if len(names) > rootBudget {
+		t.Errorf("the root package exports %d names, over its budget of %d (docs/architecture.md, Invariants):\n%s",
+			len(names), rootBudget, strings.Join(names, "\n"))
+	}
+}

@@ -1,0 +1,43 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+	"testing"
+)
+
+// The doctor --json row keeps its keys (name, ok, detail, reason, fix)
+// now that it is a Layer with a status; and an applied or missing layer
+// writes only the keys it has.
+func TestLayerJSONKeys(t *testing.T) {
+	keys := func(v any) []string {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		return slices.Sorted(maps.Keys(m))
+	}
+	for _, c := range []struct {
+		v    any
+		want []string
+	}{
+		{ProbeResult{Layer: Layer{Name: LayerSeccomp, Reason: "r", Fix: "f", Detail: "d"}}, []string{"detail", "fix", "name", "ok", "reason"}},
+		{ProbeResult{Layer: Layer{Name: LayerSeccomp}, OK: true}, []string{"name", "ok"}},
+		{Layer{Name: LayerSeccomp, Detail: "d"}, []string{"detail", "name"}},
+		{Layer{Name: LayerSeccomp, Reason: "r", Fix: "f"}, []string{"fix", "name", "reason"}},
+	} {
+		if got := keys(c.v); !slices.Equal(got, c.want) {
+			t.Errorf("%+v: keys %v, want %v", c.v, got, c.want)
+		}
+	}
+	var back ProbeResult
+	if err := json.Unmarshal([]byte(`{"name":"seccomp","ok":false,"reason":"r","fix":"f"}`), &back); err != nil ||
+		back != (ProbeResult{Layer: Layer{Name: "seccomp", Reason: "r", Fix: "f"}}) {
+		t.Errorf("decoded %+v, %v", back, err)
+	}
+}
