@@ -124,6 +124,7 @@ func (p *Pool) Command(ctx context.Context, spec Spec, script string, env []stri
 		w.h.call = &poolCall{Script: script, Dir: realpath(dir),
 			Env: goProxyEnv(withCacheEnv(env, cacheDirOf(spec, env), hs.Writable, hs.Workspace), env, hs.FS.Home)}
 		w.h.callFD = w.fd
+		w.h.applied.Warm = true
 		// The post-run workspace search starts from now (and from what
 		// exists now), not from when the helper was warmed.
 		w.h.ws = prepareWSGuard(hs.Workspace, lookGit(env))
