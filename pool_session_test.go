@@ -55,7 +55,7 @@ func TestSessionWarmPool(t *testing.T) {
 	if hits, _ := s.pool.Stats(); hits != 1 {
 		t.Fatalf("pool hits %d, want 1", hits)
 	}
-	if r.Sandbox == nil || !r.Sandbox.Has("seccomp") || !r.Sandbox.Has("landlock-fs") {
+	if r.Sandbox == nil || !r.Sandbox.Warm || !r.Sandbox.Has("seccomp") || !r.Sandbox.Has("landlock-fs") {
 		t.Fatalf("warm run reports no layers: %v", r.Sandbox)
 	}
 

@@ -35,6 +35,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -124,6 +125,7 @@ func (p *Pool) Command(ctx context.Context, spec Spec, script string, env []stri
 		w.h.call = &poolCall{Script: script, Dir: realpath(dir),
 			Env: goProxyEnv(withCacheEnv(env, cacheDirOf(spec, env), hs.Writable, hs.Workspace), env, hs.FS.Home)}
 		w.h.callFD = w.fd
+		w.h.applied.Warm = true
 		// The post-run workspace search starts from now (and from what
 		// exists now), not from when the helper was warmed.
 		w.h.ws = prepareWSGuard(hs.Workspace, lookGit(env))
@@ -268,9 +270,11 @@ func keyOf(spec Spec, hs *helperSpec) (string, []byte) {
 // take returns a warm helper that fits the call, or nil; either way it
 // makes the pool prepare helpers for calls like this one.
 func (p *Pool) take(spec Spec, env []string, dir string) (*warmHelper, *helperSpec) {
-	// Strict runs start cold: the overlay would otherwise sit over the
-	// workspace, and its upper directory wait, between calls.
-	if p == nil || spec.Mode == Off || spec.Mode == Strict || spec.Workspace == "" {
+	// Only the modes whose helpers are known to keep nothing per call
+	// in the warm part are served warm. Strict runs start cold: the
+	// overlay would otherwise sit over the workspace, and its upper
+	// directory wait, between calls.
+	if p == nil || (spec.Mode != Auto && spec.Mode != Required) || spec.Workspace == "" {
 		return nil, nil
 	}
 	hs, err := poolSpec(spec, env, spec.Workspace)
@@ -281,6 +285,10 @@ func (p *Pool) take(spec Spec, env []string, dir string) (*warmHelper, *helperSp
 		return nil, nil // only a cwd inside the workspace is known to be visible
 	}
 	key, hsJSON := keyOf(spec, hs)
+	// The helper's own environment (its /proc/1/environ inside) is the
+	// one it was warmed with: only a call with that environment fits.
+	env = withoutVar(env, markerVar)
+	key += "\x00env\x00" + strings.Join(env, "\x00")
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.lastMiss = ""
@@ -293,7 +301,7 @@ func (p *Pool) take(spec Spec, env []string, dir string) (*warmHelper, *helperSp
 		old := p.warm
 		p.warm = nil
 		p.key, p.failed = key, false
-		p.proto = &poolProto{spec: spec, env: withoutVar(env, markerVar), ws: hs.Workspace, hs: hsJSON}
+		p.proto = &poolProto{spec: spec, env: env, ws: hs.Workspace, hs: hsJSON}
 		for _, w := range old {
 			p.discardLocked(w)
 		}

@@ -91,6 +91,9 @@ func (f *fixture) runPooled(t *testing.T, ctx context.Context, spec Spec, script
 	h.Started()
 	stop := context.AfterFunc(ctx, func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
 	a, aerr := h.Applied()
+	if a.Warm != f.lastWarm {
+		t.Errorf("Applied.Warm %v for a warm start %v", a.Warm, f.lastWarm)
+	}
 	werr := cmd.Wait()
 	stop()
 	select {
