@@ -14,12 +14,12 @@ EVALDIR   ?= /var/tmp/shellguard-eval
 SGEVAL    := $(EVALDIR)/sgeval
 SGBIN     := $(EVALDIR)/shellguard
 
-.PHONY: build test vet lint unit cross shared evalbin eval-effect eval-static eval-sandbox eval-sandbox-fs eval-sandbox-session eval-sandbox-strict bench release clean
+.PHONY: build test vet lint unit cross shared evalbin eval-effect eval-static eval-sandbox eval-sandbox-fs eval-sandbox-session eval-sandbox-strict eval-warm bench release clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -o shellguard ./cmd/shellguard
 
-test: vet lint unit cross eval-static eval-effect eval-sandbox
+test: vet lint unit cross eval-static eval-effect eval-sandbox eval-warm
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
@@ -78,6 +78,20 @@ eval-sandbox-session: evalbin
 	cd $(EVALDIR) && $(SGEVAL) effect --exec '$(DEVMACHINE) {outside} -- $(SGBIN) run --sandbox required --timeout {timeout} -- {cmd}' $(CURDIR)/sandbox/testdata/escapes-session.jsonl
 
 eval-sandbox: eval-sandbox-fs eval-sandbox-session eval-sandbox-strict
+
+# The same corpora through a session's warm sandbox helper (the path of the
+# MCP server, serve and Session): warmrun runs each command in a helper
+# prepared before it arrived, and fails a case it had to start cold.
+WARMRUN := $(EVALDIR)/warmrun
+eval-warm: evalbin
+	@command -v tmux >/dev/null 2>&1 || { echo "installing tmux"; apt-get update -q >/dev/null; apt-get install -y -q tmux >/dev/null; }
+	CGO_ENABLED=0 $(GO) build -o $(WARMRUN) ./sandbox/testdata/warmrun
+	$(GO) build -o $(DEVMACHINE) ./sandbox/testdata/devmachine
+	chmod 755 $(WARMRUN) $(DEVMACHINE)
+	cd $(EVALDIR) && $(SGEVAL) effect --exec '$(WARMRUN) {timeout} -- {cmd}' $(SHARED)/eval/corpus/effect-public.jsonl $(EFFECT_FILTER)
+	cd $(EVALDIR) && $(SGEVAL) effect --exec '$(WARMRUN) --sandbox required {timeout} -- {cmd}' $(SHARED)/eval/corpus/effect-public.jsonl $(EFFECT_FILTER)
+	cd $(EVALDIR) && $(SGEVAL) effect --exec '$(WARMRUN) {timeout} -- {cmd}' $(CURDIR)/sandbox/testdata/escapes-fs.jsonl
+	cd $(EVALDIR) && $(SGEVAL) effect --exec '$(DEVMACHINE) {outside} -- $(WARMRUN) {timeout} -- {cmd}' $(CURDIR)/sandbox/testdata/escapes-session.jsonl
 
 eval-sandbox-fs: evalbin
 	cd $(EVALDIR) && ./sgeval effect --exec '$(SGBIN) run --timeout {timeout} -- {cmd}' $(CURDIR)/sandbox/testdata/escapes-fs.jsonl

@@ -5,11 +5,13 @@ package shellguard
 import (
 	"context"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/shellguard/shellguard/sandbox"
 	"go.uber.org/goleak"
 )
 
@@ -53,7 +55,7 @@ func TestSessionWarmPool(t *testing.T) {
 	if hits, _ := s.pool.Stats(); hits != 1 {
 		t.Fatalf("pool hits %d, want 1", hits)
 	}
-	if r.Sandbox == nil || !r.Sandbox.Has("seccomp") || !r.Sandbox.Has("landlock-fs") {
+	if r.Sandbox == nil || !r.Sandbox.Warm || !r.Sandbox.Has("seccomp") || !r.Sandbox.Has("landlock-fs") {
 		t.Fatalf("warm run reports no layers: %v", r.Sandbox)
 	}
 
@@ -106,4 +108,64 @@ func countChildren() int {
 		}
 	}
 	return n
+}
+
+// BenchmarkSessionRunTrue compares, side by side, `true` run by
+// exec.Command("bash", "-c", "true") with Session.Run in the sandbox,
+// warm (a helper is ready when the call arrives, as between an agent's
+// calls: the wait for the refill is not timed) and cold (sandbox.pool 0).
+//
+//	go test -run '^$' -bench SessionRunTrue -count 5 .
+func BenchmarkSessionRunTrue(b *testing.B) {
+	b.Run("bash", func(b *testing.B) {
+		for b.Loop() {
+			if err := exec.Command("bash", "-c", "true").Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, c := range []struct {
+		name string
+		pool int
+	}{{"session-warm", 0}, {"session-cold", -1}} {
+		b.Run(c.name, func(b *testing.B) {
+			scratch, err := os.MkdirTemp("/var/tmp", "sg-bench-")
+			if err != nil {
+				b.Skip(err)
+			}
+			defer os.RemoveAll(scratch)
+			g, err := New(Config{Workspace: scratch, Sandbox: &sandbox.Spec{Pool: c.pool}, Environ: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + scratch}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer g.Close()
+			s := g.NewSession(SessionOptions{})
+			ctx := context.Background()
+			run := func() {
+				r, err := s.Run(ctx, Request{Command: "true"})
+				if err != nil || r.ExitCode == nil || *r.ExitCode != 0 {
+					b.Fatalf("%+v %v", r, err)
+				}
+			}
+			run()
+			run()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if c.pool >= 0 {
+					b.StopTimer()
+					for s.pool.Ready() < sandbox.DefaultPool {
+						time.Sleep(100 * time.Microsecond)
+					}
+					b.StartTimer()
+				}
+				run()
+			}
+			b.StopTimer()
+			if c.pool >= 0 {
+				if hits, misses := s.pool.Stats(); hits < b.N {
+					b.Fatalf("%d warm, %d cold", hits, misses)
+				}
+			}
+		})
+	}
 }

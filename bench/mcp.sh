@@ -4,6 +4,8 @@
 # over stdio: one `shellguard mcp` process, CALLS sequential calls after
 # WARMUP unmeasured ones. Target: p50 <= 8 ms with the sandbox on.
 # Arguments are passed to `shellguard mcp` (e.g. --sandbox off, to compare).
+# GAP_MS=N pauses N ms before each measured call (unmeasured), as an agent
+# does between calls: the time the server's warm helpers are refilled in.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v node >/dev/null || { echo "bench/mcp.sh needs node and npm" >&2; exit 1; }

@@ -6,6 +6,9 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 
 const [bin, ws, callsArg = "500", warmupArg = "50", ...extra] = process.argv.slice(2);
 const calls = Number(callsArg), warmup = Number(warmupArg);
+// GAP_MS: a pause before each measured call (not measured), as an agent
+// thinks between calls; 0: back to back.
+const gap = Number(process.env.GAP_MS ?? 0);
 const client = new Client({ name: "shellguard-bench", version: "1.0.0" });
 await client.connect(new StdioClientTransport({ command: bin, args: ["mcp", "--workspace", ws, ...extra], cwd: ws, stderr: "inherit" }));
 let sandbox;
@@ -17,6 +20,7 @@ const once = async () => {
 for (let i = 0; i < warmup; i++) await once();
 const ms = [];
 for (let i = 0; i < calls; i++) {
+  if (gap > 0) await new Promise((resolve) => setTimeout(resolve, gap));
   const t0 = process.hrtime.bigint();
   await once();
   ms.push(Number(process.hrtime.bigint() - t0) / 1e6);

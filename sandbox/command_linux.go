@@ -17,6 +17,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/shellguard/shellguard/internal/steptime"
 )
 
 // helperSpec is what the parent sends the helper (argv[2], JSON): the Spec
@@ -38,6 +40,9 @@ type helperSpec struct {
 	NSReason string `json:"ns_reason,omitempty"`
 	// FS: HOME allowlist, secret roots, .git (home_linux.go, git_linux.go).
 	FS fsSpec `json:"fs"`
+	// Timing is the descriptor of the steptime file the helper records
+	// its steps into (0: none).
+	Timing int `json:"timing,omitempty"`
 	// Overlay: the copy-on-write workspace of Strict mode (overlay_linux.go).
 	Overlay *overlaySpec `json:"overlay,omitempty"`
 	// RootMap: as root, the idmapped writable roots and the uid the
@@ -102,12 +107,14 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		return cmd, &Handle{mode: Off, off: true, offApply: Applied{Mode: Off, Platform: "linux", Network: "host"}}, nil
 	}
+	steptime.Mark("sb.begin")
 	hs, err := resolve(spec, env, dir)
 	if err != nil {
 		return nil, nil, err
 	}
 	hs.Bash = bash
 	hs.IPC = ipcSpecOf(spec, env, dir)
+	steptime.Mark("sb.resolve")
 
 	// Namespaces: all or nothing (the mount namespace needs the user
 	// namespace when unprivileged, and the masks need the mount namespace).
@@ -127,6 +134,7 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 			hs.FS.GitErr = "preparing the .git view: " + err.Error()
 		}
 	}
+	steptime.Mark("sb.git")
 	var ovs *overlayState
 	if hs.UserNS && spec.Mode == Strict {
 		if hs.Overlay, ovs, err = prepareOverlay(hs.Workspace); err != nil {
@@ -150,12 +158,20 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 			f.Close()
 		}
 	}
+	// The step marks of the helper go to the CLI's file, passed as fd 4
+	// (a warm helper of the pool needs fd 4 for its call: the pool is not
+	// used while marks are recorded).
+	var timing *os.File
+	if timing = steptime.File(); timing != nil {
+		hs.Timing = 4
+	}
 	js, err := json.Marshal(hs)
 	if err != nil {
 		ovs.discard()
 		closeFiles()
 		return nil, nil, err
 	}
+	steptime.Mark("sb.json")
 	r, w, err := reportChannel()
 	if err != nil {
 		ovs.discard()
@@ -168,11 +184,13 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 	cmd.Env = goProxyEnv(cmd.Env, env, hs.FS.Home)
 	cmd.Dir = dir
 	cmd.ExtraFiles = []*os.File{w}
-	if len(rmFiles) > 0 {
-		// fd 4 stays free for a warm helper's call channel.
-		cmd.ExtraFiles = append(cmd.ExtraFiles, nil)
-		cmd.ExtraFiles = append(cmd.ExtraFiles, rmFiles...)
+	if timing != nil || len(rmFiles) > 0 {
+		// fd 4: the step marks, or (nil here) a warm helper's call
+		// channel, which the pool puts there.
+		cmd.ExtraFiles = append(cmd.ExtraFiles, timing)
 	}
+	// fd 5 and up: the idmapped trees (rootmap_linux.go).
+	cmd.ExtraFiles = append(cmd.ExtraFiles, rmFiles...)
 	// A session of its own: no controlling terminal (session_linux.go).
 	attr := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 	if hs.UserNS {
@@ -208,8 +226,11 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 		attr.CgroupFD = rc.fd
 	}
 	cmd.SysProcAttr = attr
+	steptime.Mark("sb.cgroup")
+	ws := prepareWSGuard(hs.Workspace, lookGit(env))
+	steptime.Mark("sb.wsguard")
 	return cmd, &Handle{mode: spec.Mode, r: r, w: w, userns: hs.UserNS, git: gst, ov: ovs, rm: rmFiles, post: &PostRun{}, cg: rc, cgErr: cgErr,
-		ws: prepareWSGuard(hs.Workspace, lookGit(env))}, nil
+		ws: ws}, nil
 }
 
 const (
@@ -286,6 +307,7 @@ func (h *Handle) Applied() (Applied, error) {
 			return
 		}
 		b, sup, err := readReport(h.r)
+		steptime.Mark("sb.report")
 		h.sup = sup
 		h.r.Close()
 		h.r = nil
@@ -352,6 +374,7 @@ func (h *Handle) Close() error {
 	}
 	if h.git != nil {
 		notes, warns := h.git.finish()
+		steptime.Mark("sb.git-finish")
 		h.git = nil
 		if h.post != nil {
 			h.post.Git = append(notes, warns...)
@@ -360,6 +383,7 @@ func (h *Handle) Close() error {
 	}
 	if h.ws != nil {
 		warns := h.ws.finish()
+		steptime.Mark("sb.wsguard-finish")
 		h.ws = nil
 		if h.post != nil {
 			h.post.Git = append(h.post.Git, warns...)

@@ -15,7 +15,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-
 // overlaySpec is what the helper mounts (helperSpec.Overlay).
 type overlaySpec struct {
 	Lower string `json:"lower"` // the workspace (also the mount point)

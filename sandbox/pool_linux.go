@@ -35,6 +35,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -68,14 +69,14 @@ type Pool struct {
 	size   int
 	marker string
 
-	mu       sync.Mutex
-	key      string
-	proto    *poolProto
-	warm     []*warmHelper
-	starting int
-	failed   bool // warming failed for this key: stop trying until it changes
-	closed   bool
-	bg       sync.WaitGroup
+	mu      sync.Mutex
+	key     string
+	proto   *poolProto
+	warm    []*warmHelper
+	filling bool // a goroutine is warming helpers
+	failed  bool // warming failed for this key: stop trying until it changes
+	closed  bool
+	bg      sync.WaitGroup
 
 	hits, misses int
 	lastMiss     string // why the last call started cold (for tests)
@@ -124,6 +125,7 @@ func (p *Pool) Command(ctx context.Context, spec Spec, script string, env []stri
 		w.h.call = &poolCall{Script: script, Dir: realpath(dir),
 			Env: goProxyEnv(withCacheEnv(env, cacheDirOf(spec, env), hs.Writable, hs.Workspace), env, hs.FS.Home)}
 		w.h.callFD = w.fd
+		w.h.applied.Warm = true
 		// The post-run workspace search starts from now (and from what
 		// exists now), not from when the helper was warmed.
 		w.h.ws = prepareWSGuard(hs.Workspace, lookGit(env))
@@ -268,9 +270,11 @@ func keyOf(spec Spec, hs *helperSpec) (string, []byte) {
 // take returns a warm helper that fits the call, or nil; either way it
 // makes the pool prepare helpers for calls like this one.
 func (p *Pool) take(spec Spec, env []string, dir string) (*warmHelper, *helperSpec) {
-	// Strict runs start cold: the overlay would otherwise sit over the
-	// workspace, and its upper directory wait, between calls.
-	if p == nil || spec.Mode == Off || spec.Mode == Strict || spec.Workspace == "" {
+	// Only the modes whose helpers are known to keep nothing per call
+	// in the warm part are served warm. Strict runs start cold: the
+	// overlay would otherwise sit over the workspace, and its upper
+	// directory wait, between calls.
+	if p == nil || (spec.Mode != Auto && spec.Mode != Required) || spec.Workspace == "" {
 		return nil, nil
 	}
 	hs, err := poolSpec(spec, env, spec.Workspace)
@@ -281,6 +285,10 @@ func (p *Pool) take(spec Spec, env []string, dir string) (*warmHelper, *helperSp
 		return nil, nil // only a cwd inside the workspace is known to be visible
 	}
 	key, hsJSON := keyOf(spec, hs)
+	// The helper's own environment (its /proc/1/environ inside) is the
+	// one it was warmed with: only a call with that environment fits.
+	env = withoutVar(env, markerVar)
+	key += "\x00env\x00" + strings.Join(env, "\x00")
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.lastMiss = ""
@@ -293,7 +301,7 @@ func (p *Pool) take(spec Spec, env []string, dir string) (*warmHelper, *helperSp
 		old := p.warm
 		p.warm = nil
 		p.key, p.failed = key, false
-		p.proto = &poolProto{spec: spec, env: withoutVar(env, markerVar), ws: hs.Workspace, hs: hsJSON}
+		p.proto = &poolProto{spec: spec, env: env, ws: hs.Workspace, hs: hsJSON}
 		for _, w := range old {
 			p.discardLocked(w)
 		}
@@ -329,38 +337,42 @@ func (p *Pool) take(spec Spec, env []string, dir string) (*warmHelper, *helperSp
 	return got, hs
 }
 
-// fillLocked starts helpers in the background until the pool holds size
-// of them (ready or being warmed).
+// fillLocked makes sure helpers are being warmed, in the background and
+// one at a time (each takes a few milliseconds of CPU that a command
+// running meanwhile should not lose to several at once), until the pool
+// holds size of them.
 func (p *Pool) fillLocked() {
-	if p.closed || p.failed || p.proto == nil {
+	if p.closed || p.failed || p.proto == nil || p.filling || len(p.warm) >= p.size {
 		return
 	}
-	for len(p.warm)+p.starting < p.size {
-		p.starting++
-		p.bg.Add(1)
-		go p.warmOne(p.key, p.proto)
-	}
+	p.filling = true
+	p.bg.Add(1)
+	go p.fill()
 }
 
-func (p *Pool) warmOne(key string, pr *poolProto) {
+func (p *Pool) fill() {
 	defer p.bg.Done()
-	w, err := p.start(key, pr)
 	p.mu.Lock()
-	p.starting--
-	if err != nil {
-		if p.key == key {
-			p.failed = true // the cold path says why
-			p.lastWarmErr = err
+	for !p.closed && !p.failed && p.proto != nil && len(p.warm) < p.size {
+		key, pr := p.key, p.proto
+		p.mu.Unlock()
+		w, err := p.start(key, pr)
+		p.mu.Lock()
+		switch {
+		case err != nil:
+			if p.key == key {
+				p.failed = true // the cold path says why
+				p.lastWarmErr = err
+			}
+		case p.closed || p.key != key:
+			p.mu.Unlock()
+			p.kill(w)
+			p.mu.Lock()
+		default:
+			p.warm = append(p.warm, w)
 		}
-		p.mu.Unlock()
-		return
 	}
-	if p.closed || p.key != key {
-		p.mu.Unlock()
-		p.kill(w)
-		return
-	}
-	p.warm = append(p.warm, w)
+	p.filling = false
 	p.mu.Unlock()
 }
 

@@ -277,6 +277,10 @@ type Applied struct {
 	// Post is what shellguard did after the command ended (the .git
 	// broker); filled in when the run's handle is closed.
 	Post *PostRun `json:"post_run,omitempty"`
+	// Warm: the command ran in a helper that had applied every layer
+	// before it arrived (a session's warm helper, see Pool); it sees
+	// exactly what a helper started for it would.
+	Warm bool `json:"warm,omitempty"`
 }
 
 // Has reports whether the layer name was applied.

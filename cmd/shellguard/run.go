@@ -17,6 +17,7 @@ import (
 
 	"github.com/shellguard/shellguard"
 	"github.com/shellguard/shellguard/internal/runner"
+	"github.com/shellguard/shellguard/internal/steptime"
 	"github.com/shellguard/shellguard/policy"
 	"github.com/shellguard/shellguard/sandbox"
 )
@@ -67,8 +68,10 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 		return argError(stderr, "run", err.Error())
 	}
 
+	steptime.Mark("cli.flags")
 	runner.EnableSubreaper() // best effort: the process group and marker still work without it
 	g, c, err := gf.newGuard()
+	steptime.Mark("cli.guard")
 	if err != nil {
 		fmt.Fprintln(stderr, "shellguard:", err)
 		return exitFailure
@@ -121,6 +124,7 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 		req.MergeStderr = sameFile(stdout, stderr)
 	}
 	req.Approve = ask.approver()
+	steptime.Mark("cli.setup")
 	res, err := g.Run(ctx, req)
 	cancel()
 	<-sigDone
