@@ -45,6 +45,9 @@ type helperSpec struct {
 	Timing int `json:"timing,omitempty"`
 	// Overlay: the copy-on-write workspace of Strict mode (overlay_linux.go).
 	Overlay *overlaySpec `json:"overlay,omitempty"`
+	// RootMap: as root, the idmapped writable roots and the uid the
+	// command runs as (rootmap_linux.go).
+	RootMap *rootMapSpec `json:"rootmap,omitempty"`
 }
 
 // helperReport is what the helper writes to fd 3 just before exec.
@@ -70,6 +73,7 @@ type Handle struct {
 	git  *gitState
 	ws   *wsGuard
 	ov   *overlayState // Strict mode's upper directory (overlay_linux.go)
+	rm   []*os.File    // the idmapped trees passed to the helper (rootmap_linux.go)
 	post *PostRun
 	// cg is the run's cgroup (nil: cgErr says why there is none).
 	cg    *runCgroup
@@ -138,6 +142,22 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 			hs.Overlay = &overlaySpec{Err: "preparing the overlay: " + err.Error()}
 		}
 	}
+	var rmFiles []*os.File
+	if hs.UserNS && os.Getuid() == 0 {
+		hs.RootMap, rmFiles = prepareRootMap(rootMapDirs(hs))
+		if hs.RootMap.Err == "" && hs.Overlay != nil && hs.Overlay.Err == "" {
+			// The overlay's root shows the upper directory's owner: the
+			// command's, as the idmapped workspace would.
+			if err := os.Lchown(hs.Overlay.Upper, hs.RootMap.HostID, hs.RootMap.HostID); err != nil {
+				hs.Overlay.Err = "preparing the overlay: " + err.Error()
+			}
+		}
+	}
+	closeFiles := func() {
+		for _, f := range rmFiles {
+			f.Close()
+		}
+	}
 	// The step marks of the helper go to the CLI's file, passed as fd 4
 	// (a warm helper of the pool needs fd 4 for its call: the pool is not
 	// used while marks are recorded).
@@ -148,12 +168,14 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 	js, err := json.Marshal(hs)
 	if err != nil {
 		ovs.discard()
+		closeFiles()
 		return nil, nil, err
 	}
 	steptime.Mark("sb.json")
 	r, w, err := reportChannel()
 	if err != nil {
 		ovs.discard()
+		closeFiles()
 		return nil, nil, err
 	}
 	cmd := exec.CommandContext(ctx, "/proc/self/exe", helperArg, string(js), script)
@@ -162,9 +184,13 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 	cmd.Env = goProxyEnv(cmd.Env, env, hs.FS.Home)
 	cmd.Dir = dir
 	cmd.ExtraFiles = []*os.File{w}
-	if timing != nil {
+	if timing != nil || len(rmFiles) > 0 {
+		// fd 4: the step marks, or (nil here) a warm helper's call
+		// channel, which the pool puts there.
 		cmd.ExtraFiles = append(cmd.ExtraFiles, timing)
 	}
+	// fd 5 and up: the idmapped trees (rootmap_linux.go).
+	cmd.ExtraFiles = append(cmd.ExtraFiles, rmFiles...)
 	// A session of its own: no controlling terminal (session_linux.go).
 	attr := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 	if hs.UserNS {
@@ -173,6 +199,14 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 		attr.GidMappingsEnableSetgroups = false
+		if hs.RootMap != nil && hs.RootMap.Err == "" {
+			// Root sets up, then becomes RootMapID (rootmap_linux.go);
+			// setgroups lets it drop root's supplementary groups.
+			id := hs.RootMap.HostID
+			attr.UidMappings = append(attr.UidMappings, syscall.SysProcIDMap{ContainerID: id, HostID: id, Size: 1})
+			attr.GidMappings = append(attr.GidMappings, syscall.SysProcIDMap{ContainerID: id, HostID: id, Size: 1})
+			attr.GidMappingsEnableSetgroups = true
+		}
 		// Keep the capabilities of the new user namespace across the
 		// exec of the helper even when our uid inside is not 0; the
 		// helper drops them all before bash starts.
@@ -195,7 +229,7 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 	steptime.Mark("sb.cgroup")
 	ws := prepareWSGuard(hs.Workspace, lookGit(env))
 	steptime.Mark("sb.wsguard")
-	return cmd, &Handle{mode: spec.Mode, r: r, w: w, userns: hs.UserNS, git: gst, ov: ovs, post: &PostRun{}, cg: rc, cgErr: cgErr,
+	return cmd, &Handle{mode: spec.Mode, r: r, w: w, userns: hs.UserNS, git: gst, ov: ovs, rm: rmFiles, post: &PostRun{}, cg: rc, cgErr: cgErr,
 		ws: ws}, nil
 }
 
@@ -230,6 +264,7 @@ func (h *Handle) Started() {
 		h.w.Close()
 		h.w = nil
 	}
+	h.closeRootMap()
 }
 
 // StartFailed tells the handle that cmd.Start failed with err. In Auto
@@ -323,6 +358,7 @@ func (h *Handle) Close() error {
 		h.sup.Stop()
 		h.sup = nil
 	}
+	h.closeRootMap()
 	if h.cg != nil {
 		h.cg.close()
 		h.cg = nil

@@ -31,6 +31,9 @@ func Main() {
 		return
 	}
 	switch {
+	case len(os.Args) == 3 && os.Args[2] == holderArg:
+		// Holds a user namespace for idmapped mounts (rootmap_linux.go).
+		os.Exit(rootMapHolder())
 	case len(os.Args) == 4:
 		os.Exit(helperMain(os.Args[2], os.Args[3], false))
 	case len(os.Args) == 5 && os.Args[4] == warmArg:
@@ -46,6 +49,10 @@ type helper struct {
 	hs      helperSpec
 	applied Applied
 	ipc     ipcState // ipc_linux.go
+	// rootMapUsed: idmapped trees attached; rootMapErr: attaching one
+	// failed (rootmap_linux.go).
+	rootMapUsed map[int]bool
+	rootMapErr  error
 }
 
 func (h *helper) ok(name, detail string) {
@@ -103,6 +110,7 @@ func helperMain(specJSON, script string, warm bool) int {
 	h.namespaces()
 	steptime.Mark("h.namespaces")
 	mountsOK := h.hs.UserNS
+	h.rootMapParents()   // rootmap_linux.go: as root only
 	h.overlayWorkspace() // overlay_linux.go: Strict mode only
 	if mountsOK {
 		h.privateIPC() // before the writable roots are bound (ipc_linux.go)
@@ -130,6 +138,7 @@ func helperMain(specJSON, script string, warm bool) int {
 		h.session()
 	}
 	steptime.Mark("h.loopback")
+	h.rootMapSwitch() // rootmap_linux.go: as root only
 	h.dropCaps()
 	steptime.Mark("h.caps")
 	h.landlock()
@@ -323,6 +332,13 @@ func (h *helper) mounts() {
 	var rwErrs []string
 	if roErr == nil {
 		for _, w := range hs.Writable {
+			if took, err := h.rootMapTake(w, w); took {
+				// As root: an idmapped copy (rootmap_linux.go).
+				if err != nil {
+					rwErrs = append(rwErrs, w+": "+err.Error())
+				}
+				continue
+			}
 			if err := unix.Mount(w, w, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 				rwErrs = append(rwErrs, w+": "+err.Error())
 				continue
