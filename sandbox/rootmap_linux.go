@@ -19,8 +19,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// RootMapID is the uid and gid a command of root runs as: high in the 32-bit range, above the
-// ranges distributions hand out to users, systemd and container subuids.
+// RootMapID is the uid and gid a command of root runs as: high in the
+// 32-bit range, above the ranges distributions hand out to users, systemd
+// and container subuids.
 const RootMapID = 0x7FFF0000
 
 // securebits (linux/securebits.h).
