@@ -169,6 +169,7 @@ func (l sandboxLauncher) Command(script string, env []string, dir string) (runne
 		Report:      func() (any, error) { return h.Applied() },
 		Close:       func() { h.Close() },
 		StartFailed: h.StartFailed,
+		Contained:   h.Contained,
 	}
 	if h.Warm() {
 		launch.Send = h.Send
