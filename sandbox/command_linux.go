@@ -144,7 +144,9 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 	}
 	var rmFiles []*os.File
 	if hs.UserNS && os.Getuid() == 0 {
+		steptime.Mark("sb.overlay")
 		hs.RootMap, rmFiles = prepareRootMap(rootMapDirs(hs))
+		steptime.Mark("sb.rootmap")
 		if hs.RootMap.Err == "" && hs.Overlay != nil && hs.Overlay.Err == "" {
 			// The overlay's root shows the upper directory's owner: the
 			// command's, as the idmapped workspace would.

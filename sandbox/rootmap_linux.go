@@ -15,6 +15,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/shellguard/shellguard/internal/steptime"
 	"golang.org/x/sys/unix"
 )
 
@@ -91,10 +92,29 @@ func rootMapUserNS() (int, error) {
 			return
 		}
 		rootMapNS.fd, rootMapNS.err = unix.Open("/proc/"+strconv.Itoa(cmd.Process.Pid)+"/ns/user", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		// The namespace is ours now: the child need not start up to
+		// exit by itself (a whole second start of this program, on the
+		// critical path of a cold run). It is killed and reaped aside.
+		cmd.Process.Kill()
 		in.Close()
-		cmd.Wait()
+		go cmd.Wait()
 	})
 	return rootMapNS.fd, rootMapNS.err
+}
+
+// Prewarm starts, in the background, the part of the first sandboxed
+// command's set-up that does not depend on the command, so that it runs
+// while the caller is still loading its configuration and checking the
+// command: as root, the user namespace of the idmapped writable roots (a
+// child process, made once per process). It does nothing for another
+// uid, without user namespaces, or with the sandbox off.
+func Prewarm(spec Spec) {
+	if spec.Mode == Off || os.Getuid() != 0 {
+		return
+	}
+	if ok, _ := nsAllowed(); ok {
+		go rootMapUserNS()
+	}
 }
 
 // rootMapHolder is that child: it holds the namespace until its stdin
@@ -111,6 +131,7 @@ func rootMapHolder() int {
 func prepareRootMap(dirs []string) (*rootMapSpec, []*os.File) {
 	rs := &rootMapSpec{HostID: RootMapID}
 	nsfd, err := rootMapUserNS()
+	steptime.Mark("sb.rootmap-userns")
 	if err != nil {
 		rs.Err = err.Error()
 		return rs, nil

@@ -76,6 +76,9 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "shellguard:", err)
 		return exitFailure
 	}
+	if s := g.Config().Sandbox; s != nil {
+		sandbox.Prewarm(*s) // meanwhile the command is checked
+	}
 	defer g.Close()
 	printConfigNotes(stderr, c)
 	req := shellguard.Request{Command: command, Cwd: *cwd}
