@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/shellguard/shellguard/internal/runner"
+	"github.com/shellguard/shellguard/internal/steptime"
 	"github.com/shellguard/shellguard/policy"
 	"github.com/shellguard/shellguard/sandbox"
 )
@@ -56,8 +57,10 @@ type Request struct {
 // the Result carries the decision and reasons and the error is a
 // *DeniedError (errors.Is(err, ErrDenied)).
 func (g *Guard) Run(ctx context.Context, req Request) (res Result, err error) {
+	steptime.Mark("run.begin")
 	opts, a, res, err := g.prepare(ctx, req)
-	defer func() { g.record(req, a, &res, err) }()
+	steptime.Mark("run.prepare")
+	defer func() { g.record(req, a, &res, err); steptime.Mark("run.record") }()
 	if err != nil {
 		return res, err
 	}
@@ -65,6 +68,7 @@ func (g *Guard) Run(ctx context.Context, req Request) (res Result, err error) {
 	if rr.Pid == 0 { // nothing was started
 		return res, err
 	}
+	steptime.Mark("run.ran")
 	g.fill(&res, rr, opts.Tag.(*runTag))
 	return res, err
 }

@@ -1,11 +1,20 @@
 package redact
 
+import (
+	"sync"
+	"sync/atomic"
+)
+
 // A small Aho–Corasick automaton, compiled to a dense DFA over ASCII
 // case-folded byte classes. It is the prefilter: the redactor runs a rule's
 // regular expression only around the places where one of the rule's
 // keywords occurs, so ordinary output costs one table lookup per byte.
 
-const acFlag = 1 << 31 // set on a DFA state that ends at least one keyword
+const (
+	acFlag    = 1 << 31 // set on a DFA state that ends at least one keyword
+	acPending = 1 << 30 // set on a transition whose target's row is not filled yet
+	acState   = acPending - 1
+)
 
 type automaton struct {
 	class [256]uint8 // byte → class; 0 = "no keyword contains this byte"
@@ -13,7 +22,22 @@ type automaton struct {
 	// delta: (state·width + class) → next state·width, acFlag set if the
 	// next state has outputs. States are kept premultiplied by the row
 	// width, so a step is one add and one load.
+	//
+	// Rows are filled the first time a scan enters their state (a short
+	// text visits a few dozen of the thousand-odd states), not when the
+	// automaton is built: building costs the trie and the failure links
+	// only. A transition into a state whose row is not filled yet carries
+	// acPending, which scan already tests together with acFlag, so the
+	// common path stays one load and one test a byte. Rows are filled
+	// under mu and published with atomic stores: a Redactor's automaton is
+	// shared by every stream it redacts.
 	delta  []uint32
+	ready  []uint32 // state → 1 once its row is filled (atomic)
+	mu     sync.Mutex
+	child  []int32 // state → first trie child, or -1
+	next   []int32 // state → next sibling in its parent's child list, or -1
+	edge   []uint8 // state → class of the trie edge into it
+	fail   []int32 // state → failure state
 	own    []int32 // state → first keyword id ending exactly here, or -1
 	dict   []int32 // state → nearest proper suffix state with own ≥ 0, or -1
 	kwNext []int32 // keyword id → next keyword id ending at the same state, or -1
@@ -34,10 +58,9 @@ func lowerASCII(b byte) byte {
 // newAutomaton builds the DFA for keywords (matched case-insensitively for
 // ASCII letters). Empty keywords are ignored.
 //
-// The trie is built directly in the dense transition table (0 = no edge:
-// the root is nobody's child), then one breadth-first pass sets failure
-// links and fills every missing transition from the failure state's row,
-// which is complete by then. No maps, a few allocations.
+// It builds the trie (as child and sibling lists), then one breadth-first
+// pass sets the failure and suffix-output links. The dense rows are
+// filled lazily (fillRow), the root's at once.
 func newAutomaton(keywords []string) *automaton {
 	a := &automaton{kwLen: make([]int, len(keywords)), kwNext: make([]int32, len(keywords))}
 	// Byte classes: every distinct lower-cased byte used by a keyword.
@@ -62,13 +85,12 @@ func newAutomaton(keywords []string) *automaton {
 	width := nc
 	a.width = uint32(nc)
 
-	// Trie. At most total+1 states; keywords share prefixes, so guess less.
-	guess := min(total+1, 1+total*3/4)
-	delta := make([]uint32, width, guess*width)
-	own := make([]int32, 1, guess)
-	depth := make([]int, 1, guess)
-	own[0] = -1
-	n := 1
+	// Trie. At most total+1 states.
+	a.child = append(make([]int32, 0, total+1), -1)
+	a.next = append(make([]int32, 0, total+1), -1)
+	a.edge = append(make([]uint8, 0, total+1), 0)
+	a.own = append(make([]int32, 0, total+1), -1)
+	a.depth = append(make([]int, 0, total+1), 0)
 	for id, kw := range keywords {
 		a.kwLen[id] = len(kw)
 		a.kwNext[id] = -1
@@ -76,70 +98,131 @@ func newAutomaton(keywords []string) *automaton {
 			continue
 		}
 		a.maxKw = max(a.maxKw, len(kw))
-		s := 0
+		s := int32(0)
 		for i := 0; i < len(kw); i++ {
-			e := s*width + int(a.class[lowerASCII(kw[i])])
-			t := int(delta[e])
-			if t == 0 {
-				t = n
-				n++
-				delta = append(delta, make([]uint32, width)...)
-				own = append(own, -1)
-				depth = append(depth, depth[s]+1)
-				delta[e] = uint32(t)
+			c := a.class[lowerASCII(kw[i])]
+			t := a.trieChild(s, c)
+			if t < 0 {
+				t = int32(len(a.own))
+				a.child = append(a.child, -1)
+				a.next = append(a.next, a.child[s])
+				a.edge = append(a.edge, c)
+				a.own = append(a.own, -1)
+				a.depth = append(a.depth, a.depth[s]+1)
+				a.child[s] = t
 			}
 			s = t
 		}
-		if own[s] < 0 {
-			own[s] = int32(id)
+		if a.own[s] < 0 {
+			a.own[s] = int32(id)
 		} else {
-			last := own[s]
+			last := a.own[s]
 			for a.kwNext[last] >= 0 {
 				last = a.kwNext[last]
 			}
 			a.kwNext[last] = int32(id)
 		}
 	}
-	// Breadth-first: failure links, suffix-output links, full rows. Row s
-	// holds only trie edges until s is dequeued; the failure state of s is
-	// shallower, so its row is complete by then.
-	fail := make([]int32, n)
-	dict := make([]int32, n)
-	dict[0] = -1
+	n := len(a.own)
+	// Breadth-first: failure links and suffix-output links.
+	a.fail = make([]int32, n)
+	a.dict = make([]int32, n)
+	a.dict[0] = -1
 	order := make([]int32, 0, n)
-	for c := 0; c < width; c++ {
-		if t := delta[c]; t != 0 {
-			order = append(order, int32(t)) // fail = root
-		}
+	for t := a.child[0]; t >= 0; t = a.next[t] {
+		order = append(order, t) // fail = root
+		a.dict[t] = -1
 	}
 	for i := 0; i < len(order); i++ {
-		s := int(order[i])
-		f := int(fail[s])
-		if own[f] >= 0 {
-			dict[s] = int32(f)
-		} else {
-			dict[s] = dict[f]
-		}
-		row := delta[s*width : (s+1)*width]
-		frow := delta[f*width : (f+1)*width]
-		for c, t := range row {
-			if t != 0 {
-				fail[t] = int32(frow[c])
-				order = append(order, int32(t))
-			} else {
-				row[c] = frow[c]
+		s := order[i]
+		for t := a.child[s]; t >= 0; t = a.next[t] {
+			f := a.fail[s]
+			for {
+				if g := a.trieChild(f, a.edge[t]); g >= 0 {
+					a.fail[t] = g
+					break
+				}
+				if f == 0 {
+					a.fail[t] = 0
+					break
+				}
+				f = a.fail[f]
 			}
+			if ft := a.fail[t]; a.own[ft] >= 0 {
+				a.dict[t] = ft
+			} else {
+				a.dict[t] = a.dict[ft]
+			}
+			order = append(order, t)
 		}
 	}
-	for i, t := range delta {
-		v := t * uint32(width)
-		if own[t] >= 0 || dict[t] >= 0 {
-			v |= acFlag
-		}
-		delta[i] = v
-	}
-	a.delta, a.own, a.dict, a.depth, a.nStates = delta, own, dict, depth, n
+	// Memory for every row, touched only as rows are filled.
+	a.delta = make([]uint32, n*width)
+	a.ready = make([]uint32, n)
+	a.nStates = n
+	a.fillRow(0)
 	return a
+}
+
+// trieChild is the trie edge of s for class c, or -1.
+func (a *automaton) trieChild(s int32, c uint8) int32 {
+	for t := a.child[s]; t >= 0; t = a.next[t] {
+		if a.edge[t] == c {
+			return t
+		}
+	}
+	return -1
+}
+
+// fillRow fills the row of state s (and first those of its failure
+// chain, which it copies from). Called with mu held, or before the
+// automaton is shared.
+func (a *automaton) fillRow(s int32) {
+	if atomic.LoadUint32(&a.ready[s]) != 0 {
+		return
+	}
+	w := int(a.width)
+	f := a.fail[s]
+	if s != 0 {
+		a.fillRow(f)
+	}
+	row := a.delta[int(s)*w : int(s+1)*w]
+	for c := range row {
+		var t int32
+		if s == 0 {
+			t = max(a.trieChild(0, uint8(c)), 0)
+		} else if t = a.trieChild(s, uint8(c)); t < 0 {
+			t = int32((atomic.LoadUint32(&a.delta[int(f)*w+c]) & acState) / a.width)
+		}
+		atomic.StoreUint32(&row[c], a.encode(t))
+	}
+	atomic.StoreUint32(&a.ready[s], 1)
+}
+
+// encode is the transition value into state t.
+func (a *automaton) encode(t int32) uint32 {
+	v := uint32(t) * a.width
+	if a.own[t] >= 0 || a.dict[t] >= 0 {
+		v |= acFlag
+	}
+	if atomic.LoadUint32(&a.ready[t]) == 0 {
+		v |= acPending
+	}
+	return v
+}
+
+// settle fills the row of the state transition i leads to and clears
+// acPending on it; it returns the transition's value.
+func (a *automaton) settle(i uint32) uint32 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	v := atomic.LoadUint32(&a.delta[i])
+	if v&acPending != 0 {
+		a.fillRow(int32((v & acState) / a.width))
+		v &^= acPending
+		atomic.StoreUint32(&a.delta[i], v)
+	}
+	return v
 }
 
 // scan advances the automaton over p starting in state s (0 or a value
@@ -149,10 +232,17 @@ func newAutomaton(keywords []string) *automaton {
 func (a *automaton) scan(s uint32, p []byte, hit func(id int32, end int)) uint32 {
 	delta, class := a.delta, &a.class
 	for i, b := range p {
-		s = delta[s&^acFlag+uint32(class[b])]
+		j := s&acState + uint32(class[b])
+		s = atomic.LoadUint32(&delta[j])
+		if s&(acFlag|acPending) == 0 {
+			continue
+		}
+		if s&acPending != 0 {
+			s = a.settle(j)
+		}
 		if s&acFlag != 0 {
 			// Keywords ending here, longest first.
-			for u := int32((s &^ acFlag) / a.width); u >= 0; u = a.dict[u] {
+			for u := int32((s & acState) / a.width); u >= 0; u = a.dict[u] {
 				for id := a.own[u]; id >= 0; id = a.kwNext[id] {
 					hit(id, i+1)
 				}
@@ -165,5 +255,5 @@ func (a *automaton) scan(s uint32, p []byte, hit func(id int32, end int)) uint32
 // stateDepth is the length of the keyword prefix that state s (as scan
 // returns it) represents.
 func (a *automaton) stateDepth(s uint32) int {
-	return a.depth[(s&^acFlag)/a.width]
+	return a.depth[(s&acState)/a.width]
 }

@@ -17,6 +17,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/shellguard/shellguard/internal/steptime"
 )
 
 // helperSpec is what the parent sends the helper (argv[2], JSON): the Spec
@@ -38,8 +40,14 @@ type helperSpec struct {
 	NSReason string `json:"ns_reason,omitempty"`
 	// FS: HOME allowlist, secret roots, .git (home_linux.go, git_linux.go).
 	FS fsSpec `json:"fs"`
+	// Timing is the descriptor of the steptime file the helper records
+	// its steps into (0: none).
+	Timing int `json:"timing,omitempty"`
 	// Overlay: the copy-on-write workspace of Strict mode (overlay_linux.go).
 	Overlay *overlaySpec `json:"overlay,omitempty"`
+	// RootMap: as root, the idmapped writable roots and the uid the
+	// command runs as (rootmap_linux.go).
+	RootMap *rootMapSpec `json:"rootmap,omitempty"`
 }
 
 // helperReport is what the helper writes to fd 3 just before exec.
@@ -65,6 +73,7 @@ type Handle struct {
 	git  *gitState
 	ws   *wsGuard
 	ov   *overlayState // Strict mode's upper directory (overlay_linux.go)
+	rm   []*os.File    // the idmapped trees passed to the helper (rootmap_linux.go)
 	post *PostRun
 	// cg is the run's cgroup (nil: cgErr says why there is none).
 	cg    *runCgroup
@@ -98,12 +107,14 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		return cmd, &Handle{mode: Off, off: true, offApply: Applied{Mode: Off, Platform: "linux", Network: "host"}}, nil
 	}
+	steptime.Mark("sb.begin")
 	hs, err := resolve(spec, env, dir)
 	if err != nil {
 		return nil, nil, err
 	}
 	hs.Bash = bash
 	hs.IPC = ipcSpecOf(spec, env, dir)
+	steptime.Mark("sb.resolve")
 
 	// Namespaces: all or nothing (the mount namespace needs the user
 	// namespace when unprivileged, and the masks need the mount namespace).
@@ -123,6 +134,7 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 			hs.FS.GitErr = "preparing the .git view: " + err.Error()
 		}
 	}
+	steptime.Mark("sb.git")
 	var ovs *overlayState
 	if hs.UserNS && spec.Mode == Strict {
 		if hs.Overlay, ovs, err = prepareOverlay(hs.Workspace); err != nil {
@@ -130,14 +142,42 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 			hs.Overlay = &overlaySpec{Err: "preparing the overlay: " + err.Error()}
 		}
 	}
+	var rmFiles []*os.File
+	if hs.UserNS && os.Getuid() == 0 {
+		steptime.Mark("sb.overlay")
+		hs.RootMap, rmFiles = prepareRootMap(rootMapDirs(hs))
+		steptime.Mark("sb.rootmap")
+		if hs.RootMap.Err == "" && hs.Overlay != nil && hs.Overlay.Err == "" {
+			// The overlay's root shows the upper directory's owner: the
+			// command's, as the idmapped workspace would.
+			if err := os.Lchown(hs.Overlay.Upper, hs.RootMap.HostID, hs.RootMap.HostID); err != nil {
+				hs.Overlay.Err = "preparing the overlay: " + err.Error()
+			}
+		}
+	}
+	closeFiles := func() {
+		for _, f := range rmFiles {
+			f.Close()
+		}
+	}
+	// The step marks of the helper go to the CLI's file, passed as fd 4
+	// (a warm helper of the pool needs fd 4 for its call: the pool is not
+	// used while marks are recorded).
+	var timing *os.File
+	if timing = steptime.File(); timing != nil {
+		hs.Timing = 4
+	}
 	js, err := json.Marshal(hs)
 	if err != nil {
 		ovs.discard()
+		closeFiles()
 		return nil, nil, err
 	}
+	steptime.Mark("sb.json")
 	r, w, err := reportChannel()
 	if err != nil {
 		ovs.discard()
+		closeFiles()
 		return nil, nil, err
 	}
 	cmd := exec.CommandContext(ctx, "/proc/self/exe", helperArg, string(js), script)
@@ -146,6 +186,13 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 	cmd.Env = goProxyEnv(cmd.Env, env, hs.FS.Home)
 	cmd.Dir = dir
 	cmd.ExtraFiles = []*os.File{w}
+	if timing != nil || len(rmFiles) > 0 {
+		// fd 4: the step marks, or (nil here) a warm helper's call
+		// channel, which the pool puts there.
+		cmd.ExtraFiles = append(cmd.ExtraFiles, timing)
+	}
+	// fd 5 and up: the idmapped trees (rootmap_linux.go).
+	cmd.ExtraFiles = append(cmd.ExtraFiles, rmFiles...)
 	// A session of its own: no controlling terminal (session_linux.go).
 	attr := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 	if hs.UserNS {
@@ -154,6 +201,14 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 		attr.GidMappingsEnableSetgroups = false
+		if hs.RootMap != nil && hs.RootMap.Err == "" {
+			// Root sets up, then becomes RootMapID (rootmap_linux.go);
+			// setgroups lets it drop root's supplementary groups.
+			id := hs.RootMap.HostID
+			attr.UidMappings = append(attr.UidMappings, syscall.SysProcIDMap{ContainerID: id, HostID: id, Size: 1})
+			attr.GidMappings = append(attr.GidMappings, syscall.SysProcIDMap{ContainerID: id, HostID: id, Size: 1})
+			attr.GidMappingsEnableSetgroups = true
+		}
 		// Keep the capabilities of the new user namespace across the
 		// exec of the helper even when our uid inside is not 0; the
 		// helper drops them all before bash starts.
@@ -173,8 +228,11 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 		attr.CgroupFD = rc.fd
 	}
 	cmd.SysProcAttr = attr
-	return cmd, &Handle{mode: spec.Mode, r: r, w: w, userns: hs.UserNS, git: gst, ov: ovs, post: &PostRun{}, cg: rc, cgErr: cgErr,
-		ws: prepareWSGuard(hs.Workspace, lookGit(env))}, nil
+	steptime.Mark("sb.cgroup")
+	ws := prepareWSGuard(hs.Workspace, lookGit(env))
+	steptime.Mark("sb.wsguard")
+	return cmd, &Handle{mode: spec.Mode, r: r, w: w, userns: hs.UserNS, git: gst, ov: ovs, rm: rmFiles, post: &PostRun{}, cg: rc, cgErr: cgErr,
+		ws: ws}, nil
 }
 
 const (
@@ -208,6 +266,7 @@ func (h *Handle) Started() {
 		h.w.Close()
 		h.w = nil
 	}
+	h.closeRootMap()
 }
 
 // StartFailed tells the handle that cmd.Start failed with err. In Auto
@@ -250,6 +309,7 @@ func (h *Handle) Applied() (Applied, error) {
 			return
 		}
 		b, sup, err := readReport(h.r)
+		steptime.Mark("sb.report")
 		h.sup = sup
 		h.r.Close()
 		h.r = nil
@@ -300,6 +360,7 @@ func (h *Handle) Close() error {
 		h.sup.Stop()
 		h.sup = nil
 	}
+	h.closeRootMap()
 	if h.cg != nil {
 		h.cg.close()
 		h.cg = nil
@@ -315,6 +376,7 @@ func (h *Handle) Close() error {
 	}
 	if h.git != nil {
 		notes, warns := h.git.finish()
+		steptime.Mark("sb.git-finish")
 		h.git = nil
 		if h.post != nil {
 			h.post.Git = append(notes, warns...)
@@ -323,6 +385,7 @@ func (h *Handle) Close() error {
 	}
 	if h.ws != nil {
 		warns := h.ws.finish()
+		steptime.Mark("sb.wsguard-finish")
 		h.ws = nil
 		if h.post != nil {
 			h.post.Git = append(h.post.Git, warns...)

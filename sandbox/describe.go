@@ -66,6 +66,12 @@ func (a Applied) Words() []string {
 	if a.Has(LayerCaps) && a.Has(LayerNoNewPrivs) {
 		out = append(out, "no privileges")
 	}
+	if a.Has(LayerRootMap) {
+		out = append(out, "not root on the host")
+	}
+	if a.Has(LayerOverlay) {
+		out = append(out, "copy-on-write workspace")
+	}
 	if a.Has(LayerRlimits) {
 		out = append(out, "rlimits")
 	}

@@ -49,6 +49,12 @@ type gitState struct {
 // prepareGit builds the view of ws/.git (nil when ws has no .git
 // directory). Hard links make the state files the same inodes as the real
 // ones, so nothing is copied but the config.
+//
+// A view outlives its run: finish leaves it in .git, unlocked, and the
+// next run locks it and brings it in line with the real .git entry by
+// entry (syncView). In the common case, where nothing in .git changed,
+// that is a handful of stats and reads instead of creating and removing
+// a dozen directories, links and files on every call.
 func prepareGit(ws string, env []string) (*gitSpec, *gitState, error) {
 	gd := filepath.Join(ws, ".git")
 	fi, err := os.Lstat(gd)
@@ -59,81 +65,219 @@ func prepareGit(ws string, env []string) (*gitSpec, *gitState, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if recoverStaleViews(gd, ents) {
+	view, lockFd, changed := claimView(gd, ents)
+	if changed {
 		if ents, err = os.ReadDir(gd); err != nil {
+			if lockFd >= 0 {
+				unix.Close(lockFd)
+			}
 			return nil, nil, err
 		}
 	}
-	view, err := os.MkdirTemp(gd, gitViewPrefix)
-	if err != nil {
+	if view == "" {
+		if view, lockFd, err = newView(gd); err != nil {
+			return nil, nil, err
+		}
+	}
+	gs := &gitSpec{Dir: gd, View: view}
+	st := &gitState{dir: gd, view: view, lockFd: lockFd, bound: map[string]bool{}, links: map[string]uint64{}, mtimes: map[string]unix.Timespec{}, copies: map[string][]byte{}}
+	st.git = lookGit(env)
+	if err := st.syncView(gs, ents); err != nil {
+		st.discard()
 		return nil, nil, err
 	}
+	return gs, st, nil
+}
+
+// staleViewAge is how long a view without a lock file, or one still being
+// created, must have been left alone before it counts as left by a killed
+// run.
+const staleViewAge = time.Minute
+
+// gitViewNew prefixes a view while it is being created: its lock is taken
+// before it gets its final name, so no other run can take it meanwhile.
+const gitViewNew = gitViewPrefix + "new-"
+
+// newView creates an empty view in gd and returns it locked.
+func newView(gd string) (string, int, error) {
+	tmp, err := os.MkdirTemp(gd, gitViewNew)
+	if err != nil {
+		return "", -1, err
+	}
 	// The lock (next to the view, so not visible inside) is held while
-	// the run lives; a view whose lock is free was left by a killed run.
-	lockFd, err := unix.Open(view+".lock", unix.O_RDWR|unix.O_CREAT|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0o600)
+	// the run lives; a view whose lock is free is reused by the next run.
+	lockFd, err := unix.Open(tmp+".lock", unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0o600)
 	if err == nil {
 		if err = unix.Flock(lockFd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
 			unix.Close(lockFd)
 		}
 	}
 	if err != nil {
-		os.Remove(view)
-		return nil, nil, fmt.Errorf("locking the view: %w", err)
+		os.Remove(tmp)
+		return "", -1, fmt.Errorf("locking the view: %w", err)
 	}
-	gs := &gitSpec{Dir: gd, View: view}
-	st := &gitState{dir: gd, view: view, lockFd: lockFd, bound: map[string]bool{}, links: map[string]uint64{}, mtimes: map[string]unix.Timespec{}, copies: map[string][]byte{}}
-	st.git = lookGit(env)
-	fail := func(err error) (*gitSpec, *gitState, error) {
-		st.finish()
-		return nil, nil, err
+	view := filepath.Join(gd, gitViewPrefix+strings.TrimPrefix(filepath.Base(tmp), gitViewNew))
+	if err = os.Rename(tmp+".lock", view+".lock"); err == nil {
+		if err = os.Rename(tmp, view); err != nil {
+			os.Remove(view + ".lock")
+		}
+	} else {
+		os.Remove(tmp + ".lock")
 	}
+	if err != nil {
+		os.Remove(tmp)
+		unix.Close(lockFd)
+		return "", -1, fmt.Errorf("naming the view: %w", err)
+	}
+	return view, lockFd, nil
+}
+
+// claimView locks a view that an earlier run left in gd, for reuse, and
+// puts back the rebase/sequencer state that a killed run had moved into
+// a view. A view without a lock file, or one never finished, left alone
+// for staleViewAge (a run killed while creating it) is removed. changed
+// says whether gd's entries changed.
+func claimView(gd string, ents []os.DirEntry) (view string, lockFd int, changed bool) {
+	lockFd = -1
+	for _, e := range ents {
+		name := e.Name()
+		if !strings.HasPrefix(name, gitViewPrefix) || !e.IsDir() {
+			continue
+		}
+		v := filepath.Join(gd, name)
+		old := func() bool {
+			fi, err := e.Info()
+			return err == nil && time.Since(fi.ModTime()) >= staleViewAge
+		}
+		if strings.HasPrefix(name, gitViewNew) {
+			if old() {
+				os.RemoveAll(v)
+				os.Remove(v + ".lock")
+			}
+			continue // another run is creating it
+		}
+		fd, err := unix.Open(v+".lock", unix.O_RDWR|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+		switch {
+		case errors.Is(err, unix.ENOENT):
+			if old() {
+				changed = recoverStateDirs(gd, v) || changed
+				os.RemoveAll(v)
+			}
+			continue
+		case err != nil:
+			continue
+		}
+		if unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) != nil {
+			unix.Close(fd)
+			continue // a live run
+		}
+		changed = recoverStateDirs(gd, v) || changed
+		if view != "" {
+			unix.Close(fd) // one is enough; the others stay for parallel runs
+			continue
+		}
+		view, lockFd = v, fd
+	}
+	return view, lockFd, changed
+}
+
+// recoverStateDirs moves the state directories a killed run left in view
+// back into gd, unless gd has them again.
+func recoverStateDirs(gd, view string) (moved bool) {
+	for d := range gitStateDirs {
+		src, dst := filepath.Join(view, d), filepath.Join(gd, d)
+		if _, err := os.Lstat(src); err != nil {
+			continue
+		}
+		if _, err := os.Lstat(dst); errors.Is(err, os.ErrNotExist) {
+			moved = os.Rename(src, dst) == nil || moved
+		}
+	}
+	return moved
+}
+
+// syncView makes st.view the view of the real .git whose entries are
+// ents: an empty directory for every directory (the data directories are
+// bound writable over theirs inside, the others read-only), the state
+// files hard-linked, the other files and symlinks copied, the state
+// directories moved in. What an earlier run left that does not belong
+// there is removed, and nothing in the view is written through (it may
+// hold links and symlinks an earlier command made).
+func (st *gitState) syncView(gs *gitSpec, ents []os.DirEntry) error {
+	have := map[string]os.DirEntry{}
+	if vents, err := os.ReadDir(st.view); err == nil {
+		for _, e := range vents {
+			have[e.Name()] = e
+		}
+	} else {
+		return err
+	}
+	keep := map[string]bool{}
 	hooks := false
 	for _, e := range ents {
 		name := e.Name()
-		src, dst := filepath.Join(gd, name), filepath.Join(view, name)
 		if strings.HasPrefix(name, gitViewPrefix) {
 			continue
 		}
+		src, dst := filepath.Join(st.dir, name), filepath.Join(st.view, name)
+		old := have[name]
+		keep[name] = true
 		switch t := e.Type(); {
 		case t.IsDir() && gitDataDirs[name]:
-			if err := os.Mkdir(dst, 0o700); err != nil {
-				return fail(err)
+			if err := emptyDir(dst, old); err != nil {
+				return err
 			}
 			gs.RW = append(gs.RW, name)
 			st.bound[name] = true
 		case t.IsDir() && gitStateDirs[name]:
+			if old != nil {
+				if err := os.RemoveAll(dst); err != nil {
+					return err
+				}
+			}
 			if err := os.Rename(src, dst); err != nil {
-				return fail(err)
+				return err
 			}
 			st.moved = append(st.moved, name)
 		case t.IsDir():
-			if err := os.Mkdir(dst, 0o700); err != nil {
-				return fail(err)
+			if err := emptyDir(dst, old); err != nil {
+				return err
 			}
 			st.bound[name] = true
 			// Nothing in it to read (branches/, hooks/ with only the
 			// samples): the empty view directory will do, and whatever
-			// is written there is dropped with the view.
+			// is written there is dropped.
 			if !onlySamples(src) {
 				gs.RO = append(gs.RO, name)
 			}
 			hooks = hooks || name == "hooks"
 		case t.IsRegular() && gitStateFiles[name]:
-			if err := os.Link(src, dst); err != nil {
-				return fail(err)
+			var rs unix.Stat_t
+			if err := unix.Lstat(src, &rs); err != nil {
+				return err
 			}
-			var s unix.Stat_t
-			if err := unix.Lstat(dst, &s); err != nil {
-				return fail(err)
+			var vs unix.Stat_t
+			if old == nil || !old.Type().IsRegular() || unix.Lstat(dst, &vs) != nil || vs.Ino != rs.Ino || vs.Dev != rs.Dev {
+				if old != nil {
+					if err := os.RemoveAll(dst); err != nil {
+						return err
+					}
+				}
+				if err := os.Link(src, dst); err != nil {
+					return err
+				}
+				if err := unix.Lstat(dst, &vs); err != nil {
+					return err
+				}
 			}
-			st.links[name], st.mtimes[name] = s.Ino, s.Mtim
+			st.links[name], st.mtimes[name] = vs.Ino, vs.Mtim
 		case t.IsRegular():
 			b, err := os.ReadFile(src)
 			if err != nil {
-				return fail(err)
+				return err
 			}
-			if err := os.WriteFile(dst, b, 0o600); err != nil {
-				return fail(err)
+			if err := copyInto(dst, b, old); err != nil {
+				return err
 			}
 			if name == "config" {
 				st.config = b
@@ -141,20 +285,114 @@ func prepareGit(ws string, env []string) (*gitSpec, *gitState, error) {
 				st.copies[name] = b
 			}
 		case t&os.ModeSymlink != 0:
-			if l, err := os.Readlink(src); err == nil {
-				os.Symlink(l, dst)
-				st.copies[name] = []byte("symlink:" + l)
+			l, err := os.Readlink(src)
+			if err != nil {
+				keep[name] = false
+				continue
 			}
+			if old == nil || old.Type()&os.ModeSymlink == 0 {
+				os.RemoveAll(dst)
+				os.Symlink(l, dst)
+			} else if vl, err := os.Readlink(dst); err != nil || vl != l {
+				os.Remove(dst)
+				os.Symlink(l, dst)
+			}
+			st.copies[name] = []byte("symlink:" + l)
+		default:
+			keep[name] = false // sockets, fifos: not part of the view
 		}
 	}
 	if !hooks {
 		// An empty hooks/ in the view: a hook written there is dropped.
-		if err := os.Mkdir(filepath.Join(view, "hooks"), 0o700); err != nil {
-			return fail(err)
+		if err := emptyDir(filepath.Join(st.view, "hooks"), have["hooks"]); err != nil {
+			return err
 		}
 		st.bound["hooks"] = true
+		keep["hooks"] = true
 	}
-	return gs, st, nil
+	for name := range have {
+		if !keep[name] {
+			if err := os.RemoveAll(filepath.Join(st.view, name)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// emptyDir makes p an empty directory; old is what the view had there.
+func emptyDir(p string, old os.DirEntry) error {
+	if old != nil {
+		if old.IsDir() && dirEmpty(p) {
+			return nil
+		}
+		if err := os.RemoveAll(p); err != nil {
+			return err
+		}
+	}
+	return os.Mkdir(p, 0o700)
+}
+
+// dirEmpty reports whether p is a directory (not a symlink to one) with
+// nothing in it.
+func dirEmpty(p string) bool {
+	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	f := os.NewFile(uintptr(fd), p)
+	defer f.Close()
+	names, err := f.Readdirnames(1)
+	return len(names) == 0 && errors.Is(err, io.EOF)
+}
+
+// copyInto makes p a regular file of its own holding b; old is what the
+// view had there. An existing file is never written through: it may be a
+// hard link or a symlink an earlier command made.
+func copyInto(p string, b []byte, old os.DirEntry) error {
+	if old != nil {
+		if old.Type().IsRegular() {
+			fd, err := unix.Open(p, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+			if err == nil {
+				f := os.NewFile(uintptr(fd), p)
+				var st unix.Stat_t
+				same := unix.Fstat(fd, &st) == nil && st.Nlink == 1 && st.Size == int64(len(b))
+				if same {
+					cur, err := io.ReadAll(f)
+					same = err == nil && bytes.Equal(cur, b)
+				}
+				f.Close()
+				if same {
+					return nil
+				}
+			}
+		}
+		if err := os.RemoveAll(p); err != nil {
+			return err
+		}
+	}
+	fd, err := unix.Open(p, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return err
+	}
+	f := os.NewFile(uintptr(fd), p)
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// discard gives up a view that could not be prepared: the state
+// directories go back, and the view and its lock are removed.
+func (st *gitState) discard() {
+	st.done = true
+	for _, d := range st.moved {
+		os.Rename(filepath.Join(st.view, d), filepath.Join(st.dir, d))
+	}
+	os.RemoveAll(st.view)
+	os.Remove(st.view + ".lock")
+	unix.Close(st.lockFd)
 }
 
 // onlySamples reports whether dir is empty or holds only git's *.sample
@@ -178,51 +416,6 @@ func onlySamples(dir string) bool {
 		}
 	}
 	return true
-}
-
-// staleViewAge is how long a view without a held lock must have been left
-// alone before it counts as left by a killed run.
-const staleViewAge = time.Minute
-
-// recoverStaleViews removes the views of runs that were killed before
-// they could clean up, putting back the rebase/sequencer state they had
-// moved in.
-func recoverStaleViews(gd string, ents []os.DirEntry) (recovered bool) {
-	for _, e := range ents {
-		name := e.Name()
-		if !strings.HasPrefix(name, gitViewPrefix) || !e.IsDir() {
-			continue
-		}
-		view := filepath.Join(gd, name)
-		if fi, err := e.Info(); err != nil || time.Since(fi.ModTime()) < staleViewAge {
-			// Maybe another run is creating it and has not locked it
-			// yet (the lock comes right after the directory).
-			continue
-		}
-		fd, err := unix.Open(view+".lock", unix.O_RDWR|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
-		if err == nil {
-			if unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB) != nil {
-				unix.Close(fd)
-				continue // a live run
-			}
-			defer unix.Close(fd)
-		} else if !errors.Is(err, unix.ENOENT) {
-			continue
-		}
-		for d := range gitStateDirs {
-			src, dst := filepath.Join(view, d), filepath.Join(gd, d)
-			if _, err := os.Lstat(src); err != nil {
-				continue
-			}
-			if _, err := os.Lstat(dst); errors.Is(err, os.ErrNotExist) {
-				os.Rename(src, dst)
-			}
-		}
-		os.RemoveAll(view)
-		os.Remove(view + ".lock")
-		recovered = true
-	}
-	return recovered
 }
 
 // lookGit finds git on the PATH of env ("" if there is none).
@@ -298,11 +491,10 @@ func (st *gitState) finish() (notes, warns []string) {
 		return nil, nil
 	}
 	st.done = true
-	defer func() {
-		os.RemoveAll(st.view)
-		os.Remove(st.view + ".lock")
-		unix.Close(st.lockFd)
-	}()
+	// The view stays for the next run (prepareGit); what was refused is
+	// removed from it now, the rest is brought in line then. The lock is
+	// released last.
+	defer unix.Close(st.lockFd)
 	for _, d := range st.moved {
 		if _, err := os.Lstat(filepath.Join(st.view, d)); err != nil {
 			continue // git finished it (rebase done)
@@ -322,6 +514,7 @@ func (st *gitState) finish() (notes, warns []string) {
 		case gitStateDirs[name] && e.IsDir():
 			if _, err := os.Lstat(dst); err == nil {
 				warns = append(warns, fmt.Sprintf(".git/%s exists already; the sandbox's copy was dropped", name))
+				os.RemoveAll(src)
 			} else if err := os.Rename(src, dst); err != nil {
 				warns = append(warns, fmt.Sprintf(".git/%s: %v", name, err))
 			}
@@ -352,6 +545,7 @@ func (st *gitState) finish() (notes, warns []string) {
 			old, existed := st.copies[name]
 			if !existed {
 				warns = append(warns, fmt.Sprintf("refused: .git/%s created inside the sandbox was dropped (git metadata outside objects/refs/logs and the state files cannot be added)", name))
+				os.RemoveAll(src)
 				continue
 			}
 			if b, err := os.ReadFile(src); err != nil || !bytes.Equal(b, old) {
@@ -405,6 +599,7 @@ func (st *gitState) brokerConfig(viewConfig string) (notes, warns []string) {
 	// now, so concurrent outside changes are kept.
 	tmp, err := os.CreateTemp(st.view, "orig-config-")
 	if err == nil {
+		defer os.Remove(tmp.Name())
 		tmp.Write(st.config)
 		tmp.Close()
 		if o, err := st.gitList(tmp.Name()); err == nil {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 const gitIdent = `export GIT_AUTHOR_NAME=a GIT_AUTHOR_EMAIL=a@example.com GIT_COMMITTER_NAME=a GIT_COMMITTER_EMAIL=a@example.com GIT_CONFIG_NOSYSTEM=1; `
@@ -72,9 +74,7 @@ git stash list; echo ok`, 60*time.Second)
 	if st := gitOutside(t, f, "status", "--porcelain"); st != "" {
 		t.Errorf("index out of sync outside: %q", st)
 	}
-	if ents, _ := filepath.Glob(filepath.Join(f.ws, ".git", gitViewPrefix+"*")); len(ents) != 0 {
-		t.Errorf("view left behind: %v", ents)
-	}
+	assertParkedView(t, f)
 	// A merge conflict leaves MERGE_HEAD; the next run can abort it.
 	r = f.run(t, Spec{}, gitIdent+`git checkout -q -b x HEAD~1 && echo 1 > z && git add z && git commit -q -m z1 && git checkout -q main && echo 2 > z && git add z && git commit -q -m z2 && git merge x; echo merged`, 60*time.Second)
 	if _, err := os.Stat(filepath.Join(f.ws, ".git", "MERGE_HEAD")); err != nil {
@@ -230,6 +230,30 @@ func TestGitStateChangedOutsideKept(t *testing.T) {
 	}
 }
 
+// assertParkedView checks that the runs left exactly one view in .git,
+// unlocked, for the next run to reuse.
+func assertParkedView(t *testing.T, f *fixture) {
+	t.Helper()
+	var views []string
+	all, _ := filepath.Glob(filepath.Join(f.ws, ".git", gitViewPrefix+"*"))
+	for _, v := range all {
+		if !strings.HasSuffix(v, ".lock") {
+			views = append(views, v)
+		}
+	}
+	if len(views) != 1 {
+		t.Fatalf("want one view left for reuse, got %v", views)
+	}
+	fd, err := unix.Open(views[0]+".lock", unix.O_RDWR|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		t.Fatalf("the view's lock: %v", err)
+	}
+	defer unix.Close(fd)
+	if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		t.Fatalf("the view is still locked after the run: %v", err)
+	}
+}
+
 // The view of a run that was killed before it cleaned up is removed by the
 // next run, and the rebase state it had moved in comes back.
 func TestGitStaleViewRecovered(t *testing.T) {
@@ -254,9 +278,47 @@ func TestGitStaleViewRecovered(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(f.ws, ".git", "rebase-merge", "head-name")); err != nil || string(b) != "refs/heads/main\n" {
 		t.Fatalf("rebase state not recovered: %q %v", b, err)
 	}
-	if ents, _ := filepath.Glob(filepath.Join(f.ws, ".git", gitViewPrefix+"*")); len(ents) != 0 {
-		t.Fatalf("views or locks left: %v", ents)
+	assertParkedView(t, f)
+}
+
+// A view is reused by the next run. Whatever a command left in it (new
+// metadata, a hook, a copied file replaced by a symlink to a file outside
+// or by a hard link to a workspace file) is gone before the next command
+// starts, and nothing is written through those links.
+func TestGitReusedViewIsClean(t *testing.T) {
+	f := gitFixture(t)
+	f.assertActive(t, Spec{})
+	keep := filepath.Join(f.ws, "keep.txt")
+	if err := os.WriteFile(keep, []byte("workspace file\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
+	r := f.run(t, Spec{}, `echo /elsewhere > .git/commondir
+echo 'touch pwned' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit
+ln -sf `+f.canary+` .git/description
+ln -f keep.txt .git/info-link 2>/dev/null; ln -f keep.txt .git/COMMIT_EDITMSG
+echo planted`, 20*time.Second)
+	if !strings.Contains(r.out, "planted") {
+		t.Fatalf("first run:\n%s", r.out)
+	}
+	assertParkedView(t, f)
+	r = f.run(t, Spec{}, `for p in commondir hooks/pre-commit info-link; do [ -e .git/$p ] && echo "left: $p"; done
+[ -L .git/description ] && echo "left: description symlink"
+cat .git/description; echo end`, 20*time.Second)
+	if strings.Contains(r.out, "left:") || !strings.Contains(r.out, "end") {
+		t.Fatalf("the reused view kept what the last command left:\n%s", r.out)
+	}
+	if b, _ := os.ReadFile(f.canary); string(b) != canaryText {
+		t.Fatalf("the canary outside was written through the view: %q", b)
+	}
+	if b, _ := os.ReadFile(keep); string(b) != "workspace file\n" {
+		t.Fatalf("a workspace file was written through the view: %q", b)
+	}
+	for _, p := range []string{"commondir", "info-link", "hooks/pre-commit"} {
+		if _, err := os.Lstat(filepath.Join(f.ws, ".git", p)); err == nil {
+			t.Errorf(".git/%s exists outside", p)
+		}
+	}
+	assertParkedView(t, f)
 }
 
 // A view another run has just created and not locked yet (the lock comes

@@ -16,6 +16,7 @@ import (
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"github.com/shellguard/shellguard/internal/seccompbpf"
+	"github.com/shellguard/shellguard/internal/steptime"
 	"golang.org/x/sys/unix"
 )
 
@@ -30,6 +31,9 @@ func Main() {
 		return
 	}
 	switch {
+	case len(os.Args) == 3 && os.Args[2] == holderArg:
+		// Holds a user namespace for idmapped mounts (rootmap_linux.go).
+		os.Exit(rootMapHolder())
 	case len(os.Args) == 4:
 		os.Exit(helperMain(os.Args[2], os.Args[3], false))
 	case len(os.Args) == 5 && os.Args[4] == warmArg:
@@ -45,6 +49,10 @@ type helper struct {
 	hs      helperSpec
 	applied Applied
 	ipc     ipcState // ipc_linux.go
+	// rootMapUsed: idmapped trees attached; rootMapErr: attaching one
+	// failed (rootmap_linux.go).
+	rootMapUsed map[int]bool
+	rootMapErr  error
 }
 
 func (h *helper) ok(name, detail string) {
@@ -76,6 +84,7 @@ func report(rep helperReport) {
 // stderr (awaitCall, pool_linux.go), and runs it exactly as a cold helper
 // runs the script of its argv.
 func helperMain(specJSON, script string, warm bool) int {
+	t0 := steptime.Now()
 	// Everything below runs on one OS thread: capabilities and the
 	// bounding set are per thread, and this thread execs bash.
 	runtime.LockOSThread()
@@ -87,17 +96,28 @@ func helperMain(specJSON, script string, warm bool) int {
 		return helperExit
 	}
 	hs := &h.hs
+	if hs.Timing != 0 {
+		steptime.Adopt(hs.Timing, "helper")
+		steptime.MarkAt("h.main", t0)
+		steptime.Mark("h.spec")
+	}
 	h.applied = Applied{Mode: hs.Mode, Platform: "linux", Workspace: hs.Workspace, Writable: hs.Writable}
 
 	h.closeInherited()
+	steptime.Mark("h.fds")
 	h.rlimits()
+	steptime.Mark("h.rlimits")
 	h.namespaces()
+	steptime.Mark("h.namespaces")
 	mountsOK := h.hs.UserNS
+	h.rootMapParents()   // rootmap_linux.go: as root only
 	h.overlayWorkspace() // overlay_linux.go: Strict mode only
 	if mountsOK {
 		h.privateIPC() // before the writable roots are bound (ipc_linux.go)
+		steptime.Mark("h.ipc")
 		h.mounts()
 		h.session() // session_linux.go
+		steptime.Mark("h.session")
 		// The cwd still points into the old (now read-only) mount:
 		// resolve it again through the new mounts.
 		// If it is hidden now, start in the workspace rather than keep a
@@ -105,6 +125,7 @@ func helperMain(specJSON, script string, warm bool) int {
 		if wd, err := os.Getwd(); err != nil || unix.Chdir(wd) != nil {
 			unix.Chdir(hs.Workspace)
 		}
+		steptime.Mark("h.chdir")
 	}
 	if hs.NetNS {
 		if err := loopbackUp(); err != nil {
@@ -116,9 +137,14 @@ func helperMain(specJSON, script string, warm bool) int {
 	if !mountsOK {
 		h.session()
 	}
+	steptime.Mark("h.loopback")
+	h.rootMapSwitch() // rootmap_linux.go: as root only
 	h.dropCaps()
+	steptime.Mark("h.caps")
 	h.landlock()
+	steptime.Mark("h.landlock")
 	h.seccomp()
+	steptime.Mark("h.seccomp")
 	h.ipcReport() // ipc_linux.go: needs the seccomp outcome
 
 	switch {
@@ -148,6 +174,7 @@ func helperMain(specJSON, script string, warm bool) int {
 		return helperExit
 	}
 	report(helperReport{Applied: h.applied})
+	steptime.Mark("h.report")
 
 	env := os.Environ()
 	var sigs chan os.Signal
@@ -305,16 +332,26 @@ func (h *helper) mounts() {
 		h.miss(LayerMasks, errors.New("mount namespace unusable"), "")
 		return
 	}
+	steptime.Mark("h.private")
 	// 0. HOME and the other secret roots by allowlist (home_linux.go).
 	h.isolateRoots()
+	steptime.Mark("h.home")
 	// 1. Everything read-only: chmod, chown, utime, unlink and writes fail
 	//    with EROFS outside the writable roots (Landlock covers neither
 	//    chmod nor chown nor utime).
 	roErr := mountAttr("/", true, unix.MOUNT_ATTR_RDONLY, 0)
+	steptime.Mark("h.roroot")
 	// 2. Writable roots: a bind of each onto itself, made writable again.
 	var rwErrs []string
 	if roErr == nil {
 		for _, w := range hs.Writable {
+			if took, err := h.rootMapTake(w, w); took {
+				// As root: an idmapped copy (rootmap_linux.go).
+				if err != nil {
+					rwErrs = append(rwErrs, w+": "+err.Error())
+				}
+				continue
+			}
 			if err := unix.Mount(w, w, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 				rwErrs = append(rwErrs, w+": "+err.Error())
 				continue
@@ -326,11 +363,13 @@ func (h *helper) mounts() {
 	}
 	// 3. Read-only paths inside writable roots. .git itself becomes a
 	//    mount point so it cannot be renamed away and rebuilt.
+	steptime.Mark("h.rwbinds")
 	var roPaths []string
 	var roErrs []string
 	if roErr == nil {
 		gitDir := filepath.Join(hs.Workspace, ".git")
 		viewOK := h.gitLayer(gitDir)
+		steptime.Mark("h.git")
 		if fi, err := os.Lstat(gitDir); !viewOK && err == nil && fi.IsDir() {
 			if err := unix.Mount(gitDir, gitDir, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 				roErrs = append(roErrs, gitDir+": "+err.Error())
@@ -359,6 +398,7 @@ func (h *helper) mounts() {
 			roPaths = append(roPaths, strings.TrimPrefix(p, hs.Workspace+"/"))
 		}
 	}
+	steptime.Mark("h.ropaths")
 	switch {
 	case roErr != nil:
 		h.miss(LayerReadOnlyRoot, fmt.Errorf("mount_setattr(/, RDONLY): %w", roErr), "a kernel with mount_setattr (5.12+)")
@@ -407,6 +447,7 @@ func (h *helper) mounts() {
 		}
 		h.ok(LayerMasks, d)
 	}
+	steptime.Mark("h.masks")
 	// 5. A fresh /proc for the new pid namespace.
 	if os.Getpid() == 1 {
 		if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
@@ -415,6 +456,7 @@ func (h *helper) mounts() {
 			h.ok(LayerProc, "fresh /proc of the pid namespace")
 		}
 	}
+	steptime.Mark("h.proc")
 }
 
 func loopbackUp() error {
@@ -630,6 +672,7 @@ func initMain(bash string, argv, env []string, sigs chan os.Signal) int {
 		fmt.Fprintf(os.Stderr, "shellguard: exec %s: %v\n", bash, err)
 		return 127
 	}
+	steptime.Mark("h.init-forked")
 	go func() {
 		for s := range sigs {
 			syscall.Kill(-1, s.(syscall.Signal)) // everyone in the namespace but us
@@ -647,6 +690,7 @@ func initMain(bash string, argv, env []string, sigs chan os.Signal) int {
 		if wpid != pid {
 			continue
 		}
+		steptime.Mark("h.bash-exited")
 		switch {
 		case ws.Exited():
 			return ws.ExitStatus()

@@ -166,6 +166,10 @@ func (h *helper) privateIPC() {
 		case t.kind == "tmpdir":
 			err = unix.Mount("/tmp", t.path, "", unix.MS_BIND, "")
 		case sessFD >= 0:
+			var took bool
+			if took, err = h.rootMapTake(filepath.Join(is.Session, t.kind), t.path); took {
+				break // as root: an idmapped copy (rootmap_linux.go)
+			}
 			err = unix.Mount(fmt.Sprintf("/proc/self/fd/%d/%s", sessFD, t.kind), t.path, "", unix.MS_BIND, "")
 			if err == nil {
 				err = mountAttr(t.path, false, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV, 0)

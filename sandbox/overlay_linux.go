@@ -15,15 +15,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// LayerOverlay: in Strict mode the workspace is a copy-on-write overlay.
-// The command writes into a private upper directory; after the run the
-// parent applies it to the real workspace, replacing each changed file by
-// rename. A workspace file hard-linked to a file outside (pnpm, uv and
-// other content stores) therefore gets a new inode instead of being
-// written through, whatever the command did to it: >, >>, sed -i,
-// truncate, chmod, cp onto it.
-const LayerOverlay = "overlay"
-
 // overlaySpec is what the helper mounts (helperSpec.Overlay).
 type overlaySpec struct {
 	Lower string `json:"lower"` // the workspace (also the mount point)
@@ -177,6 +168,12 @@ func (h *helper) overlayWorkspace() {
 		h.miss(LayerOverlay, fmt.Errorf("make / private: %w", err), "")
 		return
 	}
+	// As root, the lower layer is the idmapped workspace, so that the
+	// command (RootMapID) owns what root owns there (rootmap_linux.go).
+	if _, err := h.rootMapTake(ov.Lower, ov.Lower); err != nil {
+		h.miss(LayerOverlay, err, "")
+		return
+	}
 	if err := mountOverlay(ov); err != nil {
 		h.miss(LayerOverlay, err, "Linux 5.11+ (overlayfs in a user namespace) with user extended attributes on the filesystem of /tmp")
 		return
@@ -280,7 +277,6 @@ func (o *overlayState) finish() (notes, warns []string) {
 type overlayApply struct {
 	changed int
 	warns   []string
-	buf     []byte
 }
 
 // applyNamePrefix names the temporary files written beside their target.

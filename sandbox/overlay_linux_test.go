@@ -163,7 +163,7 @@ func TestOverlayApply(t *testing.T) {
 	if err := unix.Mkfifo(filepath.Join(upper, "fifo"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	whiteouts := unix.Mknod(filepath.Join(upper, "gone"), unix.S_IFCHR|0, 0) == nil
+	whiteouts := unix.Mknod(filepath.Join(upper, "gone"), unix.S_IFCHR, 0) == nil // device 0/0: a whiteout
 	os.MkdirAll(filepath.Join(upper, "redir"), 0o755)
 	unix.Setxattr(filepath.Join(upper, "redir"), "user.overlay.redirect", []byte("/elsewhere"), 0)
 

@@ -397,6 +397,7 @@ func (p *Pool) start(key string, pr *poolProto) (*warmHelper, error) {
 		return nil, errors.New("unexpected helper command")
 	}
 	hs.FS.Git, hs.FS.GitErr = nil, ""
+	hs.RootMap = nil // follows from the rest (rootmap_linux.go)
 	if b, _ := json.Marshal(&hs); string(b) != string(pr.hs) {
 		h.Close()
 		return nil, errors.New("helper spec differs from the pool's")
@@ -408,8 +409,13 @@ func (p *Pool) start(key string, pr *poolProto) (*warmHelper, error) {
 	}
 	child := os.NewFile(uintptr(fds[1]), "sandbox-call")
 	cmd.Args = append(cmd.Args, warmArg)
-	cmd.ExtraFiles = append(cmd.ExtraFiles, child) // fd 4
-	if len(cmd.ExtraFiles) != callFD-2 {
+	switch {
+	case len(cmd.ExtraFiles) == callFD-3:
+		cmd.ExtraFiles = append(cmd.ExtraFiles, child) // fd 4
+	case len(cmd.ExtraFiles) > callFD-3 && cmd.ExtraFiles[callFD-3] == nil:
+		cmd.ExtraFiles[callFD-3] = child // the slot Command left free (rootmap_linux.go)
+	}
+	if len(cmd.ExtraFiles) < callFD-2 || cmd.ExtraFiles[callFD-3] != child {
 		child.Close()
 		unix.Close(fds[0])
 		h.Close()

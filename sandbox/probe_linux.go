@@ -45,6 +45,23 @@ func Probe() Report {
 	wanted := []string{LayerRlimits, LayerUserNS, LayerMountNS, LayerPidNS, LayerNetNS, LayerReadOnlyRoot,
 		LayerReadOnlyPaths, LayerMasks, LayerProc, LayerLoopback, LayerCaps, LayerLandlockFS, LayerLandlockNet,
 		LayerLandlockScope, LayerSeccomp, LayerNoNewPrivs, LayerSession, LayerFDs, LayerIPC, LayerHome, LayerGit, LayerCgroup}
+	if os.Getuid() == 0 {
+		wanted = append(wanted, LayerRootMap)
+	}
+	// The overlay is strict mode's alone: probed by a strict run of its own.
+	if sa, err := probeRun(Spec{Workspace: ws, Mode: Strict}, env, ws); err == nil || len(sa.Layers) > 0 {
+		for _, l := range sa.Layers {
+			if l.Name == LayerOverlay {
+				a.Layers = append(a.Layers, l)
+			}
+		}
+		for _, m := range sa.Missing {
+			if m.Name == LayerOverlay {
+				a.Missing = append(a.Missing, m)
+			}
+		}
+	}
+	wanted = append(wanted, LayerOverlay)
 	for _, name := range wanted {
 		pr := ProbeResult{Layer: Layer{Name: name}}
 		for _, l := range a.Layers {
@@ -73,7 +90,7 @@ func Probe() Report {
 	}
 	var missing []string
 	for _, l := range r.Layers {
-		if !l.OK && l.Name != LayerCgroup { // best effort: does not stop required mode
+		if !l.OK && l.Name != LayerCgroup && l.Name != LayerOverlay { // best effort, or strict mode's only: does not stop required mode
 			missing = append(missing, l.Name)
 		}
 	}

@@ -224,6 +224,24 @@ const (
 	// LayerIPC: private /tmp and /dev/shm, /run hidden, an IPC
 	// namespace, socket families limited, unix connects supervised.
 	LayerIPC = "ipc"
+	// LayerOverlay: in Strict mode the workspace is a copy-on-write overlay.
+	// The command writes into a private upper directory; after the run the
+	// parent applies it to the real workspace, replacing each changed file by
+	// rename. A workspace file hard-linked to a file outside (pnpm, uv and
+	// other content stores) therefore gets a new inode instead of being
+	// written through, whatever the command did to it: >, >>, sed -i,
+	// truncate, chmod, cp onto it.
+	LayerOverlay = "overlay"
+	// LayerRootMap: when shellguard runs as root, the command runs as an
+	// unprivileged uid and gid (RootMapID, the same number inside and on the
+	// host), so its files-on-host identity is not root: root-owned files
+	// outside the writable roots (/proc/sys entries, raw devices, 0644 files
+	// under /etc) are refused by plain permission checks, not only by the
+	// read-only mounts and Landlock. The writable roots stay writable through
+	// idmapped mounts (mount_setattr MOUNT_ATTR_IDMAP): through them a file
+	// owned by root on disk is owned by RootMapID, and what the command
+	// creates there is owned by root on disk.
+	LayerRootMap = "rootmap"
 )
 
 // Layer is one protection of the sandbox: applied (in Applied.Layers,
@@ -346,6 +364,10 @@ func describeMissing(name string) string {
 		return "the command may reach the caller's terminal or other terminals of the host"
 	case LayerFDs:
 		return "descriptors the caller leaked (files, sockets) reach the command"
+	case LayerOverlay:
+		return "the workspace is not copy-on-write: a file hard-linked to one outside can be written through"
+	case LayerRootMap:
+		return "the command runs as root of the host: only the read-only mounts and Landlock stand in front of root's files"
 	case LayerIPC:
 		return "host /tmp, /dev/shm, /run or unix sockets of the user's services may be reachable"
 	}

@@ -48,6 +48,9 @@ func (h *Handle) Close() error { return nil }
 // Main does nothing on this platform.
 func Main() {}
 
+// Prewarm does nothing on this platform.
+func Prewarm(spec Spec) {}
+
 // RefuseIfHelper does nothing on this platform: there is no helper.
 func RefuseIfHelper() {}
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"sort"
 
+	"github.com/shellguard/shellguard/internal/steptime"
 	"github.com/shellguard/shellguard/internal/version"
 	"github.com/shellguard/shellguard/sandbox"
 )
@@ -64,7 +65,10 @@ func init() {
 
 func main() {
 	sandbox.Main() // the re-exec'd sandbox helper: never returns when it is one
-	os.Exit(mainArgs(os.Args[1:], os.Stdout, os.Stderr))
+	steptime.Mark("cli.main")
+	code := mainArgs(os.Args[1:], os.Stdout, os.Stderr)
+	steptime.Mark("cli.exit")
+	os.Exit(code)
 }
 
 func mainArgs(args []string, stdout, stderr io.Writer) int {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/shellguard/shellguard"
 	"github.com/shellguard/shellguard/internal/runner"
+	"github.com/shellguard/shellguard/internal/steptime"
 	"github.com/shellguard/shellguard/policy"
 	"github.com/shellguard/shellguard/sandbox"
 )
@@ -67,11 +68,16 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 		return argError(stderr, "run", err.Error())
 	}
 
+	steptime.Mark("cli.flags")
 	runner.EnableSubreaper() // best effort: the process group and marker still work without it
 	g, c, err := gf.newGuard()
+	steptime.Mark("cli.guard")
 	if err != nil {
 		fmt.Fprintln(stderr, "shellguard:", err)
 		return exitFailure
+	}
+	if s := g.Config().Sandbox; s != nil {
+		sandbox.Prewarm(*s) // meanwhile the command is checked
 	}
 	defer g.Close()
 	printConfigNotes(stderr, c)
@@ -121,6 +127,7 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 		req.MergeStderr = sameFile(stdout, stderr)
 	}
 	req.Approve = ask.approver()
+	steptime.Mark("cli.setup")
 	res, err := g.Run(ctx, req)
 	cancel()
 	<-sigDone

@@ -28,6 +28,7 @@ var allowed = map[string][]string{
 	"internal/lazyre":     {},
 	"internal/progs":      {},
 	"internal/seccompbpf": {},
+	"internal/steptime":   {},
 	"internal/version":    {},
 	"internal/testenv":    {},
 	"internal/runner":     {"internal/*"},

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/shellguard/shellguard/internal/capture"
+	"github.com/shellguard/shellguard/internal/steptime"
 )
 
 // Limits on timeouts.
@@ -326,11 +327,13 @@ func Start(o Options) (*Process, error) {
 		}
 
 		p.start = time.Now()
+		steptime.Mark("runner.pipes")
 		if p.launch.Send != nil {
 			err = p.send(tty, outW, errW)
 		} else {
 			err = startTracked(p.cmd)
 		}
+		steptime.Mark("runner.start")
 		closeAll(outW, errW, tty)
 		if err != nil {
 			closeAll(outR, errR, p.stdin)
@@ -522,8 +525,10 @@ func (p *Process) supervise() {
 		}
 	}
 	<-p.exited
+	steptime.Mark("runner.exited")
 	// The leader is gone: nothing it started may outlive it.
 	p.kill(true)
+	steptime.Mark("runner.kill")
 
 	// Wait for the pipes; escapees we could not find may hold them open.
 	drained := make(chan struct{})
@@ -558,7 +563,9 @@ func (p *Process) supervise() {
 	if p.stdin != nil {
 		p.stdin.Close() // after the pipes: under a PTY it is one of them
 	}
+	steptime.Mark("runner.drained")
 	p.closeLaunch()
+	steptime.Mark("runner.close")
 
 	res := Result{
 		Pid:      p.cmd.Process.Pid,
