@@ -113,7 +113,9 @@ func countChildren() int {
 // BenchmarkSessionRunTrue compares, side by side, `true` run by
 // exec.Command("bash", "-c", "true") with Session.Run in the sandbox,
 // warm (a helper is ready when the call arrives, as between an agent's
-// calls: the wait for the refill is not timed) and cold (sandbox.pool 0).
+// calls: the wait for the refill is not timed), cold (sandbox.pool 0),
+// and with the sandbox off (the rest of the pipeline: policy, runner,
+// output, redaction).
 //
 //	go test -run '^$' -bench SessionRunTrue -count 5 .
 func BenchmarkSessionRunTrue(b *testing.B) {
@@ -127,14 +129,15 @@ func BenchmarkSessionRunTrue(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		pool int
-	}{{"session-warm", 0}, {"session-cold", -1}} {
+		mode sandbox.Mode
+	}{{"session-warm", 0, sandbox.Auto}, {"session-cold", -1, sandbox.Auto}, {"session-nosandbox", -1, sandbox.Off}} {
 		b.Run(c.name, func(b *testing.B) {
 			scratch, err := os.MkdirTemp("/var/tmp", "sg-bench-")
 			if err != nil {
 				b.Skip(err)
 			}
 			defer os.RemoveAll(scratch)
-			g, err := New(Config{Workspace: scratch, Sandbox: &sandbox.Spec{Pool: c.pool}, Environ: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + scratch}})
+			g, err := New(Config{Workspace: scratch, Sandbox: &sandbox.Spec{Pool: c.pool, Mode: c.mode}, Environ: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + scratch}})
 			if err != nil {
 				b.Fatal(err)
 			}

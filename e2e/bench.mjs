@@ -12,12 +12,15 @@ const gap = Number(process.env.GAP_MS ?? 0);
 const client = new Client({ name: "shellguard-bench", version: "1.0.0" });
 await client.connect(new StdioClientTransport({ command: bin, args: ["mcp", "--workspace", ws, ...extra], cwd: ws, stderr: "inherit" }));
 let sandbox;
+let warm = 0; // calls served by a warm sandbox helper
 const once = async () => {
   const r = await client.callTool({ name: "bash", arguments: { command: "true" } });
   if (r.isError || r.structuredContent.exit_code !== 0) throw new Error(JSON.stringify(r));
   sandbox = r.structuredContent.sandbox;
+  if (sandbox?.warm) warm++;
 };
 for (let i = 0; i < warmup; i++) await once();
+warm = 0;
 const ms = [];
 for (let i = 0; i < calls; i++) {
   if (gap > 0) await new Promise((resolve) => setTimeout(resolve, gap));
@@ -31,4 +34,4 @@ const q = (p) => ms[Math.min(ms.length - 1, Math.floor(p * ms.length))];
 // The sandbox the calls ran in (the server's default: auto).
 const layers = (sandbox?.layers ?? []).map((l) => l.name);
 console.log(JSON.stringify({ sandbox: sandbox ? sandbox.mode : "none", layers: layers.length, missing: (sandbox?.missing ?? []).map((m) => m.name) }));
-console.log(JSON.stringify({ calls, p50_ms: +q(0.5).toFixed(3), p90_ms: +q(0.9).toFixed(3), p99_ms: +q(0.99).toFixed(3), max_ms: +ms[ms.length - 1].toFixed(3) }));
+console.log(JSON.stringify({ calls, warm, p50_ms: +q(0.5).toFixed(3), p90_ms: +q(0.9).toFixed(3), p99_ms: +q(0.99).toFixed(3), max_ms: +ms[ms.length - 1].toFixed(3) }));

@@ -177,17 +177,30 @@ func helperMain(specJSON, script string, warm bool) int {
 	steptime.Mark("h.report")
 
 	env := os.Environ()
+	var sigs chan os.Signal
 	if warm {
+		if pidns && !hs.BashInit {
+			// go-init's signal handling is set up while the helper
+			// waits, not on the command's time (a signal thread starts);
+			// what arrives before the command is dropped.
+			sigs = initSignals()
+		}
 		c, err := awaitCall(hs.Workspace)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "shellguard: warm helper: %v\n", err)
 			return helperExit
 		}
 		script, env = c.Script, c.Env
+		for len(sigs) > 0 {
+			<-sigs
+		}
 	}
 	argv := []string{"bash", "-p", "-c", script}
 	if pidns && !hs.BashInit {
-		return initMain(hs.Bash, argv, env)
+		if sigs == nil {
+			sigs = initSignals()
+		}
+		return initMain(hs.Bash, argv, env, sigs)
 	}
 	err := syscall.Exec(hs.Bash, argv, env)
 	fmt.Fprintf(os.Stderr, "shellguard: exec %s: %v\n", hs.Bash, err)
@@ -639,13 +652,18 @@ func (h *helper) seccomp() {
 	}
 }
 
+// initSignals catches the signals go-init forwards (see initMain).
+func initSignals() chan os.Signal {
+	sigs := make(chan os.Signal, 16)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
+	return sigs
+}
+
 // initMain is pid 1 of the pid namespace: it starts bash, forwards the
 // usual termination signals to every process of the namespace, reaps
 // orphans, and exits with bash's status as soon as bash exits (which
 // makes the kernel kill whatever is left in the namespace).
-func initMain(bash string, argv, env []string) int {
-	sigs := make(chan os.Signal, 16)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
+func initMain(bash string, argv, env []string, sigs chan os.Signal) int {
 	pid, err := syscall.ForkExec(bash, argv, &syscall.ProcAttr{
 		Env:   env,
 		Files: []uintptr{0, 1, 2},

@@ -277,7 +277,6 @@ func (o *overlayState) finish() (notes, warns []string) {
 type overlayApply struct {
 	changed int
 	warns   []string
-	buf     []byte
 }
 
 // applyNamePrefix names the temporary files written beside their target.

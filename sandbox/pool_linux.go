@@ -38,6 +38,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/shellguard/shellguard/internal/runner"
 	"golang.org/x/sys/unix"
 )
 
@@ -69,14 +70,15 @@ type Pool struct {
 	size   int
 	marker string
 
-	mu      sync.Mutex
-	key     string
-	proto   *poolProto
-	warm    []*warmHelper
-	filling bool // a goroutine is warming helpers
-	failed  bool // warming failed for this key: stop trying until it changes
-	closed  bool
-	bg      sync.WaitGroup
+	mu       sync.Mutex
+	key      string
+	proto    *poolProto
+	warm     []*warmHelper
+	filling  bool // a goroutine is warming helpers
+	failed   bool // warming failed for this key: stop trying until it changes
+	failures int  // warm starts failed in a row
+	closed   bool
+	bg       sync.WaitGroup
 
 	hits, misses int
 	lastMiss     string // why the last call started cold (for tests)
@@ -300,7 +302,7 @@ func (p *Pool) take(spec Spec, env []string, dir string) (*warmHelper, *helperSp
 		// Retarget: helpers warmed for something else are of no use.
 		old := p.warm
 		p.warm = nil
-		p.key, p.failed = key, false
+		p.key, p.failed, p.failures = key, false, 0
 		p.proto = &poolProto{spec: spec, env: env, ws: hs.Workspace, hs: hsJSON}
 		for _, w := range old {
 			p.discardLocked(w)
@@ -361,8 +363,12 @@ func (p *Pool) fill() {
 		switch {
 		case err != nil:
 			if p.key == key {
-				p.failed = true // the cold path says why
+				// A helper that could not be warmed (the cold path
+				// says why): after a few in a row, stop trying until
+				// the key changes.
 				p.lastWarmErr = err
+				p.failures++
+				p.failed = p.failures >= 3
 			}
 		case p.closed || p.key != key:
 			p.mu.Unlock()
@@ -370,6 +376,7 @@ func (p *Pool) fill() {
 			p.mu.Lock()
 		default:
 			p.warm = append(p.warm, w)
+			p.failures = 0
 		}
 	}
 	p.filling = false
@@ -422,7 +429,10 @@ func (p *Pool) start(key string, pr *poolProto) (*warmHelper, error) {
 		return nil, errors.New("unexpected helper descriptors")
 	}
 	git := gitFingerprint(pr.ws)
-	err = cmd.Start()
+	// As a leader of the runner: with a child subreaper, a clean-up
+	// after some run would otherwise take a helper still being set up
+	// (its environment not yet its own) for an escaped process.
+	err = runner.StartTracked(cmd)
 	child.Close()
 	if err != nil {
 		unix.Close(fds[0])
@@ -452,6 +462,7 @@ func (p *Pool) kill(w *warmHelper) {
 	unix.Close(w.fd)
 	w.cmd.Process.Kill()
 	w.cmd.Wait()
+	runner.Forget(w.cmd.Process.Pid)
 	w.h.Close()
 }
 

@@ -11,8 +11,10 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -22,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shellguard/shellguard/internal/runner"
 	"golang.org/x/sys/unix"
 )
 
@@ -428,4 +431,65 @@ func TestPoolRevalidates(t *testing.T) {
 	if f.lastWarm {
 		t.Fatalf("a cwd outside the workspace ran warm")
 	}
+}
+
+// poolSubreaperTool runs in a process of its own that is a child
+// subreaper, as the MCP server is: runs of the runner end (and clean up
+// the processes re-parented to it) while the pool warms helpers, and no
+// helper may be taken for an escaped process and killed.
+func poolSubreaperTool() int {
+	if err := runner.EnableSubreaper(); err != nil {
+		fmt.Println("subreaper:", err)
+		return 1
+	}
+	ws := os.Getenv("SGTEST_WS")
+	env := []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + ws, "LANG=C.UTF-8"}
+	spec := Spec{Workspace: ws, Home: ws}
+	p := NewPool(2)
+	defer p.Close()
+	warm := 0
+	for i := 0; i < 40; i++ {
+		cmd, h, err := p.Command(context.Background(), spec, "true", env, ws)
+		if err != nil {
+			fmt.Println("Command:", err)
+			return 1
+		}
+		if h.Warm() {
+			warm++
+			cmd.Process.Kill() // not run: only the pool's helpers matter here
+			cmd.Wait()
+			runner.Forget(cmd.Process.Pid)
+			h.Close()
+		} else {
+			h.Close()
+		}
+		// A run whose clean-up looks for escaped processes among this
+		// process's children.
+		if _, err := runner.Run(context.Background(), runner.Options{Script: "true", Dir: ws, Env: env}); err != nil {
+			fmt.Println("runner:", err)
+			return 1
+		}
+		time.Sleep(3 * time.Millisecond)
+	}
+	p.mu.Lock()
+	werr, failures := p.lastWarmErr, p.failures
+	p.mu.Unlock()
+	fmt.Printf("warm %d, warm-start failures %d (%v)\n", warm, failures, werr)
+	if werr != nil || warm == 0 {
+		return 1
+	}
+	return 0
+}
+
+// TestPoolUnderSubreaper: see poolSubreaperTool.
+func TestPoolUnderSubreaper(t *testing.T) {
+	f := newFixture(t)
+	need(t, f.assertActive(t, Spec{}), LayerUserNS, LayerMountNS, LayerPidNS)
+	cmd := exec.Command(testBinary(t))
+	cmd.Env = append(os.Environ(), "SGTEST_TOOL=pool-subreaper", "SGTEST_WS="+f.ws)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	t.Logf("%s", out)
 }

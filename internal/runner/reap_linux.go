@@ -50,6 +50,16 @@ func startTracked(cmd *exec.Cmd) error {
 	return nil
 }
 
+// StartTracked starts cmd as the runner starts a command's leader: no
+// run's clean-up takes it for an escaped process (see EnableSubreaper)
+// until Forget. For a process started ahead of a command that a later
+// Launch hands over (a warm sandbox helper).
+func StartTracked(cmd *exec.Cmd) error { return startTracked(cmd) }
+
+// Forget ends what StartTracked began, once the process has been waited
+// for (a run forgets its leader itself).
+func Forget(pid int) { forgetLeader(pid) }
+
 // sendTracked registers an already started leader once send has handed it
 // its command.
 func sendTracked(cmd *exec.Cmd, send func() error) error {
