@@ -171,6 +171,7 @@ func (l sandboxLauncher) Command(script string, env []string, dir string) (runne
 		Report:      func() (any, error) { return h.Applied() },
 		Close:       func() { h.Close() },
 		StartFailed: h.StartFailed,
+		Contained:   h.Contained,
 	}
 	if h.Warm() {
 		// A warm helper is running already: one that does not get its

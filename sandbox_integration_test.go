@@ -4,8 +4,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shellguard/shellguard/policy"
 	"github.com/shellguard/shellguard/sandbox"
@@ -55,5 +57,47 @@ func TestRunInSandbox(t *testing.T) {
 	}
 	if len(res.Sandbox.Missing) != len(res.SandboxWarnings) {
 		t.Fatalf("one warning per missing layer: %v vs %v", res.Sandbox.Missing, res.SandboxWarnings)
+	}
+}
+
+// A sandboxed command's detached processes end with it, through the
+// runner, which skips its own search for escapees when the command had a
+// pid namespace of its own (Launch.Contained).
+func TestSandboxedDetachedProcessesEnd(t *testing.T) {
+	scratch, err := os.MkdirTemp("/var/tmp", "sg-guard-test-")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer os.RemoveAll(scratch)
+	g, err := New(Config{Workspace: scratch, Sandbox: &sandbox.Spec{}, Environ: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + scratch},
+		Approver: func(context.Context, Request, policy.Verdict) (bool, error) { return true, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := "sgdetach" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	script := strings.ReplaceAll(`setsid sh -c 'sleep 300; : M' >/dev/null 2>&1 </dev/null &
+( ( sh -c 'sleep 300; : M' >/dev/null 2>&1 </dev/null & ) & )
+echo started`, "M", marker)
+	res, err := g.Run(context.Background(), Request{Command: script})
+	if err != nil || !strings.Contains(res.Stdout, "started") {
+		t.Fatalf("%v: %+v", err, res)
+	}
+	if res.Sandbox == nil || !res.Sandbox.Has(sandbox.LayerPidNS) {
+		if os.Getenv("SHELLGUARD_STRICT_TESTS") == "1" {
+			t.Fatalf("no pid namespace: %v", res.SandboxWarnings)
+		}
+		t.Skip("no pid namespace here")
+	}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && strings.Contains(string(b), marker) {
+			if pid, err := strconv.Atoi(e.Name()); err == nil {
+				if p, err := os.FindProcess(pid); err == nil {
+					p.Kill()
+				}
+			}
+			t.Errorf("process %s outlived the command: %q", e.Name(), b)
+		}
 	}
 }

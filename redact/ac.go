@@ -31,19 +31,23 @@ type automaton struct {
 	// common path stays one load and one test a byte. Rows are filled
 	// under mu and published with atomic stores: a Redactor's automaton is
 	// shared by every stream it redacts.
-	delta  []uint32
-	ready  []uint32 // state → 1 once its row is filled (atomic)
-	mu     sync.Mutex
-	child  []int32 // state → first trie child, or -1
-	next   []int32 // state → next sibling in its parent's child list, or -1
-	edge   []uint8 // state → class of the trie edge into it
-	fail   []int32 // state → failure state
-	own    []int32 // state → first keyword id ending exactly here, or -1
-	dict   []int32 // state → nearest proper suffix state with own ≥ 0, or -1
-	kwNext []int32 // keyword id → next keyword id ending at the same state, or -1
-	kwLen  []int   // keyword id → length
-	depth  []int   // state → length of the keyword prefix it represents
-	maxKw  int
+	delta []uint32
+	ready []uint32 // state → 1 once its row is filled (atomic)
+	mu    sync.Mutex
+	// After completeAfter bytes scanned, every row is filled and scan
+	// switches to plain loads (complete = 1).
+	scanned  atomic.Int64
+	complete atomic.Uint32
+	child    []int32 // state → first trie child, or -1
+	next     []int32 // state → next sibling in its parent's child list, or -1
+	edge     []uint8 // state → class of the trie edge into it
+	fail     []int32 // state → failure state
+	own      []int32 // state → first keyword id ending exactly here, or -1
+	dict     []int32 // state → nearest proper suffix state with own ≥ 0, or -1
+	kwNext   []int32 // keyword id → next keyword id ending at the same state, or -1
+	kwLen    []int   // keyword id → length
+	depth    []int   // state → length of the keyword prefix it represents
+	maxKw    int
 	// nStates is the number of DFA states.
 	nStates int
 }
@@ -230,6 +234,33 @@ func (a *automaton) settle(i uint32) uint32 {
 // occurrence it calls hit with the keyword id and the offset in p just past
 // the occurrence's last byte. It returns the final state.
 func (a *automaton) scan(s uint32, p []byte, hit func(id int32, end int)) uint32 {
+	if a.complete.Load() == 0 {
+		if a.scanned.Add(int64(len(p))) <= completeAfter {
+			return a.scanLazy(s, p, hit)
+		}
+		a.finish()
+	}
+	// Every row is filled and no transition carries acPending: the table
+	// no longer changes, and plain loads are safe (complete was set after
+	// the last write).
+	delta, class := a.delta, &a.class
+	s &= acState | acFlag
+	for i, b := range p {
+		s = delta[s&acState+uint32(class[b])]
+		if s&acFlag != 0 {
+			a.hits(s, i, hit)
+		}
+	}
+	return s
+}
+
+// completeAfter is how many bytes an automaton scans with lazily filled
+// rows before it fills the rest and switches to the plain loop: a large
+// output is worth the ~0.2 ms, a command line is not.
+const completeAfter = 64 << 10
+
+// scanLazy is scan while rows may still be missing.
+func (a *automaton) scanLazy(s uint32, p []byte, hit func(id int32, end int)) uint32 {
 	delta, class := a.delta, &a.class
 	for i, b := range p {
 		j := s&acState + uint32(class[b])
@@ -241,15 +272,38 @@ func (a *automaton) scan(s uint32, p []byte, hit func(id int32, end int)) uint32
 			s = a.settle(j)
 		}
 		if s&acFlag != 0 {
-			// Keywords ending here, longest first.
-			for u := int32((s & acState) / a.width); u >= 0; u = a.dict[u] {
-				for id := a.own[u]; id >= 0; id = a.kwNext[id] {
-					hit(id, i+1)
-				}
-			}
+			a.hits(s, i, hit)
 		}
 	}
 	return s
+}
+
+// hits reports the keywords that end in state s at p[i], longest first.
+func (a *automaton) hits(s uint32, i int, hit func(id int32, end int)) {
+	for u := int32((s & acState) / a.width); u >= 0; u = a.dict[u] {
+		for id := a.own[u]; id >= 0; id = a.kwNext[id] {
+			hit(id, i+1)
+		}
+	}
+}
+
+// finish fills every row that is still missing and clears acPending
+// everywhere, then sets complete.
+func (a *automaton) finish() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.complete.Load() != 0 {
+		return
+	}
+	for st := 0; st < a.nStates; st++ {
+		a.fillRow(int32(st))
+	}
+	for i := range a.delta {
+		if v := atomic.LoadUint32(&a.delta[i]); v&acPending != 0 {
+			atomic.StoreUint32(&a.delta[i], v&^acPending)
+		}
+	}
+	a.complete.Store(1)
 }
 
 // stateDepth is the length of the keyword prefix that state s (as scan

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -42,6 +43,9 @@ func TestAutomaton(t *testing.T) {
 			want = append(want, here...)
 		}
 		a := newAutomaton(kws)
+		if round%2 == 1 {
+			a.finish() // every row filled: the plain loop
+		}
 		var got []hit
 		var s uint32
 		for p := 0; p < len(text); {
@@ -53,5 +57,52 @@ func TestAutomaton(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Fatalf("keywords %q text %q:\n got %v\nwant %v", kws, text, got, want)
 		}
+	}
+}
+
+// TestAutomatonConcurrent scans with one automaton from several goroutines
+// at once, across the switch from lazily filled rows to the complete
+// table, and checks every scan against a fresh automaton's (run it with
+// -race).
+func TestAutomatonConcurrent(t *testing.T) {
+	kws := []string{"token", "secret", "ghp_", "AKIA", "password", "key=", "tok"}
+	rnd := rand.New(rand.NewPCG(7, 8))
+	const alpha = "tokenscrghp_AKIApaswordy= "
+	texts := make([][]byte, 8)
+	for i := range texts {
+		texts[i] = make([]byte, completeAfter/4+rnd.IntN(4096))
+		for j := range texts[i] {
+			texts[i][j] = alpha[rnd.IntN(len(alpha))]
+		}
+	}
+	type hit struct{ id, end int }
+	count := func(a *automaton, text []byte) []hit {
+		var got []hit
+		var s uint32
+		for p := 0; p < len(text); p += 1000 {
+			off := p
+			s = a.scan(s, text[p:min(p+1000, len(text))], func(id int32, end int) { got = append(got, hit{int(id), off + end}) })
+		}
+		return got
+	}
+	shared := newAutomaton(kws)
+	done := make(chan error, len(texts))
+	for _, text := range texts {
+		go func() {
+			got, want := count(shared, text), count(newAutomaton(kws), text)
+			if !slices.Equal(got, want) {
+				done <- fmt.Errorf("shared automaton: %d hits, fresh: %d", len(got), len(want))
+				return
+			}
+			done <- nil
+		}()
+	}
+	for range texts {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if shared.complete.Load() == 0 {
+		t.Fatal("the shared automaton never switched to the complete table")
 	}
 }

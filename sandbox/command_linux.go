@@ -573,3 +573,11 @@ func totalRAM() int64 {
 	}
 	return int64(si.Totalram) * int64(si.Unit)
 }
+
+// Contained reports whether the command ran in a pid namespace of its own
+// whose pid 1 was the helper: once the helper has been reaped, the kernel
+// has ended every process of the command. False before Applied has read
+// the report.
+func (h *Handle) Contained() bool {
+	return !h.off && h.err == nil && h.applied.Has(LayerPidNS)
+}

@@ -73,33 +73,47 @@ var rootMapNS struct {
 // namespace and let it exit.
 func rootMapUserNS() (int, error) {
 	rootMapNS.once.Do(func() {
-		cmd := exec.Command("/proc/self/exe", helperArg, holderArg)
-		cmd.Args[0] = "shellguard-userns"
-		cmd.SysProcAttr = &syscall.SysProcAttr{
-			Cloneflags:                 syscall.CLONE_NEWUSER,
-			UidMappings:                []syscall.SysProcIDMap{{ContainerID: 0, HostID: RootMapID, Size: 1}, {ContainerID: RootMapID, HostID: 0, Size: 1}},
-			GidMappings:                []syscall.SysProcIDMap{{ContainerID: 0, HostID: RootMapID, Size: 1}, {ContainerID: RootMapID, HostID: 0, Size: 1}},
-			GidMappingsEnableSetgroups: false,
-			Pdeathsig:                  syscall.SIGKILL,
+		// Traced, the child stops at its exec before it runs anything:
+		// the namespace is all that is wanted of it. Where tracing is
+		// refused (Yama ptrace_scope 3, a seccomp profile), it runs
+		// until it is killed.
+		for _, trace := range []bool{true, false} {
+			rootMapNS.fd, rootMapNS.err = rootMapHolderNS(trace)
+			if rootMapNS.err == nil {
+				return
+			}
 		}
-		in, err := cmd.StdinPipe()
-		if err != nil {
-			rootMapNS.err = err
-			return
-		}
-		if err := cmd.Start(); err != nil {
-			rootMapNS.err = fmt.Errorf("a user namespace for the idmapping: %w", err)
-			return
-		}
-		rootMapNS.fd, rootMapNS.err = unix.Open("/proc/"+strconv.Itoa(cmd.Process.Pid)+"/ns/user", unix.O_RDONLY|unix.O_CLOEXEC, 0)
-		// The namespace is ours now: the child need not start up to
-		// exit by itself (a whole second start of this program, on the
-		// critical path of a cold run). It is killed and reaped aside.
-		cmd.Process.Kill()
-		in.Close()
-		go cmd.Wait()
 	})
 	return rootMapNS.fd, rootMapNS.err
+}
+
+func rootMapHolderNS(trace bool) (int, error) {
+	cmd := exec.Command("/proc/self/exe", helperArg, holderArg)
+	cmd.Args[0] = "shellguard-userns"
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Cloneflags:                 syscall.CLONE_NEWUSER,
+		UidMappings:                []syscall.SysProcIDMap{{ContainerID: 0, HostID: RootMapID, Size: 1}, {ContainerID: RootMapID, HostID: 0, Size: 1}},
+		GidMappings:                []syscall.SysProcIDMap{{ContainerID: 0, HostID: RootMapID, Size: 1}, {ContainerID: RootMapID, HostID: 0, Size: 1}},
+		GidMappingsEnableSetgroups: false,
+		Pdeathsig:                  syscall.SIGKILL,
+		Ptrace:                     trace,
+	}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return -1, err
+	}
+	if err := cmd.Start(); err != nil {
+		in.Close()
+		return -1, fmt.Errorf("a user namespace for the idmapping: %w", err)
+	}
+	fd, err := unix.Open("/proc/"+strconv.Itoa(cmd.Process.Pid)+"/ns/user", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	// The namespace is ours now: the child need not start up to exit by
+	// itself (a whole second start of this program, on the critical path
+	// of a cold run). It is killed and reaped aside.
+	cmd.Process.Kill()
+	in.Close()
+	go cmd.Wait()
+	return fd, err
 }
 
 // Prewarm starts, in the background, the part of the first sandboxed

@@ -45,6 +45,9 @@ func (h *Handle) Applied() (Applied, error) {
 // Close does nothing here.
 func (h *Handle) Close() error { return nil }
 
+// Contained is false on this platform.
+func (h *Handle) Contained() bool { return false }
+
 // Main does nothing on this platform.
 func Main() {}
 

@@ -57,3 +57,6 @@ func (p *Process) kill(force bool) {
 		syscall.Kill(-pid, syscall.SIGKILL)
 	}
 }
+
+// killGroup sends SIGKILL to the command's process group only.
+func (p *Process) killGroup() { syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL) }

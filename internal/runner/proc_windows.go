@@ -15,3 +15,6 @@ func exitCode(ps *os.ProcessState) int {
 }
 
 func (p *Process) kill(bool) { p.cmd.Process.Kill() }
+
+// killGroup is kill here.
+func (p *Process) killGroup() { p.kill(true) }

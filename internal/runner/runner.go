@@ -127,6 +127,12 @@ type Launch struct {
 	// process group, timeout, kill and wait — is as for a started Cmd.
 	// A PTY cannot be handed over: such a launch is refused with a PTY.
 	Send func(stdin, stdout, stderr *os.File) error
+	// Contained, when set, is asked once the leader has been reaped: true
+	// means every process the command started lived in a namespace that
+	// ended with the leader (the sandbox's pid namespace, whose pid 1 the
+	// leader is), so none can be left and the search for escapees is
+	// skipped.
+	Contained func() bool
 }
 
 // StopReason says why the runner ended a command early.
@@ -527,7 +533,11 @@ func (p *Process) supervise() {
 	<-p.exited
 	steptime.Mark("runner.exited")
 	// The leader is gone: nothing it started may outlive it.
-	p.kill(true)
+	if p.launch.Contained != nil && p.launch.Contained() {
+		p.killGroup() // its process group, as kill does
+	} else {
+		p.kill(true)
+	}
 	steptime.Mark("runner.kill")
 
 	// Wait for the pipes; escapees we could not find may hold them open.
