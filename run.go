@@ -6,7 +6,9 @@ package shellguard
 import (
 	"context"
 	"io"
+	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -172,15 +174,34 @@ func (l sandboxLauncher) Command(script string, env []string, dir string) (runne
 		Contained:   h.Contained,
 	}
 	if h.Warm() {
-		launch.Send = h.Send
-		// A warm helper that cannot take its command (it died) is
-		// ended; the runner asks again and gets a cold one or another
-		// warm one.
+		// A warm helper is running already: one that does not get its
+		// command (it died, or the run failed before handing it over)
+		// is ended and waited for here; the runner waits for the others.
+		var sent bool
+		var abandon sync.Once
+		end := func() {
+			abandon.Do(func() {
+				cmd.Process.Kill()
+				cmd.Wait()
+				runner.Forget(cmd.Process.Pid)
+			})
+		}
+		launch.Send = func(stdin, stdout, stderr *os.File) error {
+			err := h.Send(stdin, stdout, stderr)
+			sent = err == nil
+			return err
+		}
+		// The runner then asks again: a cold helper or another warm one.
 		launch.StartFailed = func(error) bool {
-			cmd.Process.Kill()
-			cmd.Wait()
+			end()
 			h.Close()
 			return true
+		}
+		launch.Close = func() {
+			if !sent {
+				end()
+			}
+			h.Close()
 		}
 	}
 	return launch, nil
