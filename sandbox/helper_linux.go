@@ -109,6 +109,14 @@ func helperMain(specJSON, script string, warm bool) int {
 	steptime.Mark("h.rlimits")
 	h.namespaces()
 	steptime.Mark("h.namespaces")
+	// go-init's signal handling starts a runtime thread: a cold helper
+	// sets it up meanwhile, off the way to bash (a warm one while it
+	// waits, below).
+	var early chan chan os.Signal
+	if !warm && h.applied.Has(LayerPidNS) && !hs.BashInit {
+		early = make(chan chan os.Signal, 1)
+		go func() { early <- initSignals() }()
+	}
 	mountsOK := h.hs.UserNS
 	h.rootMapParents()   // rootmap_linux.go: as root only
 	h.overlayWorkspace() // overlay_linux.go: Strict mode only
@@ -197,6 +205,9 @@ func helperMain(specJSON, script string, warm bool) int {
 	}
 	argv := []string{"bash", "-p", "-c", script}
 	if pidns && !hs.BashInit {
+		if early != nil {
+			sigs = <-early
+		}
 		if sigs == nil {
 			sigs = initSignals()
 		}

@@ -69,6 +69,18 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	}
 
 	steptime.Mark("cli.flags")
+	// Ctrl-C, SIGTERM and SIGHUP stop the command and everything it
+	// started; shellguard then exits 128+signal like a shell would. The
+	// first signal.Notify of a process starts a thread of the runtime
+	// (a quarter of a millisecond): it is done while the configuration
+	// loads, and is in place before the command starts.
+	sigs := make(chan os.Signal, 1)
+	sigSet := make(chan struct{})
+	go func() {
+		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+		close(sigSet)
+	}()
+	defer func() { <-sigSet; signal.Stop(sigs) }()
 	runner.EnableSubreaper() // best effort: the process group and marker still work without it
 	g, c, err := gf.newGuard()
 	steptime.Mark("cli.guard")
@@ -98,13 +110,8 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 		return argError(stderr, "run", "--"+err.Error())
 	}
 
-	// Ctrl-C, SIGTERM and SIGHUP stop the command and everything it
-	// started; shellguard then exits 128+signal like a shell would.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
 	var got os.Signal
 	sigDone := make(chan struct{})
 	go func() {
@@ -127,6 +134,7 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 		req.MergeStderr = sameFile(stdout, stderr)
 	}
 	req.Approve = ask.approver()
+	<-sigSet
 	steptime.Mark("cli.setup")
 	res, err := g.Run(ctx, req)
 	cancel()
