@@ -82,6 +82,9 @@ type Handle struct {
 	// goes through (pool_linux.go).
 	call   *poolCall
 	callFD int
+	// done is called once at the end of Close (the pool warms the
+	// replacement of a warm helper then).
+	done func()
 }
 
 // nsDisabled caches "user namespaces cannot be created here" after a
@@ -399,6 +402,10 @@ func (h *Handle) Close() error {
 	if h.r != nil {
 		h.r.Close()
 		h.r = nil
+	}
+	if done := h.done; done != nil {
+		h.done = nil
+		done()
 	}
 	return nil
 }

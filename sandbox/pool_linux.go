@@ -131,6 +131,10 @@ func (p *Pool) Command(ctx context.Context, spec Spec, script string, env []stri
 		// The post-run workspace search starts from now (and from what
 		// exists now), not from when the helper was warmed.
 		w.h.ws = prepareWSGuard(hs.Workspace, lookGit(env))
+		// Its replacement is warmed once the command has ended: warming
+		// takes a few milliseconds of CPU, which the command would lose
+		// on a machine with few cores (take leaves it to us).
+		w.h.done = p.refill
 		return w.cmd, w.h, nil
 	}
 	return Command(ctx, spec, script, env, dir)
@@ -332,11 +336,18 @@ func (p *Pool) take(spec Spec, env []string, dir string) (*warmHelper, *helperSp
 			p.lastMiss = "no warm helper ready"
 		}
 		p.misses++
+		p.fillLocked()
 	} else {
-		p.hits++
+		p.hits++ // refilled when its command ends (Handle.done)
 	}
-	p.fillLocked()
 	return got, hs
+}
+
+// refill warms helpers again after a warm command has ended.
+func (p *Pool) refill() {
+	p.mu.Lock()
+	p.fillLocked()
+	p.mu.Unlock()
 }
 
 // fillLocked makes sure helpers are being warmed, in the background and
