@@ -98,6 +98,20 @@ const staleViewAge = time.Minute
 // before it gets its final name, so no other run can take it meanwhile.
 const gitViewNew = gitViewPrefix + "new-"
 
+// lockBeside creates path+".lock" (it must not exist yet) and holds an
+// exclusive lock on it, returning its descriptor.
+func lockBeside(path string) (int, error) {
+	fd, err := unix.Open(path+".lock", unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return -1, err
+	}
+	if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		unix.Close(fd)
+		return -1, err
+	}
+	return fd, nil
+}
+
 // newView creates an empty view in gd and returns it locked.
 func newView(gd string) (string, int, error) {
 	tmp, err := os.MkdirTemp(gd, gitViewNew)
@@ -106,12 +120,7 @@ func newView(gd string) (string, int, error) {
 	}
 	// The lock (next to the view, so not visible inside) is held while
 	// the run lives; a view whose lock is free is reused by the next run.
-	lockFd, err := unix.Open(tmp+".lock", unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0o600)
-	if err == nil {
-		if err = unix.Flock(lockFd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
-			unix.Close(lockFd)
-		}
-	}
+	lockFd, err := lockBeside(tmp)
 	if err != nil {
 		os.Remove(tmp)
 		return "", -1, fmt.Errorf("locking the view: %w", err)

@@ -64,12 +64,7 @@ func prepareOverlay(ws string) (*overlaySpec, *overlayState, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	lockFd, err := unix.Open(dir+".lock", unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0o600)
-	if err == nil {
-		if err = unix.Flock(lockFd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
-			unix.Close(lockFd)
-		}
-	}
+	lockFd, err := lockBeside(dir)
 	if err != nil {
 		os.Remove(dir)
 		return nil, nil, fmt.Errorf("locking %s: %w", dir, err)

@@ -550,32 +550,12 @@ func withoutVar(env []string, key string) []string {
 // that came with it 0, 1 and 2, and changes into the call's directory
 // (the workspace when that is not reachable, as for a cold start).
 func awaitCall(ws string) (*poolCall, error) {
-	var data []byte
-	var fds []int
-	buf := make([]byte, 64<<10)
-	oob := make([]byte, unix.CmsgSpace(3*4))
-	for len(data) < 64<<20 {
-		n, oobn, _, _, err := unix.Recvmsg(callFD, buf, oob, unix.MSG_CMSG_CLOEXEC)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			closeAll(fds)
-			return nil, err
-		}
-		if oobn > 0 {
-			if msgs, err := unix.ParseSocketControlMessage(oob[:oobn]); err == nil {
-				for _, m := range msgs {
-					if got, err := unix.ParseUnixRights(&m); err == nil {
-						fds = append(fds, got...)
-					}
-				}
-			}
-		}
-		if n == 0 {
-			break
-		}
-		data = append(data, buf[:n]...)
+	data, fds, err := recvAll(64<<20, 3, func(p, oob []byte) (n, oobn int, err error) {
+		n, oobn, _, _, err = unix.Recvmsg(callFD, p, oob, unix.MSG_CMSG_CLOEXEC)
+		return n, oobn, err
+	})
+	if err != nil {
+		return nil, err
 	}
 	unix.Close(callFD)
 	var c poolCall

@@ -111,44 +111,22 @@ func reportChannel() (r, w *os.File, err error) {
 // readReport reads the channel to its end: the report, and, when the
 // helper installed the connect filter, the listener (started here).
 func readReport(r *os.File) ([]byte, *supervisor, error) {
-	var data []byte
-	var fds []int
-	buf := make([]byte, 64<<10)
-	oob := make([]byte, unix.CmsgSpace(4*4))
 	rc, err := r.SyscallConn()
 	if err != nil {
 		return nil, nil, err
 	}
-	for len(data) < 1<<20 {
-		var n, oobn int
-		var rerr error
+	data, fds, err := recvAll(1<<20, 4, func(p, oob []byte) (n, oobn int, err error) {
 		cerr := rc.Read(func(fd uintptr) bool {
-			n, oobn, _, _, rerr = unix.Recvmsg(int(fd), buf, oob, unix.MSG_CMSG_CLOEXEC)
-			return rerr != unix.EAGAIN
+			n, oobn, _, _, err = unix.Recvmsg(int(fd), p, oob, unix.MSG_CMSG_CLOEXEC)
+			return err != unix.EAGAIN
 		})
 		if cerr != nil {
-			rerr = cerr
+			err = cerr
 		}
-		if rerr == unix.EINTR {
-			continue
-		}
-		if rerr != nil {
-			closeAll(fds)
-			return nil, nil, rerr
-		}
-		if oobn > 0 {
-			if msgs, err := unix.ParseSocketControlMessage(oob[:oobn]); err == nil {
-				for _, m := range msgs {
-					if got, err := unix.ParseUnixRights(&m); err == nil {
-						fds = append(fds, got...)
-					}
-				}
-			}
-		}
-		if n == 0 {
-			break
-		}
-		data = append(data, buf[:n]...)
+		return n, oobn, err
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	if len(data) == 0 || data[0] != 'L' {
 		closeAll(fds)
@@ -166,6 +144,40 @@ func readReport(r *os.File) ([]byte, *supervisor, error) {
 		return rest, nil, err
 	}
 	return rest, s, nil
+}
+
+// recvAll reads a unix socket to its end (or until limit bytes) through
+// recv, collecting the descriptors that come with the data (up to maxFDs
+// per message). On an error the descriptors received so far are closed.
+func recvAll(limit, maxFDs int, recv func(p, oob []byte) (n, oobn int, err error)) ([]byte, []int, error) {
+	var data []byte
+	var fds []int
+	buf := make([]byte, 64<<10)
+	oob := make([]byte, unix.CmsgSpace(maxFDs*4))
+	for len(data) < limit {
+		n, oobn, err := recv(buf, oob)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			closeAll(fds)
+			return nil, nil, err
+		}
+		if oobn > 0 {
+			if msgs, err := unix.ParseSocketControlMessage(oob[:oobn]); err == nil {
+				for _, m := range msgs {
+					if got, err := unix.ParseUnixRights(&m); err == nil {
+						fds = append(fds, got...)
+					}
+				}
+			}
+		}
+		if n == 0 {
+			break
+		}
+		data = append(data, buf[:n]...)
+	}
+	return data, fds, nil
 }
 
 func closeAll(fds []int) {
