@@ -172,6 +172,8 @@ func (l sandboxLauncher) Command(script string, env []string, dir string) (runne
 		Close:       func() { h.Close() },
 		StartFailed: h.StartFailed,
 		Contained:   h.Contained,
+		Ended:       h.Ended,
+		Reaped:      h.Reaped,
 	}
 	if h.Warm() {
 		// A warm helper is running already: one that does not get its

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/shellguard/shellguard/internal/runner"
+	"github.com/shellguard/shellguard/internal/steptime"
 	"github.com/shellguard/shellguard/sandbox"
 )
 
@@ -307,8 +308,10 @@ func (s *Session) wrap(t *runner.Task) *Task {
 // as Guard.Run would. Cancelling ctx before that stops the command;
 // closing the session stops it too and Run returns ErrSessionClosed.
 func (s *Session) Run(ctx context.Context, req Request) (res Result, err error) {
+	steptime.Mark("run.begin")
 	opts, a, res, err := s.g.prepare(ctx, req)
-	defer func() { s.g.record(req, a, &res, err) }()
+	steptime.Mark("run.prepare")
+	defer func() { s.g.record(req, a, &res, err); steptime.Mark("run.record") }()
 	if err != nil {
 		return res, err
 	}
@@ -322,6 +325,7 @@ func (s *Session) Run(ctx context.Context, req Request) (res Result, err error) 
 	if err != nil {
 		return res, err
 	}
+	steptime.Mark("run.started")
 	var budget <-chan time.Time
 	if s.budget > 0 {
 		timer := time.NewTimer(s.budget)
@@ -331,6 +335,7 @@ func (s *Session) Run(ctx context.Context, req Request) (res Result, err error) 
 	for {
 		select {
 		case <-t.Done():
+			steptime.Mark("run.ran")
 			rr := t.Process().Result()
 			s.g.fill(&res, rr, tag)
 			if t.Status(runner.ReadOptions{}).EndedBy == runner.EndedSessionClosed {

@@ -78,10 +78,18 @@ type Handle struct {
 	// cg is the run's cgroup (nil: cgErr says why there is none).
 	cg    *runCgroup
 	cgErr error
-	// call is the command of a warm helper and callFD the channel it
-	// goes through (pool_linux.go).
-	call   *poolCall
-	callFD int
+	// ctl is the parent's end of the control channel and ctlChild the
+	// helper's, closed here once it has started (ctl_linux.go).
+	ctl, ctlChild *os.File
+	// ended: the helper reported bash's status before exiting; reaped:
+	// it has been waited for since; cgLate: the cgroup to remove then.
+	mu     sync.Mutex
+	ended  bool
+	reaped bool
+	cgLate *runCgroup
+	// call is the command of a warm helper, sent on ctl (pool_linux.go).
+	call *poolCall
+	sent bool
 	// done is called once at the end of Close (the pool warms the
 	// replacement of a warm helper then).
 	done func()
@@ -163,12 +171,12 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 			f.Close()
 		}
 	}
-	// The step marks of the helper go to the CLI's file, passed as fd 4
-	// (a warm helper of the pool needs fd 4 for its call: the pool is not
-	// used while marks are recorded).
+	// The step marks of the helper go to the CLI's file, passed as the
+	// last descriptor: after fd 4 (a warm helper's call channel) and the
+	// idmapped trees.
 	var timing *os.File
 	if timing = steptime.File(); timing != nil {
-		hs.Timing = 4
+		hs.Timing = 5 + len(rmFiles)
 	}
 	js, err := json.Marshal(hs)
 	if err != nil {
@@ -183,19 +191,26 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 		closeFiles()
 		return nil, nil, err
 	}
+	ctl, ctlChild, err := ctlChannel()
+	if err != nil {
+		r.Close()
+		w.Close()
+		ovs.discard()
+		closeFiles()
+		return nil, nil, err
+	}
 	cmd := exec.CommandContext(ctx, "/proc/self/exe", helperArg, string(js), script)
 	cmd.Args[0] = "shellguard-sandbox"
 	cmd.Env = withCacheEnv(env, cacheDirOf(spec, env), hs.Writable, hs.Workspace)
 	cmd.Env = goProxyEnv(cmd.Env, env, hs.FS.Home)
 	cmd.Dir = dir
-	cmd.ExtraFiles = []*os.File{w}
-	if timing != nil || len(rmFiles) > 0 {
-		// fd 4: the step marks, or (nil here) a warm helper's call
-		// channel, which the pool puts there.
+	// fd 3: the report; fd 4: the control channel (ctl_linux.go); fd 5
+	// and up: the idmapped trees (rootmap_linux.go), then the marks.
+	cmd.ExtraFiles = []*os.File{w, ctlChild}
+	cmd.ExtraFiles = append(cmd.ExtraFiles, rmFiles...)
+	if timing != nil {
 		cmd.ExtraFiles = append(cmd.ExtraFiles, timing)
 	}
-	// fd 5 and up: the idmapped trees (rootmap_linux.go).
-	cmd.ExtraFiles = append(cmd.ExtraFiles, rmFiles...)
 	// A session of its own: no controlling terminal (session_linux.go).
 	attr := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 	if hs.UserNS {
@@ -234,7 +249,7 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 	steptime.Mark("sb.cgroup")
 	ws := prepareWSGuard(hs.Workspace, lookGit(env))
 	steptime.Mark("sb.wsguard")
-	return cmd, &Handle{mode: spec.Mode, r: r, w: w, userns: hs.UserNS, git: gst, ov: ovs, rm: rmFiles, post: &PostRun{}, cg: rc, cgErr: cgErr,
+	return cmd, &Handle{mode: spec.Mode, r: r, w: w, ctl: ctl, ctlChild: ctlChild, userns: hs.UserNS, git: gst, ov: ovs, rm: rmFiles, post: &PostRun{}, cg: rc, cgErr: cgErr,
 		ws: ws}, nil
 }
 
@@ -268,6 +283,10 @@ func (h *Handle) Started() {
 	if h.w != nil {
 		h.w.Close()
 		h.w = nil
+	}
+	if h.ctlChild != nil {
+		h.ctlChild.Close()
+		h.ctlChild = nil
 	}
 	h.closeRootMap()
 }
@@ -358,15 +377,27 @@ func (h *Handle) Applied() (Applied, error) {
 // wrote in the .git view back (see PostRun). Call it after the command
 // has been waited for. Safe to call more than once.
 func (h *Handle) Close() error {
-	h.closeCall()
+	h.closeCtl()
+	if h.ctlChild != nil {
+		h.ctlChild.Close()
+		h.ctlChild = nil
+	}
 	if h.sup != nil {
 		h.sup.Stop()
 		h.sup = nil
 	}
 	h.closeRootMap()
 	if h.cg != nil {
-		h.cg.close()
-		h.cg = nil
+		h.mu.Lock()
+		if h.ended && !h.reaped {
+			// The helper reported and may still be exiting inside it.
+			h.cgLate, h.cg = h.cg, nil
+		}
+		h.mu.Unlock()
+		if h.cg != nil {
+			h.cg.close()
+			h.cg = nil
+		}
 	}
 	if h.ov != nil {
 		// First: the post-run search below looks at the real workspace.

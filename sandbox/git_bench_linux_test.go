@@ -55,3 +55,30 @@ func BenchmarkGitView(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPoolTake measures what a warm call costs the parent before the
+// command is handed over: working out whether the pool's helpers fit the
+// call (the resolved spec, the protected paths, the environment, the .git
+// fingerprint) and preparing the post-run workspace search. The pool here
+// keeps no helper, so every call does that work and finds none.
+func BenchmarkPoolTake(b *testing.B) {
+	root := b.TempDir()
+	ws, home, tmp := filepath.Join(root, "ws"), filepath.Join(root, "home"), filepath.Join(root, "tmp")
+	for _, d := range []string{ws, home, tmp} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
+	gitDirLikeInit(b, ws)
+	env := []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=" + home, "TMPDIR=" + tmp, "LANG=C.UTF-8", "USER=dev", "SHELL=/bin/bash", markerVar + "=x"}
+	spec := Spec{Mode: Auto, Workspace: ws, CacheDir: filepath.Join(root, "cache")}
+	p := &Pool{size: 0, marker: "pool-bench"}
+	defer p.Close()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if w, hs := p.take(spec, env, ws); w != nil || hs == nil && i > 0 {
+			b.Fatalf("take: %v %v (%s)", w, hs, p.lastMiss)
+		}
+		prepareWSGuard(ws, lookGit(env))
+	}
+}

@@ -199,6 +199,7 @@ func helperMain(specJSON, script string, warm bool) int {
 			return helperExit
 		}
 		script, env = c.Script, c.Env
+		steptime.Mark("h.call")
 		for len(sigs) > 0 {
 			<-sigs
 		}
@@ -672,8 +673,9 @@ func initSignals() chan os.Signal {
 
 // initMain is pid 1 of the pid namespace: it starts bash, forwards the
 // usual termination signals to every process of the namespace, reaps
-// orphans, and exits with bash's status as soon as bash exits (which
-// makes the kernel kill whatever is left in the namespace).
+// orphans, and as soon as bash exits, kills and reaps whatever is left in
+// the namespace, reports bash's status to the parent (reportEnded) and
+// exits with it.
 func initMain(bash string, argv, env []string, sigs chan os.Signal) int {
 	pid, err := syscall.ForkExec(bash, argv, &syscall.ProcAttr{
 		Env:   env,
@@ -702,11 +704,16 @@ func initMain(bash string, argv, env []string, sigs chan os.Signal) int {
 			continue
 		}
 		steptime.Mark("h.bash-exited")
+		code := 1
 		switch {
 		case ws.Exited():
-			return ws.ExitStatus()
+			code = ws.ExitStatus()
 		case ws.Signaled():
-			return 128 + int(ws.Signal())
+			code = 128 + int(ws.Signal())
+		default:
+			continue // stopped or continued: not the end
 		}
+		reportEnded(code) // ctl_linux.go
+		return code
 	}
 }

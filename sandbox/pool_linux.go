@@ -39,6 +39,7 @@ import (
 	"sync"
 
 	"github.com/shellguard/shellguard/internal/runner"
+	"github.com/shellguard/shellguard/internal/steptime"
 	"golang.org/x/sys/unix"
 )
 
@@ -47,9 +48,6 @@ const DefaultPool = 2
 
 // warmArg is the extra argument of a warm helper.
 const warmArg = "warm"
-
-// callFD is the warm helper's end of the call channel.
-const callFD = 4
 
 // markerVar tags the processes of a run (internal/runner.MarkerVar): a warm
 // helper carries a marker of its own, so that no run's clean-up takes it
@@ -96,9 +94,8 @@ type poolProto struct {
 type warmHelper struct {
 	key string
 	cmd *exec.Cmd
-	h   *Handle
-	fd  int    // our end of the call channel
-	git string // fingerprint of .git when it was warmed
+	h   *Handle // h.ctl: our end of the control channel
+	git string  // fingerprint of .git when it was warmed
 }
 
 // NewPool returns a pool of size warm helpers (0: DefaultPool); nil when
@@ -123,10 +120,11 @@ func NewPool(size int) *Pool {
 // Command. Either way the pool prepares helpers for the next calls in the
 // background; a call never waits for one.
 func (p *Pool) Command(ctx context.Context, spec Spec, script string, env []string, dir string) (*exec.Cmd, *Handle, error) {
-	if w, hs := p.take(spec, env, dir); w != nil {
+	w, hs := p.take(spec, env, dir)
+	steptime.Mark("pool.take")
+	if w != nil {
 		w.h.call = &poolCall{Script: script, Dir: realpath(dir),
 			Env: goProxyEnv(withCacheEnv(env, cacheDirOf(spec, env), hs.Writable, hs.Workspace), env, hs.FS.Home)}
-		w.h.callFD = w.fd
 		w.h.applied.Warm = true
 		// The post-run workspace search starts from now (and from what
 		// exists now), not from when the helper was warmed.
@@ -147,51 +145,62 @@ func (h *Handle) Warm() bool { return h != nil && h.call != nil }
 // Send hands the warm helper its command and the command's stdin, stdout
 // and stderr (the helper makes them its 0, 1 and 2; the caller closes its
 // copies afterwards as after a Start).
+// The channel stays open for the helper's report of how the command
+// ended (Ended, ctl_linux.go).
 func (h *Handle) Send(stdin, stdout, stderr *os.File) error {
-	if h.call == nil || h.callFD < 0 {
+	if h.call == nil || h.ctl == nil {
 		return errors.New("sandbox: not a warm helper")
 	}
-	fd := h.callFD
-	h.callFD = -1
-	defer unix.Close(fd)
+	if h.sent {
+		return errors.New("sandbox: warm helper: command already sent")
+	}
+	h.sent = true
 	b, err := json.Marshal(h.call)
 	if err != nil {
 		return err
 	}
-	rights := unix.UnixRights(int(stdin.Fd()), int(stdout.Fd()), int(stderr.Fd()))
-	first := b
-	if len(first) > 16<<10 {
-		first = first[:16<<10]
+	rc, err := h.ctl.SyscallConn()
+	if err != nil {
+		return err
 	}
-	for {
-		err = unix.Sendmsg(fd, first, rights, nil, 0)
-		if err != unix.EINTR {
-			break
+	rights := unix.UnixRights(int(stdin.Fd()), int(stdout.Fd()), int(stderr.Fd()))
+	var werr error
+	err = rc.Write(func(fd uintptr) bool {
+		for len(b) > 0 {
+			chunk := b
+			if len(chunk) > 16<<10 {
+				chunk = chunk[:16<<10]
+			}
+			var n int
+			if rights != nil {
+				// The descriptors go with the first bytes.
+				n, werr = unix.SendmsgN(int(fd), chunk, rights, nil, 0)
+			} else {
+				n, werr = unix.Write(int(fd), chunk)
+			}
+			switch {
+			case werr == unix.EAGAIN:
+				return false // wait until writable
+			case werr == unix.EINTR:
+				continue
+			case werr != nil:
+				return true
+			}
+			rights = nil
+			b = b[n:]
 		}
+		// The helper reads the call to its end.
+		werr = unix.Shutdown(int(fd), unix.SHUT_WR)
+		return true
+	})
+	if err == nil {
+		err = werr
 	}
 	if err != nil {
 		return fmt.Errorf("sandbox: warm helper: %w", err)
 	}
-	for rest := b[len(first):]; len(rest) > 0; {
-		n, err := unix.Write(fd, rest)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("sandbox: warm helper: %w", err)
-		}
-		rest = rest[n:]
-	}
+	steptime.Mark("pool.sent")
 	return nil
-}
-
-// closeCall closes the parent's end of a call channel never used (the
-// helper then exits without running anything).
-func (h *Handle) closeCall() {
-	if h.call != nil && h.callFD >= 0 {
-		unix.Close(h.callFD)
-		h.callFD = -1
-	}
 }
 
 // Close kills every warm helper, waits for them and for the helpers being
@@ -321,7 +330,7 @@ func (p *Pool) take(spec Spec, env []string, dir string) (*warmHelper, *helperSp
 		w := p.warm[0]
 		p.warm = p.warm[1:]
 		switch {
-		case !alive(w.fd):
+		case !alive(w.h.ctl):
 			p.lastMiss = "a warm helper had died"
 			p.discardLocked(w)
 		case w.git != gitFingerprint(hs.Workspace):
@@ -416,42 +425,27 @@ func (p *Pool) start(key string, pr *poolProto) (*warmHelper, error) {
 	}
 	hs.FS.Git, hs.FS.GitErr = nil, ""
 	hs.RootMap = nil // follows from the rest (rootmap_linux.go)
+	hs.Timing = 0    // where step marks go (SHELLGUARD_TIMING)
 	if b, _ := json.Marshal(&hs); string(b) != string(pr.hs) {
 		h.Close()
 		return nil, errors.New("helper spec differs from the pool's")
 	}
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		h.Close()
-		return nil, err
-	}
-	child := os.NewFile(uintptr(fds[1]), "sandbox-call")
-	cmd.Args = append(cmd.Args, warmArg)
-	switch {
-	case len(cmd.ExtraFiles) == callFD-3:
-		cmd.ExtraFiles = append(cmd.ExtraFiles, child) // fd 4
-	case len(cmd.ExtraFiles) > callFD-3 && cmd.ExtraFiles[callFD-3] == nil:
-		cmd.ExtraFiles[callFD-3] = child // the slot Command left free (rootmap_linux.go)
-	}
-	if len(cmd.ExtraFiles) < callFD-2 || cmd.ExtraFiles[callFD-3] != child {
-		child.Close()
-		unix.Close(fds[0])
+	// The command will arrive on the control channel (fd 4).
+	if h.ctl == nil || len(cmd.ExtraFiles) < ctlFD-2 || cmd.ExtraFiles[ctlFD-3] != h.ctlChild {
 		h.Close()
 		return nil, errors.New("unexpected helper descriptors")
 	}
+	cmd.Args = append(cmd.Args, warmArg)
 	git := gitFingerprint(pr.ws)
 	// As a leader of the runner: with a child subreaper, a clean-up
 	// after some run would otherwise take a helper still being set up
 	// (its environment not yet its own) for an escaped process.
-	err = runner.StartTracked(cmd)
-	child.Close()
-	if err != nil {
-		unix.Close(fds[0])
+	if err := runner.StartTracked(cmd); err != nil {
 		h.Close()
 		return nil, err
 	}
 	h.Started()
-	w := &warmHelper{key: key, cmd: cmd, h: h, fd: fds[0], git: git}
+	w := &warmHelper{key: key, cmd: cmd, h: h, git: git}
 	if _, err := h.Applied(); err != nil {
 		p.kill(w)
 		return nil, err
@@ -470,18 +464,30 @@ func (p *Pool) discardLocked(w *warmHelper) {
 
 // kill ends an unused warm helper and releases what it held.
 func (p *Pool) kill(w *warmHelper) {
-	unix.Close(w.fd)
+	w.h.closeCtl()
 	w.cmd.Process.Kill()
 	w.cmd.Wait()
 	runner.Forget(w.cmd.Process.Pid)
 	w.h.Close()
 }
 
-// alive reports whether the helper still holds its end of the channel.
-func alive(fd int) bool {
-	pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN | unix.POLLRDHUP}}
-	n, err := unix.Poll(pfd, 0)
-	return err == nil && n == 0
+// alive reports whether the helper still holds its end of the channel
+// (and has said nothing on it).
+func alive(f *os.File) bool {
+	if f == nil {
+		return false
+	}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return false
+	}
+	ok := false
+	rc.Control(func(fd uintptr) {
+		pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN | unix.POLLRDHUP}}
+		n, err := unix.Poll(pfd, 0)
+		ok = err == nil && n == 0
+	})
+	return ok
 }
 
 // gitBusy reports whether ws/.git holds rebase, sequencer or bisect state
@@ -546,18 +552,18 @@ func withoutVar(env []string, key string) []string {
 }
 
 // awaitCall is the warm helper's side: it reads the call from fd 4 (to its
-// end: the parent closes it after sending), makes the three descriptors
+// end: the parent shuts it down for writing after sending; the channel
+// stays open for the report of how bash ended), makes the three descriptors
 // that came with it 0, 1 and 2, and changes into the call's directory
 // (the workspace when that is not reachable, as for a cold start).
 func awaitCall(ws string) (*poolCall, error) {
 	data, fds, err := recvAll(64<<20, 3, func(p, oob []byte) (n, oobn int, err error) {
-		n, oobn, _, _, err = unix.Recvmsg(callFD, p, oob, unix.MSG_CMSG_CLOEXEC)
+		n, oobn, _, _, err = unix.Recvmsg(ctlFD, p, oob, unix.MSG_CMSG_CLOEXEC)
 		return n, oobn, err
 	})
 	if err != nil {
 		return nil, err
 	}
-	unix.Close(callFD)
 	var c poolCall
 	if len(fds) != 3 || json.Unmarshal(data, &c) != nil {
 		closeAll(fds)

@@ -105,6 +105,9 @@ type fixture struct {
 	pool     *Pool
 	cwd      string
 	lastWarm bool
+	// onEnded, when set, is called with what Handle.Ended returned,
+	// before the helper is waited for.
+	onEnded func(code int, ok bool)
 }
 
 const canaryText = "canary: must not change\n"
@@ -223,6 +226,9 @@ func (f *fixture) run(t *testing.T, spec Spec, script string, timeout time.Durat
 		}
 		h.Started()
 		a, aerr := h.Applied()
+		if f.onEnded != nil {
+			f.onEnded(h.Ended())
+		}
 		werr := cmd.Wait()
 		h.Close()
 		r := result{out: buf.String(), applied: a, err: aerr, duration: time.Since(start)}

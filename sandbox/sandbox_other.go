@@ -72,3 +72,9 @@ func Probe() Report {
 		Summary:  "no kernel sandbox on " + runtime.GOOS + ": commands run with the full rights of the user (policy checks still apply)",
 	}
 }
+
+// Ended reports nothing here: take the status from the process.
+func (h *Handle) Ended() (code int, ok bool) { return 0, false }
+
+// Reaped does nothing here.
+func (h *Handle) Reaped() {}

@@ -127,6 +127,14 @@ type Launch struct {
 	// process group, timeout, kill and wait — is as for a started Cmd.
 	// A PTY cannot be handed over: such a launch is refused with a PTY.
 	Send func(stdin, stdout, stderr *os.File) error
+	// Ended, when set, blocks until the leader reports how the command
+	// ended before it has exited itself (ok), or until it can no longer
+	// do so (not ok: the status is then the leader's own, from its exit).
+	// With ok, every process of the command has ended: the result is
+	// final without waiting for the leader's exit, which is waited for
+	// in the background and then told to Reaped.
+	Ended  func() (code int, ok bool)
+	Reaped func()
 	// Contained, when set, is asked once the leader has been reaped: true
 	// means every process the command started lived in a namespace that
 	// ended with the leader (the sandbox's pid namespace, whose pid 1 the
@@ -184,8 +192,12 @@ type Process struct {
 	forced  atomic.Bool
 	read    atomic.Int64 // bytes drained so far
 
-	exited chan struct{} // the leader has been reaped
+	exited chan struct{} // the leader has been reaped, or has reported (Launch.Ended)
+	reaped chan struct{} // the leader has been reaped
 	done   chan struct{} // everything is over; result is set
+	// ended: the leader reported code before its exit (Launch.Ended).
+	ended bool
+	code  int
 	stopMu sync.Mutex
 	stop   StopReason
 	stopCh chan StopReason
@@ -242,6 +254,7 @@ func Start(o Options) (*Process, error) {
 		opts:   o,
 		marker: newMarker(),
 		exited: make(chan struct{}),
+		reaped: make(chan struct{}),
 		done:   make(chan struct{}),
 		stopCh: make(chan StopReason, 1),
 	}
@@ -484,10 +497,29 @@ func (s sinkWriter) Write(b []byte) (int, error) {
 }
 
 func (p *Process) wait() {
+	if p.launch.Ended != nil {
+		if code, ok := p.launch.Ended(); ok {
+			p.ended, p.code = true, code
+			close(p.exited)
+			p.waitErr = p.cmd.Wait()
+			forgetLeader(p.cmd.Process.Pid)
+			if p.launch.Reaped != nil {
+				p.launch.Reaped()
+			}
+			close(p.reaped)
+			return
+		}
+	}
 	p.waitErr = p.cmd.Wait()
 	forgetLeader(p.cmd.Process.Pid)
 	close(p.exited)
+	close(p.reaped)
 }
+
+// Reaped is closed once the command's leader has been waited for, which
+// can be after Done when the leader reported how the command ended
+// before its own exit (Launch.Ended).
+func (p *Process) Reaped() <-chan struct{} { return p.reaped }
 
 // supervise enforces the timeout and stop requests, then cleans up.
 func (p *Process) supervise() {
@@ -587,7 +619,11 @@ func (p *Process) supervise() {
 	}
 	res.Stopped = p.getStop()
 	res.Forced = p.forced.Load()
-	res.ExitCode = exitCode(p.cmd.ProcessState)
+	if p.ended {
+		res.ExitCode = p.code
+	} else {
+		res.ExitCode = exitCode(p.cmd.ProcessState)
+	}
 	switch res.Stopped {
 	case StopTimeout:
 		res.TimedOut = true

@@ -68,6 +68,9 @@ type Table struct {
 	unlisted map[*Task]struct{} // started, not (yet) in the table
 	live     int                // running tasks in the table
 	closed   bool
+	// reaping counts started commands whose leader has not been waited
+	// for yet (it may outlive its result: Launch.Ended); Close waits.
+	reaping sync.WaitGroup
 }
 
 // NewTable returns an empty table.
@@ -214,6 +217,11 @@ func (tb *Table) start(o Options, listed bool) (*Task, error) {
 		return nil, err
 	}
 	t.proc = p
+	tb.reaping.Add(1)
+	go func() {
+		<-p.Reaped()
+		tb.reaping.Done()
+	}()
 	go t.finish()
 	return t, nil
 }
@@ -319,6 +327,7 @@ func (tb *Table) Close() error {
 	for _, t := range all {
 		<-t.done
 	}
+	tb.reaping.Wait()
 	return nil
 }
 
