@@ -196,8 +196,8 @@ type Process struct {
 	reaped chan struct{} // the leader has been reaped
 	done   chan struct{} // everything is over; result is set
 	// ended: the leader reported code before its exit (Launch.Ended).
-	ended bool
-	code  int
+	ended  bool
+	code   int
 	stopMu sync.Mutex
 	stop   StopReason
 	stopCh chan StopReason
