@@ -16,8 +16,15 @@ SGBIN     := $(EVALDIR)/shellguard
 
 .PHONY: build test vet lint unit cross shared evalbin eval-effect eval-static eval-sandbox eval-sandbox-fs eval-sandbox-session eval-sandbox-strict eval-warm bench release clean
 
+# The binaries of one build share a random GNU build ID: shellguard starts
+# the standalone sandbox helper beside it (faster than starting itself
+# again) only when the helper's build ID is its own.
+BUILDID   := 0x$(shell od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+LDFLAGS   := -B $(BUILDID)
+
 build:
-	CGO_ENABLED=0 $(GO) build -o shellguard ./cmd/shellguard
+	CGO_ENABLED=0 $(GO) build -ldflags '$(LDFLAGS)' -o shellguard ./cmd/shellguard
+	CGO_ENABLED=0 $(GO) build -ldflags '$(LDFLAGS)' -o shellguard-sandbox ./cmd/shellguard-sandbox
 
 test: vet lint unit cross eval-static eval-effect eval-sandbox eval-warm
 
@@ -51,8 +58,9 @@ shared:
 
 evalbin: shared $(EVALDIR)
 	$(GO) build -C $(SHARED)/eval/sgeval -o $(SGEVAL) .
-	CGO_ENABLED=0 $(GO) build -o $(SGBIN) ./cmd/shellguard
-	chmod 755 $(SGBIN) $(SGEVAL)
+	CGO_ENABLED=0 $(GO) build -ldflags '$(LDFLAGS)' -o $(SGBIN) ./cmd/shellguard
+	CGO_ENABLED=0 $(GO) build -ldflags '$(LDFLAGS)' -o $(EVALDIR)/shellguard-sandbox ./cmd/shellguard-sandbox
+	chmod 755 $(SGBIN) $(SGEVAL) $(EVALDIR)/shellguard-sandbox
 
 # The whole public corpus (the sandbox has landed); override to narrow it.
 EFFECT_FILTER ?=
@@ -85,7 +93,7 @@ eval-sandbox: eval-sandbox-fs eval-sandbox-session eval-sandbox-strict
 WARMRUN := $(EVALDIR)/warmrun
 eval-warm: evalbin
 	@command -v tmux >/dev/null 2>&1 || { echo "installing tmux"; apt-get update -q >/dev/null; apt-get install -y -q tmux >/dev/null; }
-	CGO_ENABLED=0 $(GO) build -o $(WARMRUN) ./sandbox/testdata/warmrun
+	CGO_ENABLED=0 $(GO) build -ldflags '$(LDFLAGS)' -o $(WARMRUN) ./sandbox/testdata/warmrun
 	$(GO) build -o $(DEVMACHINE) ./sandbox/testdata/devmachine
 	chmod 755 $(WARMRUN) $(DEVMACHINE)
 	cd $(EVALDIR) && $(SGEVAL) effect --exec '$(WARMRUN) {timeout} -- {cmd}' $(SHARED)/eval/corpus/effect-public.jsonl $(EFFECT_FILTER)
@@ -128,4 +136,4 @@ release:
 	GOPROXY=off $(GO) run ./internal/release -version "$$tag" -out dist -targets '$(RELEASE_TARGETS)'
 
 clean:
-	rm -rf shellguard dist $(EVALDIR)
+	rm -rf shellguard shellguard-sandbox dist $(EVALDIR)

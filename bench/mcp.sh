@@ -10,8 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v node >/dev/null || { echo "bench/mcp.sh needs node and npm" >&2; exit 1; }
 [ -f e2e/node_modules/@modelcontextprotocol/sdk/package.json ] || (cd e2e && npm ci --no-audit --no-fund --loglevel=error)
-dir=$(mktemp -d)
+dir=$(mktemp -d -p /var/tmp)
 trap 'rm -rf "$dir"' EXIT
-CGO_ENABLED=0 go build -o "$dir/shellguard" ./cmd/shellguard
+bench/build.sh "$dir" >/dev/null
 mkdir "$dir/ws"
 node e2e/bench.mjs "$dir/shellguard" "$dir/ws" "${CALLS:-1000}" "${WARMUP:-100}" "$@"

@@ -80,7 +80,7 @@ fi
 why=$(npm_install codex @openai/codex) || missing[codex]=$why
 
 bin=$tmp/shellguard
-CGO_ENABLED=0 go build -o "$bin" ./cmd/shellguard
+bench/build.sh "$(dirname "$bin")" >/dev/null
 go build -o "$tmp/measure" bench/peers_measure.go
 
 # Everything from here runs with this environment, the same for every tool.

@@ -10,8 +10,8 @@ need() { command -v "$1" >/dev/null 2>&1 || { echo "installing $2" >&2; apt-get 
 need hyperfine hyperfine
 [ -x /usr/bin/time ] || apt-get install -y -q time >/dev/null
 
-bin=$(mktemp -d)/shellguard
-CGO_ENABLED=0 go build -o "$bin" ./cmd/shellguard
+bin=$(mktemp -d -p /var/tmp)/shellguard
+bench/build.sh "$(dirname "$bin")" >/dev/null
 runs=${RUNS:-300}
 json=$(mktemp)
 

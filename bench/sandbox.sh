@@ -8,10 +8,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v hyperfine >/dev/null || { echo "hyperfine is needed (apt-get install hyperfine)" >&2; exit 2; }
 
-dir=$(mktemp -d)
+dir=$(mktemp -d -p /var/tmp)
 trap 'rm -rf "$dir"' EXIT
 bin=$dir/shellguard
-CGO_ENABLED=0 go build -o "$bin" ./cmd/shellguard
+bench/build.sh "$(dirname "$bin")" >/dev/null
 runs=${RUNS:-300}
 json=$dir/h.json
 cd "$dir"

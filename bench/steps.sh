@@ -13,8 +13,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bins=("$@")
 if [ ${#bins[@]} -eq 0 ]; then
-	b=$(mktemp -d)/shellguard
-	(cd "$here" && CGO_ENABLED=0 go build -o "$b" ./cmd/shellguard)
+	b=$(mktemp -d -p /var/tmp)/shellguard
+	"$here/bench/build.sh" "$(dirname "$b")" >/dev/null
 	bins=("$b")
 fi
 runs=${RUNS:-100}

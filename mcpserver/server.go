@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/shellguard/shellguard/internal/steptime"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -169,6 +170,8 @@ func (s *Server) refused(in *input, v policy.Verdict, why string) *shellguard.Re
 const approveKey = "shellguard_approve"
 
 func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	steptime.Mark("mcp.handle")
+	defer steptime.Mark("mcp.handled")
 	in, err := parseInput(req.Params.Arguments, s.set)
 	if err != nil {
 		return toolError(err.Error()), nil

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/shellguard/shellguard/internal/steptime"
 	"io"
 	"os"
 	"sync"
@@ -84,6 +85,7 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 	if l.tr != nil {
 		l.tr.sent(b)
 	}
+	defer steptime.Mark("mcp.written")
 	return l.w.Write(b)
 }
 
@@ -219,6 +221,7 @@ func filterLines(ctx context.Context, r io.Reader, pw *io.PipeWriter, out io.Wri
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
 		line, tooLong, err := readLine(br, MaxMessageBytes)
+		steptime.Mark("mcp.read")
 		switch {
 		case tooLong:
 			writeRPCError(out, nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("message larger than %d bytes", MaxMessageBytes))

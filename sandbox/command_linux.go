@@ -199,7 +199,7 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 		closeFiles()
 		return nil, nil, err
 	}
-	cmd := exec.CommandContext(ctx, "/proc/self/exe", helperArg, string(js), script)
+	cmd := exec.CommandContext(ctx, helperFor(hs.Writable), helperArg, string(js), script)
 	cmd.Args[0] = "shellguard-sandbox"
 	cmd.Env = withCacheEnv(env, cacheDirOf(spec, env), hs.Writable, hs.Workspace)
 	cmd.Env = goProxyEnv(cmd.Env, env, hs.FS.Home)

@@ -97,6 +97,7 @@ func (f *fixture) runPooled(t *testing.T, ctx context.Context, spec Spec, script
 	if a.Warm != f.lastWarm {
 		t.Errorf("Applied.Warm %v for a warm start %v", a.Warm, f.lastWarm)
 	}
+	f.helperPid = cmd.Process.Pid
 	if f.onEnded != nil {
 		f.onEnded(h.Ended())
 	}

@@ -41,6 +41,11 @@ func Probe() Report {
 	}
 	os.WriteFile(filepath.Join(ws, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
 	a, runErr := probeRun(Spec{Workspace: ws}, env, ws)
+	if p, why := HelperProgram([]string{ws}); why == "" {
+		r.Helper = p + " (standalone, same build)"
+	} else {
+		r.Helper = "this executable (" + why + ")"
+	}
 
 	wanted := []string{LayerRlimits, LayerUserNS, LayerMountNS, LayerPidNS, LayerNetNS, LayerReadOnlyRoot,
 		LayerReadOnlyPaths, LayerMasks, LayerProc, LayerLoopback, LayerCaps, LayerLandlockFS, LayerLandlockNet,

@@ -433,6 +433,9 @@ type Report struct {
 	Summary string `json:"summary"`
 	// RequiredOK is true when --sandbox required can run here.
 	RequiredOK bool `json:"required_ok"`
+	// Helper is the program started as the sandbox helper: the standalone
+	// one beside this executable, or this executable and why.
+	Helper string `json:"helper,omitempty"`
 }
 
 // ProbeResult is one line of the doctor table: a layer, and whether this
@@ -516,6 +519,9 @@ func (r Report) String() string {
 				fmt.Fprintf(&b, "       fix: %s\n", l.Fix)
 			}
 		}
+	}
+	if r.Helper != "" {
+		fmt.Fprintf(&b, "helper: %s\n", r.Helper)
 	}
 	fmt.Fprintf(&b, "%s\n", r.Summary)
 	return b.String()

@@ -108,6 +108,8 @@ type fixture struct {
 	// onEnded, when set, is called with what Handle.Ended returned,
 	// before the helper is waited for.
 	onEnded func(code int, ok bool)
+	// helperPid is the pid of the helper of the command running now.
+	helperPid int
 }
 
 const canaryText = "canary: must not change\n"
@@ -225,6 +227,7 @@ func (f *fixture) run(t *testing.T, spec Spec, script string, timeout time.Durat
 			t.Fatalf("start: %v", err)
 		}
 		h.Started()
+		f.helperPid = cmd.Process.Pid
 		a, aerr := h.Applied()
 		if f.onEnded != nil {
 			f.onEnded(h.Ended())

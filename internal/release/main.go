@@ -32,6 +32,10 @@ import (
 // DefaultTargets are the platforms a release is built for.
 var DefaultTargets = []string{"linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64", "windows/amd64", "windows/arm64"}
 
+// helperName is the standalone sandbox helper (sandbox.HelperName), in
+// the Linux archives beside the binary.
+const helperName = "shellguard-sandbox"
+
 // extraFiles go into every archive beside the binary (paths in the
 // repository; they keep their base name).
 var extraFiles = []string{"README.md", "CHANGELOG.md", "redact/LICENSE.gitleaks"}
@@ -108,23 +112,39 @@ func Build(o Options, log io.Writer) ([]string, error) {
 		if goos == "windows" {
 			exe += ".exe"
 		}
-		binPath := filepath.Join(bin, goos+"_"+goarch, exe)
 		fmt.Fprintf(log, "building %s/%s\n", goos, goarch)
-		cmd := exec.Command("go", "build", "-trimpath", "-o", binPath,
-			"-ldflags", "-s -w -X "+versionVar+"="+o.Version, "./cmd/shellguard")
-		cmd.Dir = o.Root
-		// Offline: the module cache must already hold every dependency.
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+goos, "GOARCH="+goarch, "GOPROXY=off", "GOFLAGS=-mod=readonly")
-		cmd.Stdout, cmd.Stderr = log, log
-		if err := cmd.Run(); err != nil {
-			return nil, fmt.Errorf("go build for %s/%s: %w", goos, goarch, err)
+		// The binaries of one target share a GNU build ID, derived from
+		// the version and the target (the same commit gives the same
+		// archives): shellguard starts the standalone sandbox helper
+		// only when its build ID is its own (sandbox/helperexe_linux.go).
+		id := sha256.Sum256([]byte("shellguard " + o.Version + " " + goos + "/" + goarch))
+		ldflags := "-s -w -X " + versionVar + "=" + o.Version + " -B 0x" + hex.EncodeToString(id[:16])
+		build := func(name, pkg string) ([]byte, error) {
+			binPath := filepath.Join(bin, goos+"_"+goarch, name)
+			cmd := exec.Command("go", "build", "-trimpath", "-o", binPath, "-ldflags", ldflags, pkg)
+			cmd.Dir = o.Root
+			// Offline: the module cache must already hold every dependency.
+			cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+goos, "GOARCH="+goarch, "GOPROXY=off", "GOFLAGS=-mod=readonly")
+			cmd.Stdout, cmd.Stderr = log, log
+			if err := cmd.Run(); err != nil {
+				return nil, fmt.Errorf("go build %s for %s/%s: %w", pkg, goos, goarch, err)
+			}
+			return os.ReadFile(binPath)
 		}
-		exeBytes, err := os.ReadFile(binPath)
+		exeBytes, err := build(exe, "./cmd/shellguard")
 		if err != nil {
 			return nil, err
 		}
 		name := fmt.Sprintf("shellguard_%s_%s_%s", ver, goos, goarch)
 		files := []archFile{{exe, exeBytes, 0o755}}
+		if goos == "linux" {
+			// The sandbox exists on Linux only.
+			hb, err := build(helperName, "./cmd/"+helperName)
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, archFile{helperName, hb, 0o755})
+		}
 		for _, n := range sortedKeys(extras) {
 			files = append(files, archFile{n, extras[n], 0o644})
 		}

@@ -140,7 +140,7 @@ func TestMakeRelease(t *testing.T) {
 		b, _ := io.ReadAll(tr)
 		files[h.Name] = b
 	}
-	for _, f := range []string{"shellguard", "README.md", "CHANGELOG.md", "LICENSE.gitleaks"} {
+	for _, f := range []string{"shellguard", "shellguard-sandbox", "README.md", "CHANGELOG.md", "LICENSE.gitleaks"} {
 		if _, ok := files[name+"/"+f]; !ok {
 			t.Errorf("%s missing from the archive", f)
 		}
@@ -157,6 +157,26 @@ func TestMakeRelease(t *testing.T) {
 		}
 	}
 	ef.Close()
+	// The standalone sandbox helper is of the same build: the same GNU
+	// build ID (shellguard starts it only then).
+	buildID := func(b []byte) []byte {
+		ef, err := elf.NewFile(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sec := ef.Section(".note.gnu.build-id")
+		if sec == nil {
+			t.Fatal("no GNU build ID note")
+		}
+		d, err := sec.Data()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	if a, b := buildID(files[name+"/shellguard"]), buildID(files[name+"/shellguard-sandbox"]); !bytes.Equal(a, b) {
+		t.Errorf("build IDs differ: %x and %x", a, b)
+	}
 	if out := run(t.TempDir(), exe, "--version"); strings.TrimSpace(out) != "shellguard v9.8.7" {
 		t.Errorf("--version says %q", out)
 	}
