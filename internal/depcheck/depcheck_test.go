@@ -47,7 +47,7 @@ var allowed = map[string][]string{
 
 	// Faces over the library.
 	"config":    {"", "policy", "sandbox", "redact", "audit", "internal/*"},
-	"mcpserver": {"", "policy", "internal/capture"},
+	"mcpserver": {"", "policy", "internal/capture", "internal/steptime"},
 	"e2e":       {"internal/*"},
 }
 
