@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -55,8 +54,8 @@ func TestFindGNUBuildID(t *testing.T) {
 // id (hex, without 0x).
 func buildHelper(t *testing.T, dir, id string) string {
 	t.Helper()
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(gobin); err != nil {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
 		skipOrFail(t, "no go toolchain to build the helper with: %v", err)
 	}
 	p := filepath.Join(dir, HelperName)
