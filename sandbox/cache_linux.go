@@ -22,13 +22,18 @@ func secureDir(dir string) error {
 	if !filepath.IsAbs(dir) {
 		return fmt.Errorf("%s is not absolute", dir)
 	}
-	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
-		return err
+	const flags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
+	fd, err := unix.Open(dir, flags, 0)
+	if err == unix.ENOENT {
+		// Missing (the usual case only the first time): create it.
+		if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
+			return err
+		}
+		if err := unix.Mkdir(dir, 0o700); err != nil && err != unix.EEXIST {
+			return fmt.Errorf("mkdir %s: %w", dir, err)
+		}
+		fd, err = unix.Open(dir, flags, 0)
 	}
-	if err := unix.Mkdir(dir, 0o700); err != nil && err != unix.EEXIST {
-		return fmt.Errorf("mkdir %s: %w", dir, err)
-	}
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		if err == unix.ELOOP || err == unix.ENOTDIR {
 			var st unix.Stat_t

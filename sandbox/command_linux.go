@@ -18,6 +18,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/shellguard/shellguard/internal/steptime"
 	"golang.org/x/sys/unix"
@@ -262,8 +263,30 @@ const (
 )
 
 // nsAllowed says whether to request namespaces, from cheap static checks
-// and the cached result of a failed start.
+// (the sysctls, read at most once a second) and the cached result of a
+// failed start.
 func nsAllowed() (bool, string) {
+	if nsDisabled.Load() == 1 {
+		s, _ := nsDisabledReason.Load().(string)
+		return false, s
+	}
+	nsSysctl.Lock()
+	defer nsSysctl.Unlock()
+	if now := time.Now(); now.Sub(nsSysctl.at) > time.Second {
+		nsSysctl.ok, nsSysctl.why = nsAllowedNow()
+		nsSysctl.at = now
+	}
+	return nsSysctl.ok, nsSysctl.why
+}
+
+var nsSysctl struct {
+	sync.Mutex
+	at  time.Time
+	ok  bool
+	why string
+}
+
+func nsAllowedNow() (bool, string) {
 	if nsDisabled.Load() == 1 {
 		s, _ := nsDisabledReason.Load().(string)
 		return false, s

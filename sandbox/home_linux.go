@@ -61,7 +61,28 @@ func resolveHome(fs *fsSpec, home string, allow []string, path string) {
 		return
 	}
 	fs.Home = home
-	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
+	// One listing of HOME spares a stat for each allowlisted entry whose
+	// first element is not there (most of them, in most homes).
+	top := map[string]bool{}
+	if names, err := readNames(home); err == nil {
+		for _, n := range names {
+			top[n] = true
+		}
+	} else {
+		top = nil
+	}
+	exists := func(p string) bool {
+		if top != nil {
+			if rel, ok := strings.CutPrefix(p, home+"/"); ok {
+				first, _, _ := strings.Cut(rel, "/")
+				if !top[first] {
+					return false
+				}
+			}
+		}
+		var st unix.Stat_t
+		return unix.Stat(p, &st) == nil
+	}
 	fs.HomeEntries = homeEntries(home, allow, path, exists)
 	for g := range gitconfigFiles {
 		if p := filepath.Join(home, g); exists(p) {

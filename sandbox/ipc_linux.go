@@ -46,8 +46,14 @@ func ipcSpecOf(spec Spec, env []string, dir string) ipcSpec {
 	if path, ok := envGet(env, "PATH"); ok {
 		keep = append(keep, filepath.SplitList(path)...) // programs stay runnable (read-only)
 	}
+	seen := make(map[string]bool, len(keep))
 	for _, p := range keep {
-		if r := realpath(p); r != "" {
+		if seen[p] {
+			continue // PATH often names a directory twice
+		}
+		seen[p] = true
+		if r := realpath(p); r != "" && (r == p || !seen[r]) {
+			seen[r] = true
 			is.Keep = append(is.Keep, r)
 		}
 	}
