@@ -37,6 +37,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/shellguard/shellguard/internal/runner"
 	"github.com/shellguard/shellguard/internal/steptime"
@@ -352,11 +353,29 @@ func (p *Pool) take(spec Spec, env []string, dir string) (*warmHelper, *helperSp
 	return got, hs
 }
 
+// refillDelay is how long after a warm command has ended its replacement
+// starts to be warmed: the caller is then still delivering the command's
+// result (the runner closes the launch before the result is final; the
+// MCP server still writes its answer), and on a machine with few cores
+// a helper's start-up (a fork of this process, which also holds
+// syscall.ForkLock, then namespaces and mounts) would share the CPU with
+// that.
+const refillDelay = 3 * time.Millisecond
+
 // refill warms helpers again after a warm command has ended.
 func (p *Pool) refill() {
 	p.mu.Lock()
-	p.fillLocked()
-	p.mu.Unlock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return
+	}
+	p.bg.Add(1)
+	time.AfterFunc(refillDelay, func() {
+		defer p.bg.Done()
+		p.mu.Lock()
+		p.fillLocked()
+		p.mu.Unlock()
+	})
 }
 
 // fillLocked makes sure helpers are being warmed, in the background and
