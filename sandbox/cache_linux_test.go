@@ -124,3 +124,62 @@ go get example.com/sgdep@v1.0.0 && go build -o app . && ./app && echo built`
 		t.Fatalf("go get/build inside failed (exit %d):\n%s", r.code, r.out)
 	}
 }
+
+// TestRealpathFollowsChanges: a remembered resolution is used only while
+// the path still leads to the same directory; a link retargeted, a
+// directory replaced by a link, or removed, resolves again.
+func TestRealpathFollowsChanges(t *testing.T) {
+	root := t.TempDir()
+	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
+	for _, d := range []string{a, b} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ra, rb := realpath(a), realpath(b)
+	link := filepath.Join(root, "link")
+	if err := os.Symlink(a, link); err != nil {
+		t.Fatal(err)
+	}
+	if got := realpath(link); got != ra {
+		t.Fatalf("link: %q, want %q", got, ra)
+	}
+	if got := realpath(link); got != ra { // remembered
+		t.Fatalf("link again: %q, want %q", got, ra)
+	}
+	os.Remove(link)
+	if err := os.Symlink(b, link); err != nil {
+		t.Fatal(err)
+	}
+	if got := realpath(link); got != rb {
+		t.Fatalf("retargeted link: %q, want %q", got, rb)
+	}
+	// A directory replaced by a link to another one.
+	d := filepath.Join(root, "d")
+	os.Mkdir(d, 0o755)
+	rd := realpath(d)
+	if rd == "" || realpath(d) != rd {
+		t.Fatalf("directory: %q", rd)
+	}
+	os.Remove(d)
+	if err := os.Symlink(a, d); err != nil {
+		t.Fatal(err)
+	}
+	if got := realpath(d); got != ra {
+		t.Fatalf("directory replaced by a link: %q, want %q", got, ra)
+	}
+	os.Remove(d)
+	if got := realpath(d); got != "" {
+		t.Fatalf("removed: %q", got)
+	}
+	// A parent directory renamed away and recreated with a link inside.
+	p := filepath.Join(root, "p")
+	os.MkdirAll(filepath.Join(p, "x"), 0o755)
+	rx := realpath(filepath.Join(p, "x"))
+	os.Rename(p, filepath.Join(root, "p-old"))
+	os.Mkdir(p, 0o755)
+	os.Symlink(b, filepath.Join(p, "x"))
+	if got := realpath(filepath.Join(p, "x")); got != rb || got == rx {
+		t.Fatalf("after the parent was swapped: %q, want %q", got, rb)
+	}
+}

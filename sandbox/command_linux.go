@@ -487,10 +487,53 @@ func lookBash(env []string) string {
 // link (three system calls, where walking it took one lstat per
 // component and many allocations); filepath.EvalSymlinks where /proc is
 // not there.
+//
+// A directory's resolution is remembered with the directory's device and
+// inode: while p still leads to that same directory (one stat) the answer
+// is the same, since a directory has one name on its mount; anything else
+// resolves again. A warm call's fit check resolves some twenty paths.
 func realpath(p string) string {
 	if p == "" || !filepath.IsAbs(p) {
 		return ""
 	}
+	var st unix.Stat_t
+	if unix.Stat(p, &st) != nil {
+		return ""
+	}
+	dir := st.Mode&unix.S_IFMT == unix.S_IFDIR
+	if dir {
+		realpaths.Lock()
+		e, ok := realpaths.m[p]
+		realpaths.Unlock()
+		if ok && e.dev == st.Dev && e.ino == st.Ino {
+			return e.r
+		}
+	}
+	r := resolvePath(p)
+	if dir && r != "" && unix.Stat(r, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		realpaths.Lock()
+		if realpaths.m == nil || len(realpaths.m) >= 1024 {
+			realpaths.m = map[string]realpathEntry{}
+		}
+		realpaths.m[p] = realpathEntry{r: r, dev: st.Dev, ino: st.Ino}
+		realpaths.Unlock()
+	}
+	return r
+}
+
+// realpaths remembers the resolution of directories (realpath).
+var realpaths struct {
+	sync.Mutex
+	m map[string]realpathEntry
+}
+
+type realpathEntry struct {
+	r        string
+	dev, ino uint64
+}
+
+// resolvePath resolves every symlink of the absolute path p.
+func resolvePath(p string) string {
 	fd, err := unix.Open(p, unix.O_PATH|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return ""
