@@ -488,13 +488,18 @@ func lookBash(env []string) string {
 // component and many allocations); filepath.EvalSymlinks where /proc is
 // not there.
 //
-// A directory's resolution is remembered with the directory's device and
-// inode: while p still leads to that same directory (one stat) the answer
-// is the same, since a directory has one name on its mount; anything else
-// resolves again. A warm call's fit check resolves some twenty paths.
+// In a process that keeps a Pool (a long-lived one), a directory's
+// resolution is remembered with the directory's device and inode: while p
+// still leads to that same directory (one stat) the answer is the same,
+// since a directory has one name on its mount; anything else resolves
+// again. A warm call's fit check resolves some twenty paths. A process
+// that runs one command (the CLI) would only pay for remembering.
 func realpath(p string) string {
 	if p == "" || !filepath.IsAbs(p) {
 		return ""
+	}
+	if !realpaths.on.Load() {
+		return resolvePath(p)
 	}
 	var st unix.Stat_t
 	if unix.Stat(p, &st) != nil {
@@ -523,6 +528,7 @@ func realpath(p string) string {
 
 // realpaths remembers the resolution of directories (realpath).
 var realpaths struct {
+	on atomic.Bool // set by NewPool
 	sync.Mutex
 	m map[string]realpathEntry
 }
