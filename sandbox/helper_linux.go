@@ -193,6 +193,10 @@ func helperMain(specJSON, script string, warm bool) int {
 			// what arrives before the command is dropped.
 			sigs = initSignals()
 		}
+		// encoding/json builds its decoder for a type on first use:
+		// done now, not on the command's time.
+		var warmUp poolCall
+		json.Unmarshal([]byte(`{"script":"","env":[""],"dir":""}`), &warmUp)
 		c, err := awaitCall(hs.Workspace)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "shellguard: warm helper: %v\n", err)
