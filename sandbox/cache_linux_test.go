@@ -129,7 +129,7 @@ go get example.com/sgdep@v1.0.0 && go build -o app . && ./app && echo built`
 // the path still leads to the same directory; a link retargeted, a
 // directory replaced by a link, or removed, resolves again.
 func TestRealpathFollowsChanges(t *testing.T) {
-	realpaths.on.Store(true)
+	longLived.Store(true)
 	root := t.TempDir()
 	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
 	for _, d := range []string{a, b} {

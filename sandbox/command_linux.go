@@ -498,7 +498,7 @@ func realpath(p string) string {
 	if p == "" || !filepath.IsAbs(p) {
 		return ""
 	}
-	if !realpaths.on.Load() {
+	if !longLived.Load() {
 		return resolvePath(p)
 	}
 	var st unix.Stat_t
@@ -527,8 +527,11 @@ func realpath(p string) string {
 }
 
 // realpaths remembers the resolution of directories (realpath).
+// longLived is set by NewPool: this process keeps warm helpers, and runs
+// many commands, so remembering what one command's checks found pays.
+var longLived atomic.Bool
+
 var realpaths struct {
-	on atomic.Bool // set by NewPool
 	sync.Mutex
 	m map[string]realpathEntry
 }

@@ -73,7 +73,7 @@ func BenchmarkPoolTake(b *testing.B) {
 	env := []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=" + home, "TMPDIR=" + tmp, "LANG=C.UTF-8", "USER=dev", "SHELL=/bin/bash", markerVar + "=x"}
 	spec := Spec{Mode: Auto, Workspace: ws, CacheDir: filepath.Join(root, "cache")}
 	p := &Pool{size: 0, marker: "pool-bench"}
-	realpaths.on.Store(true) // as NewPool does
+	longLived.Store(true) // as NewPool does
 	defer p.Close()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

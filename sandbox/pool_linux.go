@@ -108,7 +108,7 @@ func NewPool(size int) *Pool {
 	if size == 0 {
 		size = DefaultPool
 	}
-	realpaths.on.Store(true) // a long-lived process: see realpath
+	longLived.Store(true) // a long-lived process: see realpath
 	var b [8]byte
 	rand.Read(b[:])
 	return &Pool{size: size, marker: "pool-" + hex.EncodeToString(b[:])}

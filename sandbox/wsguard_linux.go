@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -80,40 +82,86 @@ func (g *wsGuard) finish() (warns []string) {
 	}
 	dirs := 0
 	buf := make([]byte, 32<<10)
+	old := takeWSTree(g.ws)
+	tree := map[string]*wsDirMemo{}
+	now := time.Now()
+	checkGit := func(p string, isDir bool, depth int) {
+		if depth == 0 && isDir {
+			// The workspace's own .git is protected by the view;
+			// only a new one (git init inside) is checked.
+			if !g.rootGit {
+				warns = append(warns, g.checkGitDir(p)...)
+			}
+			return
+		}
+		warns = append(warns, g.checkDotGit(p, isDir)...)
+	}
 	var walk func(dir string, depth int)
 	walk = func(dir string, depth int) {
 		if dirs >= wsScanLimit {
 			return
 		}
 		dirs++
+		// Taken before the directory is read: a change made after that
+		// moves its times, and the next search reads it again.
+		var st unix.Stat_t
+		if unix.Lstat(dir, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+			return
+		}
+		if m := old[dir]; m != nil && m.same(&st) {
+			// Nothing was added, removed or renamed in it since the
+			// last search: its subdirectories and .git entry are
+			// those it had (a .git entry is still checked: a file's
+			// content can change without its directory's times).
+			tree[dir] = m
+			if m.skip {
+				return
+			}
+			if m.git != 0 {
+				checkGit(dir+"/.git", m.git == gitEntryDir, depth)
+			}
+			for _, sub := range m.subdirs {
+				walk(dir+"/"+sub, depth+1)
+			}
+			return
+		}
 		ents := readDirents(dir, buf)
+		wsDirsRead.Add(1)
+		m := &wsDirMemo{ino: st.Ino, mtim: st.Mtim, ctim: st.Ctim}
 		if depth > 0 {
 			for _, e := range ents {
 				if e.name == "CACHEDIR.TAG" && !e.dir {
-					return
+					m.skip = true
 				}
 			}
+		}
+		if m.settled(now) {
+			// Changed just now: times this close to the search may not
+			// move for a change in the same clock tick; read it again
+			// next time.
+			tree[dir] = m
+		}
+		if m.skip {
+			return
 		}
 		for _, e := range ents {
 			p := dir + "/" + e.name
 			if e.name == ".git" {
-				if depth == 0 && e.dir {
-					// The workspace's own .git is protected by the view;
-					// only a new one (git init inside) is checked.
-					if !g.rootGit {
-						warns = append(warns, g.checkGitDir(p)...)
-					}
-					continue
+				m.git = gitEntryFile
+				if e.dir {
+					m.git = gitEntryDir
 				}
-				warns = append(warns, g.checkDotGit(p, e.dir)...)
+				checkGit(p, e.dir, depth)
 				continue
 			}
 			if e.dir && !wsScanSkip[e.name] {
+				m.subdirs = append(m.subdirs, e.name)
 				walk(p, depth+1)
 			}
 		}
 	}
 	walk(g.ws, 0)
+	putWSTree(g.ws, tree)
 	if dirs >= wsScanLimit {
 		warns = append(warns, fmt.Sprintf("the workspace has more than %d directories: git metadata created by the command was not searched everywhere", wsScanLimit))
 	}
@@ -207,6 +255,78 @@ func gitInitKey(k string) bool {
 		return true
 	}
 	return false
+}
+
+// wsDirMemo is what the post-run search found in one directory: its
+// identity and change times when it was read, the subdirectories it
+// descended into, its .git entry and whether it is a tagged cache. While
+// a directory keeps that inode and those times, no entry was added,
+// removed or renamed in it, so the next search does not read it again
+// (one lstat instead of an open and two getdents).
+type wsDirMemo struct {
+	ino        uint64
+	mtim, ctim unix.Timespec
+	subdirs    []string
+	git        int8 // gitEntryNone, gitEntryDir, gitEntryFile
+	skip       bool // CACHEDIR.TAG: not entered
+}
+
+const (
+	gitEntryNone = iota
+	gitEntryDir
+	gitEntryFile
+)
+
+func (m *wsDirMemo) same(st *unix.Stat_t) bool {
+	return m.ino == st.Ino && m.mtim == st.Mtim && m.ctim == st.Ctim
+}
+
+// wsRacyWindow: a directory changed less than this before it was read is
+// not remembered (its times come from a coarse clock).
+const wsRacyWindow = 100 * time.Millisecond
+
+func (m *wsDirMemo) settled(now time.Time) bool {
+	newest := time.Unix(m.mtim.Unix())
+	if c := time.Unix(m.ctim.Unix()); c.After(newest) {
+		newest = c
+	}
+	return now.Sub(newest) > wsRacyWindow
+}
+
+// wsTrees holds, per workspace, the directories of the last post-run
+// search, in a process that keeps a pool (a long-lived one: one command
+// per process would only pay for remembering). A search takes its
+// workspace's tree out while it runs, so a concurrent search in the same
+// workspace reads everything.
+// wsDirsRead counts the directories the post-run searches read (tests).
+var wsDirsRead atomic.Int64
+
+var wsTrees struct {
+	sync.Mutex
+	m map[string]map[string]*wsDirMemo
+}
+
+func takeWSTree(ws string) map[string]*wsDirMemo {
+	if !longLived.Load() {
+		return nil
+	}
+	wsTrees.Lock()
+	defer wsTrees.Unlock()
+	t := wsTrees.m[ws]
+	delete(wsTrees.m, ws)
+	return t
+}
+
+func putWSTree(ws string, t map[string]*wsDirMemo) {
+	if !longLived.Load() {
+		return
+	}
+	wsTrees.Lock()
+	defer wsTrees.Unlock()
+	if wsTrees.m == nil || len(wsTrees.m) >= 64 {
+		wsTrees.m = map[string]map[string]*wsDirMemo{}
+	}
+	wsTrees.m[ws] = t
 }
 
 type dirent struct {
