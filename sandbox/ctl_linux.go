@@ -128,7 +128,9 @@ func reportEnded(code int) {
 	}
 	msg := strconv.AppendInt(nil, int64(code), 10)
 	for {
-		_, err := unix.Write(ctlFD, append(msg, '\n'))
+		// MSG_NOSIGNAL: a parent that has gone gets no answer, and
+		// go-init no SIGPIPE.
+		_, err := unix.SendmsgN(ctlFD, append(msg, '\n'), nil, nil, unix.MSG_NOSIGNAL)
 		if err != unix.EINTR {
 			break
 		}
