@@ -287,10 +287,6 @@ var nsSysctl struct {
 }
 
 func nsAllowedNow() (bool, string) {
-	if nsDisabled.Load() == 1 {
-		s, _ := nsDisabledReason.Load().(string)
-		return false, s
-	}
 	if b, err := os.ReadFile("/proc/sys/user/max_user_namespaces"); err == nil && strings.TrimSpace(string(b)) == "0" {
 		return false, "user.max_user_namespaces is 0"
 	}
@@ -403,10 +399,6 @@ func (h *Handle) Applied() (Applied, error) {
 // has been waited for. Safe to call more than once.
 func (h *Handle) Close() error {
 	h.closeCtl()
-	if h.ctlChild != nil {
-		h.ctlChild.Close()
-		h.ctlChild = nil
-	}
 	if h.sup != nil {
 		h.sup.Stop()
 		h.sup = nil
@@ -526,11 +518,11 @@ func realpath(p string) string {
 	return r
 }
 
-// realpaths remembers the resolution of directories (realpath).
 // longLived is set by NewPool: this process keeps warm helpers, and runs
 // many commands, so remembering what one command's checks found pays.
 var longLived atomic.Bool
 
+// realpaths remembers the resolution of directories (realpath).
 var realpaths struct {
 	sync.Mutex
 	m map[string]realpathEntry

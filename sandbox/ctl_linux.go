@@ -97,11 +97,13 @@ func (h *Handle) Reaped() {
 	}
 }
 
-// closeCtl closes the parent's end of the control channel.
+// closeCtl closes both ends of the control channel this process holds.
 func (h *Handle) closeCtl() {
-	if h.ctl != nil {
-		h.ctl.Close()
-		h.ctl = nil
+	for _, f := range []**os.File{&h.ctl, &h.ctlChild} {
+		if *f != nil {
+			(*f).Close()
+			*f = nil
+		}
 	}
 }
 
