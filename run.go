@@ -66,6 +66,7 @@ func (g *Guard) Run(ctx context.Context, req Request) (res Result, err error) {
 	if err != nil {
 		return res, err
 	}
+	opts.Reaping = &g.reaping
 	rr, err := runner.Run(ctx, opts)
 	if rr.Pid == 0 { // nothing was started
 		return res, err

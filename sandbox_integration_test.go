@@ -88,10 +88,19 @@ echo started`, "M", marker)
 		}
 		t.Skip("no pid namespace here")
 	}
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err == nil && strings.Contains(string(b), marker) {
+	// When Run returns, every process of the command has ended; only the
+	// sandbox helper, which carries the script in its argv, may still be
+	// exiting. After Close, which waits for it, nothing is left.
+	outlived := func(helpers bool) {
+		ents, _ := os.ReadDir("/proc")
+		for _, e := range ents {
+			b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+			if err != nil || !strings.Contains(string(b), marker) {
+				continue
+			}
+			if !helpers && strings.Contains(string(b), "\x00__shellguard_sandbox_helper\x00") {
+				continue
+			}
 			if pid, err := strconv.Atoi(e.Name()); err == nil {
 				if p, err := os.FindProcess(pid); err == nil {
 					p.Kill()
@@ -100,4 +109,9 @@ echo started`, "M", marker)
 			t.Errorf("process %s outlived the command: %q", e.Name(), b)
 		}
 	}
+	outlived(false)
+	if err := g.Close(); err != nil {
+		t.Fatal(err)
+	}
+	outlived(true)
 }

@@ -97,6 +97,11 @@ type Options struct {
 	// Tag is the caller's own data about the command, returned by
 	// Process.Tag (the runner does not look at it).
 	Tag any
+
+	// Reaping, when set, counts the started command until its leader has
+	// been waited for (Process.Reaped), which can be after the result is
+	// final; a caller that must leave no process behind waits on it.
+	Reaping *sync.WaitGroup
 }
 
 // A Launcher builds the command that runs a script, e.g. inside a sandbox.
@@ -379,6 +384,9 @@ func Start(o Options) (*Process, error) {
 		go p.drain(p.pipes[0], p.stdout, o.Stdout)
 		go p.drain(p.pipes[1], p.stderr, o.Stderr)
 	}
+	if o.Reaping != nil {
+		o.Reaping.Add(1)
+	}
 	go p.wait()
 	go p.supervise()
 	return p, nil
@@ -506,14 +514,21 @@ func (p *Process) wait() {
 			if p.launch.Reaped != nil {
 				p.launch.Reaped()
 			}
-			close(p.reaped)
+			p.reapedNow()
 			return
 		}
 	}
 	p.waitErr = p.cmd.Wait()
 	forgetLeader(p.cmd.Process.Pid)
 	close(p.exited)
+	p.reapedNow()
+}
+
+func (p *Process) reapedNow() {
 	close(p.reaped)
+	if p.opts.Reaping != nil {
+		p.opts.Reaping.Done()
+	}
 }
 
 // Reaped is closed once the command's leader has been waited for, which

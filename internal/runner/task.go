@@ -212,16 +212,12 @@ func (tb *Table) start(o Options, listed bool) (*Task, error) {
 	}
 	o.Stdout = teeTo(&streamWriter{t: t, stream: 0}, o.Stdout)
 	o.Stderr = teeTo(&streamWriter{t: t, stream: 1}, o.Stderr)
+	o.Reaping = &tb.reaping
 	p, err := Start(o)
 	if err != nil {
 		return nil, err
 	}
 	t.proc = p
-	tb.reaping.Add(1)
-	go func() {
-		<-p.Reaped()
-		tb.reaping.Done()
-	}()
 	go t.finish()
 	return t, nil
 }
