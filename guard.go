@@ -109,8 +109,8 @@ type Config struct {
 type Guard struct {
 	cfg     Config
 	env     []string
-	secrets []string // values of variables dropped from env
-	tasks   sessions // background-task sessions (session.go)
+	secrets []string       // values of variables dropped from env
+	tasks   sessions       // background-task sessions (session.go)
 	reaping sync.WaitGroup // Run's helpers not yet waited for (Close waits)
 
 	redactOnce sync.Once
