@@ -109,9 +109,8 @@ type Config struct {
 type Guard struct {
 	cfg     Config
 	env     []string
-	secrets []string       // values of variables dropped from env
-	tasks   sessions       // background-task sessions (session.go)
-	reaping sync.WaitGroup // Run's helpers not yet waited for (Close waits)
+	secrets []string // values of variables dropped from env
+	tasks   sessions // background-task sessions (session.go)
 
 	redactOnce sync.Once
 	redact     *redact.Redactor
@@ -202,9 +201,7 @@ func (g *Guard) Config() Config { return g.cfg }
 func (g *Guard) Prepare() { g.redactor() }
 
 // Close kills the tasks of every session of the Guard, waits for them to
-// end, waits for the sandbox helpers of ended commands to be reaped (Run
-// returns once the command has ended, while its helper may still be
-// exiting) and closes the audit log. Later sessions start closed. A program
+// end and closes the audit log. Later sessions start closed. A program
 // should call it on exit (and on SIGINT/SIGTERM) so that no task outlives
 // it.
 func (g *Guard) Close() error {
@@ -220,7 +217,6 @@ func (g *Guard) Close() error {
 		wg.Go(func() { s.Close() })
 	}
 	wg.Wait()
-	g.reaping.Wait()
 	return g.closeAudit()
 }
 

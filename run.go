@@ -53,7 +53,10 @@ type Request struct {
 }
 
 // Run runs req and waits for it. Cancelling ctx stops the command and
-// returns its partial result together with ctx's error.
+// returns its partial result together with ctx's error. When Run returns,
+// every process of the command has ended; the sandbox helper that ran it
+// may still be exiting (its namespaces being torn down) and is reaped in
+// the background.
 //
 // A denied command, or an ask that no approver accepted, is not started:
 // the Result carries the decision and reasons and the error is a
@@ -66,7 +69,6 @@ func (g *Guard) Run(ctx context.Context, req Request) (res Result, err error) {
 	if err != nil {
 		return res, err
 	}
-	opts.Reaping = &g.reaping
 	rr, err := runner.Run(ctx, opts)
 	if rr.Pid == 0 { // nothing was started
 		return res, err

@@ -2,6 +2,7 @@ package shellguard
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -90,8 +91,8 @@ echo started`, "M", marker)
 	}
 	// When Run returns, every process of the command has ended; only the
 	// sandbox helper, which carries the script in its argv, may still be
-	// exiting. After Close, which waits for it, nothing is left.
-	outlived := func(helpers bool) {
+	// exiting, and it is gone shortly after.
+	left := func(helpers bool) (pids []int, lines []string) {
 		ents, _ := os.ReadDir("/proc")
 		for _, e := range ents {
 			b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
@@ -102,16 +103,34 @@ echo started`, "M", marker)
 				continue
 			}
 			if pid, err := strconv.Atoi(e.Name()); err == nil {
-				if p, err := os.FindProcess(pid); err == nil {
-					p.Kill()
-				}
+				pids = append(pids, pid)
+				lines = append(lines, fmt.Sprintf("process %d: %q", pid, b))
 			}
-			t.Errorf("process %s outlived the command: %q", e.Name(), b)
+		}
+		return pids, lines
+	}
+	report := func(pids []int, lines []string) {
+		for _, pid := range pids {
+			if p, err := os.FindProcess(pid); err == nil {
+				p.Kill()
+			}
+		}
+		for _, l := range lines {
+			t.Errorf("outlived the command: %s", l)
 		}
 	}
-	outlived(false)
-	if err := g.Close(); err != nil {
-		t.Fatal(err)
+	if pids, lines := left(false); len(pids) > 0 {
+		report(pids, lines)
+		return
 	}
-	outlived(true)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		pids, lines := left(true)
+		if len(pids) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			report(pids, lines)
+			break
+		}
+	}
 }

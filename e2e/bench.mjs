@@ -2,7 +2,7 @@
 // MCP client over stdio. Run by bench/mcp.sh:
 //   node e2e/bench.mjs BIN WORKSPACE [CALLS] [WARMUP] [extra mcp flags...]
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 
 const [bin, ws, callsArg = "500", warmupArg = "50", ...extra] = process.argv.slice(2);
 const calls = Number(callsArg), warmup = Number(warmupArg);
@@ -10,7 +10,10 @@ const calls = Number(callsArg), warmup = Number(warmupArg);
 // thinks between calls; 0: back to back.
 const gap = Number(process.env.GAP_MS ?? 0);
 const client = new Client({ name: "shellguard-bench", version: "1.0.0" });
-await client.connect(new StdioClientTransport({ command: bin, args: ["mcp", "--workspace", ws, ...extra], cwd: ws, stderr: "inherit" }));
+// SHELLGUARD_TIMING reaches the server, to record its steps per call.
+const env = getDefaultEnvironment();
+if (process.env.SHELLGUARD_TIMING) env.SHELLGUARD_TIMING = process.env.SHELLGUARD_TIMING;
+await client.connect(new StdioClientTransport({ command: bin, args: ["mcp", "--workspace", ws, ...extra], cwd: ws, env, stderr: "inherit" }));
 let sandbox;
 let warm = 0; // calls served by a warm sandbox helper
 const once = async () => {
