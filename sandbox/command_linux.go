@@ -5,7 +5,6 @@ package sandbox
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -181,13 +180,13 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 	if timing = steptime.File(); timing != nil {
 		hs.Timing = 5 + len(rmFiles)
 	}
-	js, err := json.Marshal(hs)
-	if err != nil {
+	js := wireAppend(nil, hs)
+	if bytes.IndexByte(js, 0) >= 0 {
 		ovs.discard()
 		closeFiles()
-		return nil, nil, err
+		return nil, nil, errors.New("sandbox: a path or setting holds a NUL byte")
 	}
-	steptime.Mark("sb.json")
+	steptime.Mark("sb.spec")
 	r, w, err := reportChannel()
 	if err != nil {
 		ovs.discard()
@@ -365,7 +364,7 @@ func (h *Handle) Applied() (Applied, error) {
 			return
 		}
 		var rep helperReport
-		if err := json.Unmarshal(b, &rep); err != nil {
+		if err := wireDecode(string(b), &rep); err != nil {
 			h.err = fmt.Errorf("sandbox: bad report: %w", err)
 			return
 		}

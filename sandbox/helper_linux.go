@@ -3,7 +3,6 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -73,8 +72,7 @@ func report(rep helperReport) {
 	if f == nil {
 		return
 	}
-	b, _ := json.Marshal(rep)
-	f.Write(b)
+	f.Write(wireAppend(nil, &rep))
 	f.Close()
 }
 
@@ -91,7 +89,7 @@ func helperMain(specJSON, script string, warm bool) int {
 	unix.CloseOnExec(3)
 
 	h := &helper{}
-	if err := json.Unmarshal([]byte(specJSON), &h.hs); err != nil {
+	if err := wireDecode(specJSON, &h.hs); err != nil {
 		report(helperReport{Fatal: true, Error: "bad spec: " + err.Error()})
 		return helperExit
 	}
@@ -193,10 +191,10 @@ func helperMain(specJSON, script string, warm bool) int {
 			// what arrives before the command is dropped.
 			sigs = initSignals()
 		}
-		// encoding/json builds its decoder for a type on first use:
-		// done now, not on the command's time.
+		// The decoder's first use faults its code in: done now, not on
+		// the command's time.
 		var warmUp poolCall
-		json.Unmarshal([]byte(`{"script":"","env":[""],"dir":""}`), &warmUp)
+		wireDecode(string(wireAppend(nil, &poolCall{Env: []string{""}})), &warmUp)
 		c, err := awaitCall(hs.Workspace)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "shellguard: warm helper: %v\n", err)

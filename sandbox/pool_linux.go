@@ -27,7 +27,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -157,10 +156,7 @@ func (h *Handle) Send(stdin, stdout, stderr *os.File) error {
 		return errors.New("sandbox: warm helper: command already sent")
 	}
 	h.sent = true
-	b, err := json.Marshal(h.call)
-	if err != nil {
-		return err
-	}
+	b := wireAppend(nil, h.call)
 	rc, err := h.ctl.SyscallConn()
 	if err != nil {
 		return err
@@ -266,7 +262,7 @@ func poolSpec(spec Spec, env []string, dir string) (*helperSpec, error) {
 func keyOf(spec Spec, hs *helperSpec) (string, []byte) {
 	c := *hs
 	c.FS.Git, c.FS.GitErr = nil, ""
-	b, _ := json.Marshal(&c)
+	b := wireAppend(nil, &c)
 	key := string(b) + "\x00cpu=" + strconv.FormatInt(spec.Limits.CPUPercent, 10) + "\x00"
 	for _, p := range append(append(append([]string{}, hs.ReadOnly...), hs.Masked...), filepath.Join(hs.Workspace, ".git")) {
 		var st unix.Stat_t
@@ -439,14 +435,14 @@ func (p *Pool) start(key string, pr *poolProto) (*warmHelper, error) {
 	h.ws = nil
 	// The helper that will run must be the one the key describes.
 	var hs helperSpec
-	if len(cmd.Args) != 4 || json.Unmarshal([]byte(cmd.Args[2]), &hs) != nil {
+	if len(cmd.Args) != 4 || wireDecode(cmd.Args[2], &hs) != nil {
 		h.Close()
 		return nil, errors.New("unexpected helper command")
 	}
 	hs.FS.Git, hs.FS.GitErr = nil, ""
 	hs.RootMap = nil // follows from the rest (rootmap_linux.go)
 	hs.Timing = 0    // where step marks go (SHELLGUARD_TIMING)
-	if b, _ := json.Marshal(&hs); string(b) != string(pr.hs) {
+	if b := wireAppend(nil, &hs); string(b) != string(pr.hs) {
 		h.Close()
 		return nil, errors.New("helper spec differs from the pool's")
 	}
@@ -585,7 +581,7 @@ func awaitCall(ws string) (*poolCall, error) {
 		return nil, err
 	}
 	var c poolCall
-	if len(fds) != 3 || json.Unmarshal(data, &c) != nil {
+	if len(fds) != 3 || wireDecode(string(data), &c) != nil {
 		closeAll(fds)
 		return nil, errors.New("no command received")
 	}
