@@ -37,9 +37,7 @@ package sandbox
 // supervisor refuses when the network is off and connects when it is on.
 
 import (
-	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -87,8 +85,7 @@ func (h *helper) unixConnect() {
 			info.MntIDs = append(info.MntIDs, stx.Mnt_id)
 		}
 	}
-	b, _ := json.Marshal(info)
-	msg := append(append([]byte{'L'}, b...), '\n')
+	msg := wireAppend([]byte{'L'}, &info) // the report follows it (wire.go)
 	err = unix.Sendmsg(3, msg, unix.UnixRights(fd), nil, 0)
 	unix.Close(fd)
 	if err != nil {
@@ -132,18 +129,18 @@ func readReport(r *os.File) ([]byte, *supervisor, error) {
 		closeAll(fds)
 		return data, nil, nil
 	}
-	line, rest, _ := bytes.Cut(data[1:], []byte{'\n'})
 	var info listenerInfo
-	if len(fds) != 1 || json.Unmarshal(line, &info) != nil {
+	rest, err := wireDecodePrefix(string(data[1:]), &info)
+	if len(fds) != 1 || err != nil {
 		closeAll(fds)
-		return rest, nil, errors.New("sandbox: bad connect-supervisor message")
+		return nil, nil, errors.New("sandbox: bad connect-supervisor message")
 	}
 	s, err := startSupervisor(fds[0], info)
 	if err != nil {
 		unix.Close(fds[0])
-		return rest, nil, err
+		return []byte(rest), nil, err
 	}
-	return rest, s, nil
+	return []byte(rest), s, nil
 }
 
 // recvAll reads a unix socket to its end (or until limit bytes) through

@@ -7,7 +7,7 @@ package sandbox
 // standalone helper with the same build ID), so a value is its fields in
 // declaration order with no names. Every value is one or more tokens
 // "<decimal length>:<bytes>": a string is its bytes, an integer its
-// decimal text, a bool 0 or 1, a slice its length (-1 for nil) then its
+// decimal text (unsigned ones too), a bool 0 or 1, a slice its length (-1 for nil) then its
 // elements, a pointer 0 (nil) or 1 then what it points to, a struct its
 // exported fields (those encoding/json does not skip). The text holds no
 // NUL unless a string does, so it can travel in argv.
@@ -54,6 +54,9 @@ func wireValue(b []byte, v reflect.Value) []byte {
 		return wireToken(b, "0")
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		return wireInt(b, v.Int())
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		var tmp [20]byte
+		return wireToken(b, string(strconv.AppendUint(tmp[:0], v.Uint(), 10)))
 	case reflect.Slice:
 		if v.IsNil() {
 			return wireInt(b, -1)
@@ -151,6 +154,17 @@ func (r *wireReader) value(v reflect.Value) error {
 		}
 		v.SetInt(n)
 		return nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		t, err := r.token()
+		if err != nil {
+			return err
+		}
+		n, err := strconv.ParseUint(t, 10, 64)
+		if err != nil || v.OverflowUint(n) {
+			return errWire
+		}
+		v.SetUint(n)
+		return nil
 	case reflect.Slice:
 		n, err := r.int()
 		if err != nil {
@@ -209,16 +223,23 @@ func (r *wireReader) value(v reflect.Value) error {
 
 // wireDecode decodes s, all of it, into v (a pointer to a struct).
 func wireDecode(s string, v any) error {
+	rest, err := wireDecodePrefix(s, v)
+	if err == nil && rest != "" {
+		err = fmt.Errorf("wire: %d bytes left over", len(rest))
+	}
+	return err
+}
+
+// wireDecodePrefix decodes one value from the start of s into v (a
+// pointer to a struct) and returns what follows it.
+func wireDecodePrefix(s string, v any) (string, error) {
 	p := reflect.ValueOf(v)
 	if p.Kind() != reflect.Pointer || p.IsNil() {
-		return fmt.Errorf("wire: decode into %T", v)
+		return s, fmt.Errorf("wire: decode into %T", v)
 	}
 	r := &wireReader{s: s, budget: len(s)}
 	if err := r.value(p.Elem()); err != nil {
-		return fmt.Errorf("wire: %w", err)
+		return s, fmt.Errorf("wire: %w", err)
 	}
-	if r.s != "" {
-		return fmt.Errorf("wire: %d bytes left over", len(r.s))
-	}
-	return nil
+	return r.s, nil
 }

@@ -8,7 +8,9 @@ import (
 )
 
 // wireTypes are the values that travel between shellguard and the helper.
-func wireTypes() []any { return []any{&helperSpec{}, &helperReport{}, &poolCall{}} }
+func wireTypes() []any {
+	return []any{&helperSpec{}, &helperReport{}, &poolCall{}, &listenerInfo{}}
+}
 
 // fill sets every field the wire carries to a value other than its zero
 // value (slices of two elements, or empty ones when empty is set), so that
@@ -24,6 +26,12 @@ func fill(v reflect.Value, n *int, empty bool) {
 		v.SetBool(true)
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		v.SetInt(int64(-*n))
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		u := uint64(*n)
+		if v.Kind() == reflect.Uint64 {
+			u += 1 << 63 // beyond int64
+		}
+		v.SetUint(u)
 	case reflect.Slice:
 		k := 2
 		if empty {
