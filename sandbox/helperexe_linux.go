@@ -32,7 +32,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -140,24 +139,52 @@ const ntGNUBuildID = 3
 // errNoBuildID: the binary carries no GNU build ID note.
 var errNoBuildID = errors.New("no GNU build ID (built without -ldflags=-B)")
 
-// gnuBuildID reads the NT_GNU_BUILD_ID note of the ELF file p.
+// gnuBuildID reads the NT_GNU_BUILD_ID note of the ELF file p: its header,
+// its section headers and its note sections, three reads or so instead of
+// all that debug/elf parses (a fifth of a millisecond in a fresh CLI).
+// Go's linker puts the note in a section of its own, outside the PT_NOTE
+// segment (which holds the Go build ID).
 func gnuBuildID(p string) ([]byte, error) {
-	f, err := elf.Open(p)
+	f, err := os.Open(p)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	// Go's linker puts the note in a section of its own, outside the
-	// PT_NOTE segment (which holds the Go build ID).
-	for _, sec := range f.Sections {
-		if sec.Type != elf.SHT_NOTE || sec.Size > 1<<16 {
+	var eh [64]byte
+	if _, err := f.ReadAt(eh[:], 0); err != nil {
+		return nil, fmt.Errorf("ELF header: %w", err)
+	}
+	if string(eh[:4]) != elf.ELFMAG || elf.Class(eh[elf.EI_CLASS]) != elf.ELFCLASS64 {
+		return nil, errors.New("not a 64-bit ELF file")
+	}
+	var bo binary.ByteOrder
+	switch elf.Data(eh[elf.EI_DATA]) {
+	case elf.ELFDATA2LSB:
+		bo = binary.LittleEndian
+	case elf.ELFDATA2MSB:
+		bo = binary.BigEndian
+	default:
+		return nil, errors.New("ELF file of unknown byte order")
+	}
+	shoff, shentsize, shnum := bo.Uint64(eh[0x28:]), int(bo.Uint16(eh[0x3a:])), int(bo.Uint16(eh[0x3c:]))
+	if shentsize < 64 || shnum == 0 || shnum > 1<<12 || shoff > 1<<40 {
+		return nil, errors.New("ELF section headers out of range")
+	}
+	sh := make([]byte, shnum*shentsize)
+	if _, err := f.ReadAt(sh, int64(shoff)); err != nil {
+		return nil, fmt.Errorf("ELF section headers: %w", err)
+	}
+	for i := 0; i < shnum; i++ {
+		h := sh[i*shentsize:]
+		off, size := bo.Uint64(h[0x18:]), bo.Uint64(h[0x20:])
+		if elf.SectionType(bo.Uint32(h[4:])) != elf.SHT_NOTE || size > 1<<16 || off > 1<<40 {
 			continue
 		}
-		b, err := io.ReadAll(sec.Open())
-		if err != nil {
-			return nil, err
+		b := make([]byte, size)
+		if _, err := f.ReadAt(b, int64(off)); err != nil {
+			return nil, fmt.Errorf("ELF note: %w", err)
 		}
-		if id := findGNUBuildID(b, f.ByteOrder); id != nil {
+		if id := findGNUBuildID(b, bo); id != nil {
 			return id, nil
 		}
 	}

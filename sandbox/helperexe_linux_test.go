@@ -5,7 +5,9 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"debug/elf"
 	"encoding/binary"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -130,5 +132,65 @@ func TestStandaloneHelper(t *testing.T) {
 	f.assertActive(t, Spec{})
 	if !f.lastWarm {
 		t.Fatal("the probe did not run warm")
+	}
+}
+
+// buildIDByDebugELF is gnuBuildID as debug/elf reads it: the reference.
+func buildIDByDebugELF(p string) ([]byte, error) {
+	f, err := elf.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	for _, sec := range f.Sections {
+		if sec.Type != elf.SHT_NOTE || sec.Size > 1<<16 {
+			continue
+		}
+		b, err := io.ReadAll(sec.Open())
+		if err != nil {
+			return nil, err
+		}
+		if id := findGNUBuildID(b, f.ByteOrder); id != nil {
+			return id, nil
+		}
+	}
+	return nil, errNoBuildID
+}
+
+// TestGNUBuildIDAgreesWithDebugELF: the lean reader finds what debug/elf
+// finds, in this test binary and in system programs (built by a C
+// toolchain, with a build ID as a rule), and refuses damaged files.
+func TestGNUBuildIDAgreesWithDebugELF(t *testing.T) {
+	found := 0
+	for _, p := range []string{selfExe, "/bin/sh", "/usr/bin/bash", "/bin/ls", "/usr/bin/env"} {
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		want, werr := buildIDByDebugELF(p)
+		got, gerr := gnuBuildID(p)
+		if !bytes.Equal(got, want) || (werr == nil) != (gerr == nil) {
+			t.Errorf("%s: got %x (%v), debug/elf %x (%v)", p, got, gerr, want, werr)
+		}
+		if gerr == nil {
+			found++
+		}
+	}
+	if found == 0 {
+		t.Log("no program here carries a GNU build ID; the positive case is TestStandaloneHelper's")
+	}
+	// A file cut short, and one that is not ELF, are refused.
+	b, err := os.ReadFile(selfExe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for name, data := range map[string][]byte{"cut": b[:4096], "header": b[:40], "text": []byte("#!/bin/sh\n")} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if id, err := gnuBuildID(p); err == nil {
+			t.Errorf("%s: build ID %x from a damaged file", name, id)
+		}
 	}
 }
