@@ -3,6 +3,7 @@ package effects
 import (
 	"embed"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -148,30 +149,38 @@ func Grammars() map[string]*Grammar {
 }
 
 // Lookup returns the grammar of a program name (nil when unknown). Only
-// the lines of the program asked for are parsed, on first use: a
-// command names a handful of programs, and parsing all ~700 grammars up
-// front would cost a short-lived CLI more than the check itself.
+// the lines of the program asked for are parsed, on first use, and only
+// the files that hold them are read (grammar_index.go, generated from
+// grammars/ by TestGrammarIndex): a command names a handful of programs,
+// and parsing all ~700 grammars, or even scanning every file, up front
+// would cost a short-lived CLI more than the check itself.
 func Lookup(name string) *Grammar {
 	if name == "" || strings.ContainsAny(name, " \t\n\r#") {
 		return nil // no grammar line can name it
 	}
-	idx := grammarIndex()
 	lazy.mu.RLock()
 	g, ok := lazy.parsed[name]
 	lazy.mu.RUnlock()
 	if ok {
 		return g
 	}
-	top, ok := idx.alias[name]
-	if !ok {
-		top = name
+	top := name
+	if i, ok := slices.BinarySearch(genAliases[:], name); ok {
+		top = genAliasOf[i]
+	}
+	var files uint16
+	if i, ok := slices.BinarySearch(genPrograms[:], top); ok {
+		files = genProgramFiles[i]
 	}
 	tab := map[string]*Grammar{}
-	for _, f := range idx.files {
+	for i, family := range genFiles {
+		if files&(1<<i) == 0 {
+			continue
+		}
 		var err error
-		f.linesOf(top, func(line string, n int) {
-			if e := parseGrammarLine(tab, f.family, line); e != nil && err == nil {
-				err = fmt.Errorf("grammars/%s.txt:%d: %v", f.family, n, e)
+		grammarFile(i).linesOf(top, func(line string, n int) {
+			if e := parseGrammarLine(tab, family, line); e != nil && err == nil {
+				err = fmt.Errorf("grammars/%s.txt:%d: %v", family, n, e)
 			}
 		})
 		if err != nil {
@@ -190,6 +199,26 @@ func Lookup(name string) *Grammar {
 		lazy.parsed[n] = g
 	}
 	return lazy.parsed[name]
+}
+
+// grammarFile returns the text of genFiles[i], read once, with a newline
+// in front so that every line, the first too, follows one.
+func grammarFile(i int) gFile {
+	texts.mu.Lock()
+	defer texts.mu.Unlock()
+	if texts.read[i] == "" {
+		b, err := grammarFiles.ReadFile("grammars/" + genFiles[i] + ".txt")
+		if err != nil {
+			panic(fmt.Errorf("grammars: %w (grammar_index.go is stale: go test ./effects -run TestGrammarIndex -update-index)", err))
+		}
+		texts.read[i] = "\n" + string(b)
+	}
+	return gFile{family: genFiles[i], text: texts.read[i]}
+}
+
+var texts struct {
+	mu   sync.Mutex
+	read [len(genFiles)]string
 }
 
 // lazy holds the grammars Lookup has parsed so far.
@@ -233,55 +262,6 @@ func (f gFile) linesOf(prog string, fn func(line string, n int)) {
 		}
 		fn(strings.TrimSpace(line), strings.Count(f.text[:start], "\n"))
 	}
-}
-
-type gIndex struct {
-	files []gFile
-	alias map[string]string // alias → the top-level program whose lines define it
-}
-
-var (
-	indexOnce sync.Once
-	indexTab  gIndex
-)
-
-// grammarIndex reads the embedded files and finds the aliases, without
-// parsing any grammar.
-func grammarIndex() *gIndex {
-	indexOnce.Do(func() {
-		indexTab.alias = map[string]string{}
-		entries, _ := grammarFiles.ReadDir("grammars")
-		for _, e := range entries {
-			b, _ := grammarFiles.ReadFile("grammars/" + e.Name())
-			f := gFile{family: strings.TrimSuffix(e.Name(), ".txt"), text: "\n" + string(b)}
-			indexTab.files = append(indexTab.files, f)
-			for i := 0; ; {
-				j := strings.Index(f.text[i:], " alias=")
-				if j < 0 {
-					break
-				}
-				at := i + j
-				i = at + len(" alias=")
-				ls := strings.LastIndexByte(f.text[:at], '\n') + 1
-				line := f.text[ls:]
-				if k := strings.IndexByte(line, '\n'); k >= 0 {
-					line = line[:k]
-				}
-				if k := strings.Index(line, " #"); k >= 0 && ls+k < at {
-					continue // inside a comment
-				}
-				prog, _, _ := strings.Cut(strings.TrimSpace(line), " ")
-				v := f.text[i:]
-				if k := strings.IndexAny(v, " \n"); k >= 0 {
-					v = v[:k]
-				}
-				for _, a := range splitList(v) {
-					indexTab.alias[a] = prog
-				}
-			}
-		}
-	})
-	return &indexTab
 }
 
 // forEachGrammarLine calls fn with each line that holds a grammar, its
