@@ -35,6 +35,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Pattern is a custom rule.
@@ -71,12 +72,28 @@ type Options struct {
 
 // Redactor holds compiled rules. It is safe for concurrent use; each
 // [Writer] it creates is not.
+//
+// Its keyword automaton and shared rule set are built on first use with
+// text that holds a keyword (a third of a millisecond to a millisecond in
+// a fresh process): a short text without any keyword, such as most
+// command lines, is left as it is without them, since every rule but the
+// instance's keyword-less ones runs only near one of its keywords.
 type Redactor struct {
+	noGitleaks bool
+	extra      []*rule  // the instance's own rules, after the shared ones
+	quick      []string // every keyword, ASCII-lowered; nil: no quick check (keyword-less rules)
+	once       sync.Once
+	built      atomic.Bool
+
 	rules   []*rule
 	ac      *automaton
 	kwRules [][]int32 // keyword id → rule indexes
 	always  []int32   // rules without keywords
 }
+
+// quickMax is the longest text the keyword check without the automaton
+// looks at (longer text builds the Redactor).
+const quickMax = 512
 
 // ruleSet is the part of a Redactor that does not depend on Options other
 // than NoGitleaks: built once per process, shared, never modified.
@@ -174,7 +191,6 @@ var ErrPattern = errors.New("redact: invalid pattern")
 // once per process and shared; a rule's regular expressions are compiled
 // on the first occurrence of one of its keywords.
 func New(o Options) (*Redactor, error) {
-	st := staticSet(o.NoGitleaks)
 	var extra []*rule
 	for i, p := range o.Patterns {
 		re, err := regexp.Compile(p.Regex)
@@ -226,13 +242,41 @@ func New(o Options) (*Redactor, error) {
 		addValue("", v)
 	}
 
+	r := &Redactor{noGitleaks: o.NoGitleaks, extra: extra, quick: staticKeywords(o.NoGitleaks)}
+	for _, ru := range extra {
+		if len(ru.keywords) == 0 {
+			r.quick = nil // runs on any text
+			break
+		}
+		if r.quick != nil {
+			r.quick = slices.Clip(r.quick)
+			for _, kw := range ru.keywords {
+				r.quick = append(r.quick, lowerString(kw))
+			}
+		}
+	}
+	return r, nil
+}
+
+// build compiles the shared rule set and the automaton, once.
+func (r *Redactor) build() {
+	r.once.Do(func() {
+		r.compile()
+		r.built.Store(true)
+	})
+}
+
+func (r *Redactor) compile() {
+	st := staticSet(r.noGitleaks)
+	extra := r.extra
 	if len(extra) == 0 {
-		return &Redactor{rules: st.rules, kwRules: st.kwRules, ac: st.automaton()}, nil
+		r.rules, r.kwRules, r.ac = st.rules, st.kwRules, st.automaton()
+		return
 	}
 	// The instance's rules follow the shared ones; the automaton covers
 	// the shared keywords and the instance's (one table lookup a byte).
 	n := len(st.rules)
-	r := &Redactor{rules: append(st.rules[:n:n], extra...)}
+	r.rules = append(st.rules[:n:n], extra...)
 	kws := st.kws[:len(st.kws):len(st.kws)]
 	r.kwRules = slices.Clone(st.kwRules)
 	local := map[string]int32{}
@@ -258,12 +302,74 @@ func New(o Options) (*Redactor, error) {
 		}
 	}
 	r.ac = newAutomaton(kws)
-	return r, nil
+}
+
+// untouched reports, before the automaton exists, that p is short and
+// holds none of the keywords (compared as the automaton compares them:
+// ASCII letters without case), so that no rule can act on it.
+func (r *Redactor) untouched(p []byte) bool {
+	if r.quick == nil || len(p) > quickMax || r.built.Load() {
+		return false
+	}
+	var buf [quickMax]byte
+	low := buf[:len(p)]
+	for i, c := range p {
+		low[i] = lowerASCII(c)
+	}
+	for _, kw := range r.quick {
+		if bytes.Contains(low, []byte(kw)) {
+			return false
+		}
+	}
+	return true
+}
+
+// staticKeywords returns the keywords of the shared rules, ASCII-lowered,
+// read from the rule tables without compiling them.
+func staticKeywords(noGitleaks bool) []string {
+	k := 0
+	if noGitleaks {
+		k = 1
+	}
+	kwOnce[k].Do(func() {
+		var out []string
+		for _, b := range builtins {
+			for _, kw := range b.keywords {
+				out = append(out, lowerString(kw))
+			}
+		}
+		if !noGitleaks {
+			for i := range gitleaksTable {
+				for _, kw := range gitleaksTable[i].keywords {
+					out = append(out, lowerString(kw))
+				}
+			}
+		}
+		slices.Sort(out)
+		kwLists[k] = slices.Compact(out)
+	})
+	return kwLists[k]
+}
+
+var (
+	kwOnce  [2]sync.Once
+	kwLists [2][]string
+)
+
+func lowerString(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		b[i] = lowerASCII(c)
+	}
+	return string(b)
 }
 
 // Bytes returns p with every secret replaced by its marker. It returns p
 // itself when nothing was redacted.
 func (r *Redactor) Bytes(p []byte) []byte {
+	if r.untouched(p) {
+		return p
+	}
 	var out bytes.Buffer
 	w := r.NewWriter(&out)
 	w.Write(p)
@@ -324,6 +430,7 @@ type rng struct {
 
 // NewWriter returns a Writer that passes redacted output on to w.
 func (r *Redactor) NewWriter(w io.Writer) *Writer {
+	r.build()
 	return &Writer{r: r, w: w, open: make([]span, len(r.rules)), cover: make([]int64, len(r.rules))}
 }
 
