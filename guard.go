@@ -14,6 +14,7 @@ package shellguard
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -196,9 +197,11 @@ func New(cfg Config) (*Guard, error) {
 func (g *Guard) Config() Config { return g.cfg }
 
 // Prepare does now the set-up the Guard otherwise does on first use
-// (compiling the redaction rules, ~100 ms), so that a long-running server's
-// first command does not pay for it. Safe to call concurrently with Run.
-func (g *Guard) Prepare() { g.redactor() }
+// (the redactor's rules and keyword automaton, built for the first output
+// or command line that could hold a secret), so that a long-running
+// server's first command does not pay for it. Safe to call concurrently
+// with Run.
+func (g *Guard) Prepare() { g.redactor().NewWriter(io.Discard) }
 
 // Close kills the tasks of every session of the Guard, waits for them to
 // end and closes the audit log. Later sessions start closed. A program
