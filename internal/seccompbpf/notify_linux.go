@@ -41,8 +41,17 @@ func InstallListener(p *Program) (int, error) {
 		filter[i] = unix.SockFilter{Code: in.Op, Jt: in.Jt, Jf: in.Jf, K: in.K}
 	}
 	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	// WAIT_KILLABLE_RECV (Linux 5.19): once the supervisor has received a
+	// notification, only a fatal signal interrupts the waiting task. The
+	// supervisor acts for the task (it connects the task's own socket);
+	// without the flag a handled signal arriving between that act and the
+	// reply makes the task see EINTR (or restart the call) for a connect
+	// that was made.
 	r, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER,
-		unix.SECCOMP_FILTER_FLAG_NEW_LISTENER, uintptr(unsafe.Pointer(&prog)))
+		unix.SECCOMP_FILTER_FLAG_NEW_LISTENER|unix.SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, uintptr(unsafe.Pointer(&prog)))
+	if errno == unix.EINVAL {
+		return -1, fmt.Errorf("seccompbpf: seccomp(NEW_LISTENER|WAIT_KILLABLE_RECV): %w (Linux 5.19 or later is needed)", errno)
+	}
 	if errno != 0 {
 		return -1, fmt.Errorf("seccompbpf: seccomp(NEW_LISTENER): %w", errno)
 	}
