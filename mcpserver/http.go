@@ -156,6 +156,15 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, maxBody int64) 
 		writeJSON(w, http.StatusForbidden, s.refused(in, v, why))
 		return
 	}
+	ctx, slot, err := s.admit.acquire(ctx)
+	if err != nil {
+		if errors.Is(err, errBusy) {
+			w.Header().Set("Retry-After", "1")
+			writeJSONError(w, http.StatusServiceUnavailable, err.Error())
+		}
+		return // otherwise the client went away while it waited
+	}
+	defer slot.release()
 	// A session of its own that never moves the command to the
 	// background: nobody could ask about the task later.
 	sess := s.g.NewSession(shellguard.SessionOptions{BlockingBudget: -1})

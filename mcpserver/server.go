@@ -42,6 +42,11 @@ type Options struct {
 	// field takes the Guard's configuration (Config.Tasks), then the
 	// library's defaults (64 tasks, 50 s blocking budget).
 	Sessions shellguard.SessionOptions
+	// MaxCalls bounds the commands the server runs at once, over all
+	// sessions (0: twice the CPUs, at least 4); MaxQueued bounds the
+	// calls waiting for one of those slots (0: 64). A call past both is
+	// answered at once with a "busy" tool error.
+	MaxCalls, MaxQueued int
 }
 
 // Server is the MCP server. Create it with New; serve it with RunStdio or
@@ -53,6 +58,7 @@ type Server struct {
 	mcp    *mcp.Server
 	logger *slog.Logger
 	key    []byte // signs RequestState of approval round trips
+	admit  *admission
 
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]*shellguard.Session
@@ -78,7 +84,8 @@ func New(g *shellguard.Guard, opts *Options) *Server {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{g: g, opts: o, logger: logger, sessions: map[*mcp.ServerSession]*shellguard.Session{}}
+	s := &Server{g: g, opts: o, logger: logger, sessions: map[*mcp.ServerSession]*shellguard.Session{},
+		admit: newAdmission(o.MaxCalls, o.MaxQueued)}
 	s.set = settingsOf(g, o.Sessions)
 	s.key = make([]byte, 32)
 	rand.Read(s.key)
@@ -217,8 +224,22 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 			RequestState:  s.sign(in, time.Now()),
 		}, nil
 	}
-	r, err := s.run(ctx, sess, in, approved, live)
+	rctx, slot, err := s.admit.acquire(ctx)
+	if err != nil {
+		if errors.Is(err, errBusy) {
+			return toolError(err.Error()), nil
+		}
+		return result(s.cancelled(in, err), true), nil
+	}
+	defer slot.release()
+	r, err := s.run(rctx, sess, in, approved, live)
 	return result(r, err != nil), nil
+}
+
+// cancelled is the result of a call whose context ended before its
+// command could start.
+func (s *Server) cancelled(in *input, err error) *shellguard.Result {
+	return &shellguard.Result{Command: in.Command, Cwd: in.Cwd, Error: "cancelled by the client before the command started: " + err.Error()}
 }
 
 // run runs a foreground or background command that the policy allows (or
@@ -258,6 +279,8 @@ func (s *Server) run(ctx context.Context, sess *shellguard.Session, in *input, a
 			why = "the command needs the user's approval and was not approved (" + de.Reason + ")."
 		}
 		r.Error = denialText(in.Command, de.Verdict, why, policy.Suggest(in.Command, de.Verdict, s.g.Config().Rules))
+	case errors.Is(context.Cause(ctx), errDrained):
+		r.Error = fmt.Sprintf("stopped: %v %s after that", errDrained, secs(DrainTimeout))
 	case errors.Is(err, context.Canceled):
 		r.Error = "cancelled by the client: the command was stopped"
 	case err != nil:

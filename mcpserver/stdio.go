@@ -22,9 +22,17 @@ import (
 // MaxMessageBytes bounds one JSON-RPC message on stdio.
 const MaxMessageBytes = 8 << 20
 
-// DrainTimeout is how long, after the client's input ends, calls in
-// progress may run on before their commands are stopped.
+// DrainTimeout is how long, after the client's input ends, a command may
+// go on running before it is stopped. Each command has its own: one that
+// starts after the end (it waited for a slot) gets DrainTimeout from its
+// start, so a busy machine working through thirty quick calls answers
+// them all, while a call that runs on is stopped and answered as such.
+// Calls that run no command (a wait on a task) are stopped when
+// DrainTimeout passes with no answer and no command running or waiting.
 const DrainTimeout = 2 * time.Second
+
+// DrainLimit bounds the whole wait after the input ends.
+const DrainLimit = 30 * DrainTimeout
 
 // stopCommands stops every command of every session (foreground runs
 // and tasks); their calls return as stopped.
@@ -63,7 +71,7 @@ func (s *Server) RunIO(ctx context.Context, r io.Reader, w io.Writer) error {
 	pr, pw := io.Pipe()
 	tr := &tracker{pw: pw, inReq: map[string]bool{}, outReq: map[string]json.RawMessage{}, changed: make(chan struct{}, 1)}
 	out := &lockedWriter{w: w, tr: tr}
-	go filterLines(ctx, r, pw, out, tr, s.stopCommands)
+	go filterLines(ctx, r, pw, out, tr, s.admit, s.stopCommands)
 	err := s.mcp.Run(ctx, &mcp.IOTransport{Reader: pr, Writer: out, MaxLineLength: MaxMessageBytes + 1})
 	pr.Close()
 	s.Close()
@@ -98,7 +106,7 @@ type tracker struct {
 	inReq   map[string]bool            // client requests not yet answered
 	outReq  map[string]json.RawMessage // server requests (by id) not yet answered
 	eof     bool                       // the client's input has ended
-	changed chan struct{}
+	changed chan struct{}              // a client request was answered
 }
 
 // rpcHead is what the tracker reads of a message.
@@ -148,11 +156,15 @@ func (t *tracker) read(line []byte) {
 func (t *tracker) sent(b []byte) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	answered := false
 	for _, line := range bytes.Split(b, []byte("\n")) {
 		for _, h := range heads(line) {
 			switch {
 			case !hasID(h):
 			case h.Method == "":
+				if t.inReq[string(h.ID)] {
+					answered = true
+				}
 				delete(t.inReq, string(h.ID))
 			case t.eof:
 				go t.fail(h.ID)
@@ -160,6 +172,9 @@ func (t *tracker) sent(b []byte) {
 				t.outReq[string(h.ID)] = h.ID
 			}
 		}
+	}
+	if !answered {
+		return // a notification (progress, a log line) is no answer
 	}
 	select {
 	case t.changed <- struct{}{}:
@@ -177,9 +192,11 @@ func (t *tracker) fail(id json.RawMessage) {
 
 // drain is called at the end of the client's input: it fails the
 // server's open requests, then waits until every client request has been
-// answered or ctx is done. Calls still open after DrainTimeout get stop
-// called, and DrainTimeout more to answer.
-func (t *tracker) drain(ctx context.Context, stop func()) {
+// answered or ctx is done. When DrainTimeout passes with no answer while
+// no command runs or waits to (busy; those have their own clocks), or
+// DrainLimit in all, stop is called, and the calls get DrainTimeout more
+// to answer.
+func (t *tracker) drain(ctx context.Context, busy func() bool, stop func()) {
 	t.mu.Lock()
 	t.eof = true
 	for _, id := range t.outReq {
@@ -189,7 +206,18 @@ func (t *tracker) drain(ctx context.Context, stop func()) {
 	t.mu.Unlock()
 	bound := time.NewTimer(DrainTimeout)
 	defer bound.Stop()
+	limit := time.NewTimer(DrainLimit)
+	defer limit.Stop()
 	stopped := false
+	stopNow := func() bool {
+		if stopped {
+			return true
+		}
+		stopped = true
+		stop()
+		bound.Reset(DrainTimeout)
+		return false
+	}
 	for {
 		t.mu.Lock()
 		n := len(t.inReq)
@@ -199,15 +227,23 @@ func (t *tracker) drain(ctx context.Context, stop func()) {
 		}
 		select {
 		case <-t.changed:
+			if !stopped { // an answer: the calls are moving
+				bound.Reset(DrainTimeout)
+			}
 		case <-ctx.Done():
 			return
-		case <-bound.C:
-			if stopped {
+		case <-limit.C:
+			if stopNow() {
 				return
 			}
-			stopped = true
-			stop()
-			bound.Reset(DrainTimeout)
+		case <-bound.C:
+			if !stopped && busy() {
+				bound.Reset(DrainTimeout)
+				continue
+			}
+			if stopNow() {
+				return
+			}
 		}
 	}
 }
@@ -217,7 +253,7 @@ func (l *lockedWriter) Close() error { return nil }
 // filterLines copies well-formed JSON-RPC lines from r to pw and answers
 // the others itself. At the end of r it waits for the server to answer
 // what was read (tracker.drain) before it ends the session.
-func filterLines(ctx context.Context, r io.Reader, pw *io.PipeWriter, out io.Writer, tr *tracker, stop func()) {
+func filterLines(ctx context.Context, r io.Reader, pw *io.PipeWriter, out io.Writer, tr *tracker, calls *admission, stop func()) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
 		line, tooLong, err := readLine(br, MaxMessageBytes)
@@ -237,7 +273,8 @@ func filterLines(ctx context.Context, r io.Reader, pw *io.PipeWriter, out io.Wri
 			}
 		}
 		if err != nil {
-			tr.drain(ctx, stop)
+			calls.drain()
+			tr.drain(ctx, calls.busy, stop)
 			pw.Close()
 			return
 		}
