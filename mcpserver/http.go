@@ -28,10 +28,18 @@ type HTTPOptions struct {
 	Token string
 	// MaxBodyBytes bounds a request body; 0: DefaultMaxBodyBytes.
 	MaxBodyBytes int64
-	// SessionTimeout closes an idle MCP session (and kills its tasks);
-	// 0: 30 minutes.
+	// SessionTimeout closes an idle MCP session (and kills its tasks and
+	// warm sandbox helpers); 0: 30 minutes.
 	SessionTimeout time.Duration
+	// MaxSessions bounds the MCP sessions open at once; a client that
+	// would open one more gets 503 (0: DefaultMaxSessions). With the
+	// tasks each session may keep (tasks.max), it bounds the server's
+	// background tasks.
+	MaxSessions int
 }
+
+// DefaultMaxSessions bounds the open MCP sessions of an HTTP server.
+const DefaultMaxSessions = 32
 
 // DefaultMaxBodyBytes bounds request bodies: room for the largest command
 // with JSON escaping, not much more.
@@ -48,16 +56,36 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	if opts.SessionTimeout <= 0 {
 		opts.SessionTimeout = 30 * time.Minute
 	}
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = DefaultMaxSessions
+	}
 	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		Logger:              s.logger,
 		SessionTimeout:      opts.SessionTimeout,
 		MaxRequestBodyBytes: opts.MaxBodyBytes,
 	})
+	// Origin is validated on both endpoints (the MCP specification asks it
+	// of streamable HTTP servers): a browser page of another origin is
+	// refused; clients that send no Origin (not browsers) pass.
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeJSONError(w, http.StatusForbidden, fmt.Sprintf("forbidden: cross-origin request (Origin %q)", r.Header.Get("Origin")))
+	}))
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", streamable)
-	mux.Handle("/tools/bash/execute", http.NewCrossOriginProtection().Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle("/mcp", cop.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" && s.openSessions() >= opts.MaxSessions {
+			w.Header().Set("Retry-After", "5")
+			writeJSONError(w, http.StatusServiceUnavailable, fmt.Sprintf("busy: %d MCP sessions are open, the most this server keeps; close one (or wait for an idle one to expire) and try again", opts.MaxSessions))
+			return
+		}
+		streamable.ServeHTTP(w, r)
+	})))
+	mux.Handle("/tools/bash/execute", cop.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.execute(w, r, opts.MaxBodyBytes)
 	})))
+	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeJSONError(w, http.StatusNotFound, "not found: the endpoints are /mcp (MCP, streamable HTTP) and POST /tools/bash/execute")
+	}))
 	var want []byte
 	if opts.Token != "" {
 		h := sha256.Sum256([]byte(opts.Token))
@@ -66,7 +94,8 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && local != nil {
 			if isLoopback(local.String()) && !isLoopback(r.Host) {
-				http.Error(w, fmt.Sprintf("forbidden: Host %q is not a loopback name (DNS-rebinding protection)", r.Host), http.StatusForbidden)
+				w.Header().Set("Connection", "close")
+				writeJSONError(w, http.StatusForbidden, fmt.Sprintf("forbidden: Host %q is not a loopback name (DNS-rebinding protection)", r.Host))
 				return
 			}
 		}
@@ -75,13 +104,50 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 			tok, ok := strings.CutPrefix(auth, "Bearer ")
 			got := sha256.Sum256([]byte(strings.TrimSpace(tok)))
 			if !ok || subtle.ConstantTimeCompare(got[:], want) != 1 {
+				// Nothing of the body is read, and the connection is not
+				// kept: a client without the token cannot hold it open by
+				// trickling a body.
 				w.Header().Set("WWW-Authenticate", `Bearer realm="shellguard"`)
-				http.Error(w, "unauthorized: send Authorization: Bearer TOKEN", http.StatusUnauthorized)
+				w.Header().Set("Connection", "close")
+				writeJSONError(w, http.StatusUnauthorized, "unauthorized: send Authorization: Bearer TOKEN")
 				return
 			}
 		}
+		if r.Body != nil && r.Body != http.NoBody {
+			r.Body = bodyDeadline(w, r.Body, BodyTimeout)
+		}
 		mux.ServeHTTP(w, r)
 	})
+}
+
+// BodyTimeout bounds the time to receive a request body, so that a
+// trickled body cannot hold a connection and a call slot.
+const BodyTimeout = time.Minute
+
+// bodyDeadline sets a read deadline on the connection for the body and
+// clears it once the body has been read (a server-wide ReadTimeout would
+// also cut the long calls and event streams that follow their request).
+func bodyDeadline(w http.ResponseWriter, body io.ReadCloser, d time.Duration) io.ReadCloser {
+	rc := http.NewResponseController(w)
+	if rc.SetReadDeadline(time.Now().Add(d)) != nil {
+		return body // not a net/http connection (a test recorder)
+	}
+	return &deadlineBody{ReadCloser: body, rc: rc}
+}
+
+type deadlineBody struct {
+	io.ReadCloser
+	rc   *http.ResponseController
+	done bool
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && !b.done {
+		b.done = true
+		b.rc.SetReadDeadline(time.Time{})
+	}
+	return n, err
 }
 
 // isLoopback reports whether a host or host:port names the loopback
@@ -195,6 +261,15 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.Encode(v)
+}
+
+// openSessions counts the MCP sessions the server holds.
+func (s *Server) openSessions() int {
+	n := 0
+	for range s.mcp.Sessions() {
+		n++
+	}
+	return n
 }
 
 // ListenAndServe serves Handler(opts) on addr until ctx is done. It refuses

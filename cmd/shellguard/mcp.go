@@ -25,7 +25,7 @@ func init() {
 // and check), the MCP server, and a context ended by SIGINT/SIGTERM/SIGHUP.
 // stop ends the signal handling and every background task, whatever
 // ended the server.
-func startServer(gf *guardFlags, stderr io.Writer) (srv *mcpserver.Server, ctx context.Context, stop func(), err error) {
+func startServer(gf *guardFlags, lf *limitFlags, stderr io.Writer) (srv *mcpserver.Server, ctx context.Context, stop func(), err error) {
 	runner.EnableSubreaper()
 	g, c, err := gf.newGuard()
 	if err != nil {
@@ -36,7 +36,7 @@ func startServer(gf *guardFlags, stderr io.Writer) (srv *mcpserver.Server, ctx c
 	// to compile: do it while the client connects.
 	go g.Prepare()
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	srv = mcpserver.New(g, &mcpserver.Options{Version: version.String(), Logger: logger})
+	srv = mcpserver.New(g, &mcpserver.Options{Version: version.String(), Logger: logger, MaxCalls: lf.calls, MaxQueued: lf.queued})
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	return srv, ctx, func() { cancel(); g.Close() }, nil
 }
@@ -44,8 +44,9 @@ func startServer(gf *guardFlags, stderr io.Writer) (srv *mcpserver.Server, ctx c
 func mcpMain(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	gf := addGuardFlags(fs, true)
+	lf := addLimitFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: shellguard mcp [--config FILE] [--workspace DIR] [--sandbox MODE] [--network]")
+		fmt.Fprintln(fs.Output(), "usage: shellguard mcp [--config FILE] [--workspace DIR] [--sandbox MODE] [--network] [--max-calls N]")
 		fmt.Fprintln(fs.Output(), "Serves one MCP session over stdin and stdout; logs go to stderr.")
 		fs.PrintDefaults()
 	}
@@ -55,7 +56,10 @@ func mcpMain(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		return argError(stderr, "mcp", fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
 	}
-	srv, ctx, stop, err := startServer(gf, stderr)
+	if lf.calls < 0 || lf.queued < 0 {
+		return argError(stderr, "mcp", "--max-calls and --max-queued take a number of at least 1 (0: the default)")
+	}
+	srv, ctx, stop, err := startServer(gf, lf, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "shellguard mcp:", err)
 		return exitFailure
@@ -66,4 +70,16 @@ func mcpMain(args []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	return 0
+}
+
+// limitFlags bound what a server runs at once (mcpserver.Options).
+type limitFlags struct {
+	calls, queued int
+}
+
+func addLimitFlags(fs *flag.FlagSet) *limitFlags {
+	l := &limitFlags{}
+	fs.IntVar(&l.calls, "max-calls", 0, "commands run at once, over all sessions (default: twice the CPUs, at least 4)")
+	fs.IntVar(&l.queued, "max-queued", 0, "calls waiting for a free slot before further ones are answered \"busy\" (default 64)")
+	return l
 }

@@ -21,8 +21,10 @@ func serveMain(args []string, stdout, stderr io.Writer) int {
 	addr := fs.String("addr", "127.0.0.1:8765", "listen address `HOST:PORT`; anything but loopback needs --token-file")
 	tokenFile := fs.String("token-file", "", "`FILE` holding the bearer token clients must send")
 	gf := addGuardFlags(fs, true)
+	lf := addLimitFlags(fs)
+	maxSessions := fs.Int("max-sessions", 0, fmt.Sprintf("MCP sessions open at once (default %d)", mcpserver.DefaultMaxSessions))
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: shellguard serve [--addr 127.0.0.1:PORT] [--token-file F] [--config FILE] [--workspace DIR] [--sandbox MODE] [--network]")
+		fmt.Fprintln(fs.Output(), "usage: shellguard serve [--addr 127.0.0.1:PORT] [--token-file F] [--config FILE] [--workspace DIR] [--sandbox MODE] [--network] [--max-calls N] [--max-sessions N]")
 		fs.PrintDefaults()
 	}
 	if code, done := parseFlags(fs, args, stdout, stderr, exitUsage); done {
@@ -46,13 +48,16 @@ func serveMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "shellguard serve: refusing to listen on %s without a token: anything but loopback needs --token-file\n", *addr)
 		return exitUsage
 	}
-	srv, ctx, stop, err := startServer(gf, stderr)
+	if lf.calls < 0 || lf.queued < 0 || *maxSessions < 0 {
+		return argError(stderr, "serve", "--max-calls, --max-queued and --max-sessions take a number of at least 1 (0: the default)")
+	}
+	srv, ctx, stop, err := startServer(gf, lf, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, "shellguard serve:", err)
 		return exitFailure
 	}
 	defer stop()
-	err = srv.ListenAndServe(ctx, *addr, mcpserver.HTTPOptions{Token: token}, func(a net.Addr) {
+	err = srv.ListenAndServe(ctx, *addr, mcpserver.HTTPOptions{Token: token, MaxSessions: *maxSessions}, func(a net.Addr) {
 		fmt.Fprintf(stderr, "shellguard: serving MCP at http://%s/mcp and POST http://%s/tools/bash/execute\n", a, a)
 	})
 	if err != nil {
