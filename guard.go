@@ -82,6 +82,13 @@ type Config struct {
 	// Approver decides commands whose verdict is ask. Nil: ask is refused
 	// unless the request brings its own Approve.
 	Approver Approver
+	// GrantsFile, when set, keeps approvals given "always in this
+	// workspace" (Session.Remember with ScopeWorkspace): narrow allow
+	// rules, each for one exact command, scoped to the workspace they
+	// were given in. It must lie outside every directory a sandboxed
+	// command may write. The CLI uses grants.json beside the user's
+	// config file.
+	GrantsFile string
 
 	// RedactPatterns are custom patterns for output redaction, on top of
 	// the built-in rules and the values of scrubbed variables.
@@ -118,6 +125,10 @@ type Guard struct {
 
 	auditMu sync.Mutex
 	audit   *audit.Logger
+
+	grantMu   sync.RWMutex
+	always    []string // remembered grants of this workspace (grants.go)
+	grantsErr error    // why they cannot be kept (GrantsError)
 }
 
 // New validates cfg and returns a Guard. In a process started as the
@@ -180,6 +191,7 @@ func New(cfg Config) (*Guard, error) {
 	if err := g.initRules(); err != nil {
 		return nil, err
 	}
+	g.loadGrants()
 	if len(cfg.RedactPatterns) > 0 {
 		if _, err := redact.New(redact.Options{Patterns: cfg.RedactPatterns, NoGitleaks: true}); err != nil {
 			return nil, fmt.Errorf("shellguard: redaction patterns: %w", err)

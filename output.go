@@ -38,6 +38,8 @@ type Result struct {
 	Classification string          `json:"classification,omitempty"`
 	// Approved is set when the verdict was ask and an approver said yes.
 	Approved bool `json:"approved,omitempty" jsonschema:"the verdict was ask and the user approved"`
+	// Grant is set when the approval was remembered beyond this call.
+	Grant *Grant `json:"grant,omitempty" jsonschema:"the approval was remembered for the session or always in this workspace"`
 
 	Stdout string `json:"stdout"`
 	Stderr string `json:"stderr"`

@@ -50,6 +50,8 @@ type Request struct {
 	DisableSandbox bool
 	// Session names the caller's session in the audit log.
 	Session string
+
+	grants []string // the session's remembered approvals (Session.withGrants)
 }
 
 // Run runs req and waits for it. Cancelling ctx stops the command and

@@ -130,6 +130,9 @@ type Session struct {
 	// like the HTTP endpoint's, warms none); sandboxed counts them.
 	pool      *sandbox.Pool
 	sandboxed int
+
+	grantMu sync.Mutex
+	grants  []string // approvals remembered for the session (grants.go)
 }
 
 // sessions is the Guard's record of its open sessions.
@@ -208,6 +211,7 @@ func (s *Session) Start(ctx context.Context, req Request, o TaskOptions) (*Task,
 	if req.Timeout == 0 {
 		req.Timeout = s.g.cfg.MaxTimeout
 	}
+	req = s.withGrants(req)
 	opts, a, res, err := s.g.prepare(ctx, req)
 	if err != nil {
 		s.g.record(req, a, &res, err)
@@ -309,6 +313,7 @@ func (s *Session) wrap(t *runner.Task) *Task {
 // closing the session stops it too and Run returns ErrSessionClosed.
 func (s *Session) Run(ctx context.Context, req Request) (res Result, err error) {
 	steptime.Mark("run.begin")
+	req = s.withGrants(req)
 	opts, a, res, err := s.g.prepare(ctx, req)
 	steptime.Mark("run.prepare")
 	defer func() { s.g.record(req, a, &res, err); steptime.Mark("run.record") }()

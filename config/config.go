@@ -143,6 +143,9 @@ type Config struct {
 	// Notes are things about the files the user should know, e.g. a
 	// config.yml next to the config.yaml that was looked for (and not read).
 	Notes []string `json:"-"`
+	// GrantsFile is where approvals given "always in this workspace" are
+	// kept: grants.json beside the user file ("" without a user file).
+	GrantsFile string `json:"-"`
 	// Provenance maps every key ("timeout.default") and every list element
 	// ("rules.deny[0]") to where its value came from.
 	Provenance map[string]Source `json:"-"`
@@ -262,6 +265,9 @@ func Load(o Options) (*Config, error) {
 		if p != "" {
 			if err := l.loadFile(p, FromUser, true); err != nil {
 				return nil, err
+			}
+			if abs, err := filepath.Abs(p); err == nil {
+				l.c.GrantsFile = filepath.Join(filepath.Dir(abs), "grants.json")
 			}
 		}
 	}

@@ -41,6 +41,7 @@ func (c *Config) GuardConfig() (shellguard.Config, error) {
 		Rules:            c.PolicyRules(),
 		RedactPatterns:   c.RedactPatterns(),
 		AuditPath:        c.Audit.Path,
+		GrantsFile:       c.GrantsFile,
 		KeepEscapes:      c.Output.Escapes == "keep",
 		Tasks: shellguard.SessionOptions{
 			MaxTasks:       c.Tasks.Max,

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -374,5 +375,43 @@ func TestAlwaysDeniedIsFloor(t *testing.T) {
 		if v.Decision != policy.Deny || !floor {
 			t.Errorf("%q: %v without a floor finding: %+v", cmd, v.Decision, v.Reasons)
 		}
+	}
+}
+
+// An approval answered "for this session" is remembered as one exact
+// rule: the same command runs again without asking, a neighbour is asked
+// about, and the result says what was granted.
+func TestApprovalRememberedForSession(t *testing.T) {
+	g, ws := newGuard(t)
+	if err := os.Mkdir(filepath.Join(ws, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	var offered string
+	cs := connect(t, New(g, nil), &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		asked++
+		b, _ := json.Marshal(r.Params.RequestedSchema)
+		offered = string(b)
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"remember": "session"}}, nil
+	}})
+	cmd := "chmod -R 777 sub"
+	r := callBash(t, cs, map[string]any{"command": cmd})
+	o := structured(t, r)
+	if r.IsError || !o.Approved || asked != 1 {
+		t.Fatalf("first call: asked=%d %s", asked, textOf(r))
+	}
+	if !strings.Contains(offered, `"session"`) || strings.Contains(offered, `"always"`) {
+		t.Errorf("the form offers %s (no grants file: once and session only)", offered)
+	}
+	if o.Grant == nil || o.Grant.Scope != "session" || len(o.Grant.Rules) != 1 || o.Grant.Rules[0] != cmd {
+		t.Errorf("grant in the result: %+v", o.Grant)
+	}
+	r = callBash(t, cs, map[string]any{"command": cmd})
+	if o = structured(t, r); r.IsError || asked != 1 || o.Decision != policy.Allow {
+		t.Errorf("second call: asked=%d decision=%v %s", asked, o.Decision, textOf(r))
+	}
+	r = callBash(t, cs, map[string]any{"command": "chmod -R 777 ."})
+	if asked != 2 {
+		t.Errorf("a neighbour was not asked about: asked=%d %s", asked, textOf(r))
 	}
 }

@@ -196,7 +196,9 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 		return toolError(disableSandboxRefused), nil
 	}
 	approved := false
-	v := s.g.Check(ctx, shellguard.Request{Command: in.Command, Cwd: in.Cwd, DisableSandbox: in.DisableSandbox})
+	var remember map[string]any // the approval form's answer
+	req0 := shellguard.Request{Command: in.Command, Cwd: in.Cwd, DisableSandbox: in.DisableSandbox}
+	v := sess.Check(ctx, req0)
 	switch v.Decision {
 	case policy.Deny:
 		return result(s.refused(in, v, ""), true), nil
@@ -213,14 +215,14 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 				}
 				return result(s.refused(in, v, "the user was asked to approve the command and answered "+strconv.Quote(action)+"."), true), nil
 			}
-			approved = true
+			approved, remember = true, er.Content
 			break
 		}
 		if !canAsk(req.Session) {
 			return result(s.refused(in, v, "the command needs the user's approval, and this MCP client supports neither elicitation nor input requests, so the user cannot be asked."), true), nil
 		}
 		return &mcp.CallToolResult{
-			InputRequests: mcp.InputRequestMap{approveKey: approvalRequest(in, v)},
+			InputRequests: mcp.InputRequestMap{approveKey: approvalRequest(in, v, sess.Offer(req0, v), s.g.GrantsError() == nil)},
 			RequestState:  s.sign(in, time.Now()),
 		}, nil
 	}
@@ -233,6 +235,12 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 	}
 	defer slot.release()
 	r, err := s.run(rctx, sess, in, approved, live)
+	if approved { // remembered after this call, which ran as approved
+		var gerr error
+		if r.Grant, gerr = s.remember(sess, req0, v, remember); gerr != nil {
+			r.Warnings = append(r.Warnings, "the approval holds for this call only: "+gerr.Error())
+		}
+	}
 	return result(r, err != nil), nil
 }
 
@@ -319,7 +327,27 @@ func canAsk(ss *mcp.ServerSession) bool {
 	return p != nil && p.Capabilities != nil && p.Capabilities.Elicitation != nil
 }
 
-func approvalRequest(in *input, v policy.Verdict) *mcp.ElicitParams {
+// rememberKey is the approval form's field for how long it holds.
+const rememberKey = "remember"
+
+// remember applies the scope the user chose in the approval form.
+func (s *Server) remember(sess *shellguard.Session, req shellguard.Request, v policy.Verdict, content map[string]any) (*shellguard.Grant, error) {
+	choice, _ := content[rememberKey].(string)
+	scope, err := shellguard.ParseScope(choice)
+	if err != nil || scope == shellguard.ScopeOnce {
+		return nil, err
+	}
+	rules := sess.Offer(req, v)
+	if rules == nil {
+		return nil, errors.New("no rule may remember this command (a finding no rule lifts, or words a rule cannot spell)")
+	}
+	if err := sess.Remember(scope, req.Command, rules); err != nil {
+		return nil, err
+	}
+	return &shellguard.Grant{Rules: rules, Scope: scope.String()}, nil
+}
+
+func approvalRequest(in *input, v policy.Verdict, offer []string, always bool) *mcp.ElicitParams {
 	var b strings.Builder
 	b.WriteString("Allow this command to run?\n\n")
 	b.WriteString(in.Command)
@@ -330,10 +358,23 @@ func approvalRequest(in *input, v policy.Verdict) *mcp.ElicitParams {
 	for _, r := range v.Reasons {
 		fmt.Fprintf(&b, "\n%s: %s", r.ID, r.Message)
 	}
+	schema := json.RawMessage(`{"type":"object","properties":{}}`)
+	if offer != nil {
+		choices := []string{"once", "session"}
+		names := []string{"Only this time", "For this session"}
+		if always {
+			choices = append(choices, "always")
+			names = append(names, "Always in this workspace")
+		}
+		fmt.Fprintf(&b, "\n\nTo remember the answer, choose how long it holds; it then allows exactly: %s", strings.Join(offer, "; "))
+		schema, _ = json.Marshal(map[string]any{"type": "object", "properties": map[string]any{
+			rememberKey: map[string]any{"type": "string", "title": "Remember", "enum": choices, "enumNames": names, "default": "once"},
+		}})
+	}
 	return &mcp.ElicitParams{
 		Mode:            "form",
 		Message:         b.String(),
-		RequestedSchema: json.RawMessage(`{"type":"object","properties":{}}`),
+		RequestedSchema: schema,
 	}
 }
 

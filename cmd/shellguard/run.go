@@ -123,7 +123,7 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 		}
 	}()
 
-	ask := &asker{command: command, stderr: stderr}
+	ask := &asker{command: command, stderr: stderr, g: g, req: req}
 	var live *liveOutput
 	if !*jsonOut {
 		live = newLiveOutput(stdout, stderr)
@@ -231,6 +231,8 @@ type asker struct {
 	answered bool  // the person answered (and said no, if it was refused)
 	ttyErr   error // the terminal could not be opened
 	onAsk    func(asking bool)
+	g        *shellguard.Guard
+	req      shellguard.Request
 }
 
 func (a *asker) approver() func(context.Context, policy.Verdict) (bool, error) {
@@ -250,12 +252,34 @@ func (a *asker) approver() func(context.Context, policy.Verdict) (bool, error) {
 		}
 		defer tty.Close()
 		printVerdict(tty, a.command, v)
-		fmt.Fprint(tty, "Run this command? [y/N] ")
+		var offer []string
+		if a.g != nil && a.g.GrantsError() == nil {
+			offer = a.g.Offer(a.req, v)
+		}
+		if offer != nil {
+			fmt.Fprintf(tty, "[a]lways in this workspace allows exactly: %s\n", strings.Join(offer, "; "))
+			fmt.Fprint(tty, "Run this command? [y]es once, [a]lways, [N]o: ")
+		} else {
+			fmt.Fprint(tty, "Run this command? [y/N] ")
+		}
 		var answer string
 		fmt.Fscanln(tty, &answer)
 		a.answered = true
-		answer = strings.ToLower(strings.TrimSpace(answer))
-		return answer == "y" || answer == "yes", nil
+		switch strings.ToLower(strings.TrimSpace(answer)) {
+		case "y", "yes":
+			return true, nil
+		case "a", "always":
+			if offer == nil {
+				return false, nil
+			}
+			if err := a.g.RememberAlways(a.command, offer); err != nil {
+				fmt.Fprintln(tty, "shellguard: not remembered (this time only):", err)
+			} else {
+				fmt.Fprintf(tty, "shellguard: remembered in %s\n", a.g.Config().GrantsFile)
+			}
+			return true, nil
+		}
+		return false, nil
 	}
 }
 

@@ -1,0 +1,90 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+)
+
+// At the terminal, "[a]lways" runs the command and writes one exact rule
+// to grants.json beside the user's config file: the same command then
+// runs without a terminal to ask on, in the same workspace only, and a
+// neighbour of it is still asked about.
+func TestTTYApproveAlways(t *testing.T) {
+	bin, err := exec.LookPath("shellguard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, ws, other := t.TempDir(), t.TempDir(), t.TempDir()
+	for _, d := range []string{ws, other} {
+		if err := os.Mkdir(filepath.Join(d, "sub"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME=")
+	const cmd = "chmod -R 777 sub"
+	run := func(dir string, c string) (string, error) {
+		x := exec.Command(bin, "run", "--workspace", dir, "--", c)
+		x.Env = env
+		out, err := x.CombinedOutput() // stdin: /dev/null, no terminal
+		return string(out), err
+	}
+	if out, err := run(ws, cmd); err == nil {
+		t.Fatalf("without a terminal and a grant the command ran: %s", out)
+	}
+
+	x := exec.Command(bin, "run", "--workspace", ws, "--", cmd)
+	x.Env = env
+	f, err := pty.Start(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	timer := time.AfterFunc(60*time.Second, func() { x.Process.Kill() })
+	defer timer.Stop()
+	r := bufio.NewReader(f)
+	var seen strings.Builder
+	for !strings.Contains(seen.String(), "[a]lways, [N]o:") {
+		b, err := r.ReadByte()
+		if err != nil {
+			t.Fatalf("no prompt with [a]lways: %v\n%s", err, seen.String())
+		}
+		seen.WriteByte(b)
+	}
+	if !strings.Contains(seen.String(), "allows exactly: "+cmd) {
+		t.Errorf("the prompt does not show the exact rule:\n%s", seen.String())
+	}
+	f.Write([]byte("a\n"))
+	go func() { // drain the rest, so the command never blocks on the terminal
+		for {
+			if _, err := r.ReadByte(); err != nil {
+				return
+			}
+		}
+	}()
+	if err := x.Wait(); err != nil {
+		t.Fatalf("approved always: %v\n%s", err, seen.String())
+	}
+	b, err := os.ReadFile(filepath.Join(home, ".config", "shellguard", "grants.json"))
+	if err != nil || !strings.Contains(string(b), `"`+cmd+`"`) || !strings.Contains(string(b), ws) {
+		t.Fatalf("grants.json: %v\n%s", err, b)
+	}
+
+	if out, err := run(ws, cmd); err != nil {
+		t.Errorf("the remembered command did not run: %v\n%s", err, out)
+	}
+	if out, err := run(ws, "chmod -R 777 ."); err == nil {
+		t.Errorf("a neighbour ran without approval: %s", out)
+	}
+	if out, err := run(other, cmd); err == nil {
+		t.Errorf("the grant held in another workspace: %s", out)
+	}
+}

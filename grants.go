@@ -1,0 +1,313 @@
+package shellguard
+
+// Remembered approvals: an ask answered "for this session" or "always in
+// this workspace" becomes a narrow allow rule (policy.Grant), kept by the
+// Session or written to the grants file.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/shellguard/shellguard/policy"
+)
+
+// Scope says how long an approval holds.
+type Scope int
+
+const (
+	// ScopeOnce approves this call only.
+	ScopeOnce Scope = iota
+	// ScopeSession approves the same command for the rest of the Session.
+	ScopeSession
+	// ScopeWorkspace approves the same command in this workspace from now
+	// on: the rule is written to Config.GrantsFile.
+	ScopeWorkspace
+)
+
+func (s Scope) String() string {
+	switch s {
+	case ScopeSession:
+		return "session"
+	case ScopeWorkspace:
+		return "always"
+	}
+	return "once"
+}
+
+// ParseScope reads "once", "session" or "always".
+func ParseScope(s string) (Scope, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "once":
+		return ScopeOnce, nil
+	case "session":
+		return ScopeSession, nil
+	case "always", "workspace":
+		return ScopeWorkspace, nil
+	}
+	return ScopeOnce, fmt.Errorf("scope %q: want once, session or always", s)
+}
+
+// Grant is an approval that outlives its call: the allow rules it added
+// and for how long.
+type Grant struct {
+	Rules []string `json:"rules" jsonschema:"the allow rules added, each matching one exact command"`
+	Scope string   `json:"scope" jsonschema:"session or always (in this workspace)"`
+}
+
+// maxGrantsFile bounds what is read of the grants file.
+const maxGrantsFile = 1 << 20
+
+// grantsFile is the on-disk form of Config.GrantsFile.
+type grantsFile struct {
+	Grants []grantEntry `json:"grants"`
+}
+
+type grantEntry struct {
+	Workspace string    `json:"workspace"`
+	Allow     []string  `json:"allow"`
+	Command   string    `json:"command,omitempty"`
+	Added     time.Time `json:"added"`
+}
+
+// Offer returns the allow rules that would let req run without being
+// asked again, for an approver to offer beyond "once": the narrowest that
+// cover the command (policy.Grant). Nil: nothing may be remembered (a
+// floor finding, a deny, words a rule cannot spell); only "once" is
+// offered then.
+func (g *Guard) Offer(req Request, v policy.Verdict) []string {
+	return policy.Grant(req.Command, v, g.rulesFor(req))
+}
+
+// Offer is Guard.Offer under the session's own grants.
+func (s *Session) Offer(req Request, v policy.Verdict) []string {
+	return s.g.Offer(s.withGrants(req), v)
+}
+
+// Check is Guard.Check under the session's grants.
+func (s *Session) Check(ctx context.Context, req Request) policy.Verdict {
+	return s.g.Check(ctx, s.withGrants(req))
+}
+
+// Remember applies an approval to later calls: rules (from Offer) hold for
+// the rest of the session with ScopeSession, and are also written to the
+// grants file with ScopeWorkspace (an error when the Guard has none, or
+// it cannot be written). ScopeOnce does nothing.
+func (s *Session) Remember(scope Scope, command string, rules []string) error {
+	if scope == ScopeOnce || len(rules) == 0 {
+		return nil
+	}
+	if err := checkGrantRules(rules); err != nil {
+		return err
+	}
+	if scope == ScopeWorkspace {
+		if err := s.g.rememberAlways(command, rules); err != nil {
+			return err
+		}
+	}
+	s.grantMu.Lock()
+	for _, r := range rules {
+		if !slices.Contains(s.grants, r) {
+			s.grants = append(s.grants, r)
+		}
+	}
+	s.grantMu.Unlock()
+	return nil
+}
+
+// RememberAlways writes rules (from Offer) to the grants file for this
+// workspace: later calls of every session, and of later processes, run
+// the command without asking.
+func (g *Guard) RememberAlways(command string, rules []string) error {
+	if err := checkGrantRules(rules); err != nil {
+		return err
+	}
+	return g.rememberAlways(command, rules)
+}
+
+// withGrants returns req carrying the session's grants.
+func (s *Session) withGrants(req Request) Request {
+	s.grantMu.Lock()
+	req.grants = slices.Clone(s.grants)
+	s.grantMu.Unlock()
+	return req
+}
+
+// rulesFor returns the policy rules for req: the configuration's, with
+// the workspace's remembered grants and the request's session grants
+// added to Allow.
+func (g *Guard) rulesFor(req Request) policy.Rules {
+	r := g.cfg.Rules
+	g.grantMu.RLock()
+	always := g.always
+	g.grantMu.RUnlock()
+	if len(always) == 0 && len(req.grants) == 0 {
+		return r
+	}
+	r.Allow = slices.Concat(r.Allow, always, req.grants)
+	return r
+}
+
+// checkGrantRules: only exact rules (no wildcard) are ever remembered.
+func checkGrantRules(rules []string) error {
+	for _, r := range rules {
+		if strings.ContainsAny(r, "*?[") || strings.TrimSpace(r) == "" {
+			return fmt.Errorf("shellguard: %q: a remembered rule must match one exact command", r)
+		}
+	}
+	return (policy.Rules{Allow: rules}).Validate()
+}
+
+// GrantsError says why approvals cannot be remembered "always" (nil when
+// they can): no grants file, or one that is not safe to trust. Such a
+// file is neither read nor written; the Guard works on without it.
+func (g *Guard) GrantsError() error { return g.grantsErr }
+
+// loadGrants reads the grants of this workspace from Config.GrantsFile.
+// The file must lie outside every directory a sandboxed command may
+// write, and must not be writable by others: a command must never be able
+// to grant itself anything. A file that fails this is ignored, and
+// GrantsError says why.
+func (g *Guard) loadGrants() {
+	p := g.cfg.GrantsFile
+	switch {
+	case p == "":
+		g.grantsErr = errors.New("no grants file is configured: an approval can hold for the session only")
+		return
+	case !filepath.IsAbs(p):
+		g.grantsErr = fmt.Errorf("grants file %q: not an absolute path", p)
+		return
+	}
+	if root := g.writableRootOf(p); root != "" {
+		g.grantsErr = fmt.Errorf("grants file %s lies inside %s, which sandboxed commands may write: approvals are not remembered beyond the session", p, root)
+		return
+	}
+	f, err := readGrants(p)
+	if err != nil {
+		g.grantsErr = err
+		return
+	}
+	for _, e := range f.Grants {
+		if e.Workspace != g.cfg.Workspace {
+			continue
+		}
+		if checkGrantRules(e.Allow) != nil {
+			continue // hand-edited into something wider: not honoured
+		}
+		g.always = append(g.always, e.Allow...)
+	}
+}
+
+// writableRootOf returns the directory sandboxed commands may write (the
+// workspace, the policy's allowed roots, the sandbox's writable roots and
+// cache) that holds p, or "". (/tmp and /dev/shm are private to each
+// session inside the sandbox.)
+func (g *Guard) writableRootOf(p string) string {
+	roots := append([]string{g.cfg.Workspace}, g.cfg.Rules.AllowedRoots...)
+	if sp := g.cfg.Sandbox; sp != nil {
+		roots = append(roots, sp.WritableRoots...)
+		if sp.CacheDir != "" {
+			roots = append(roots, sp.CacheDir)
+		}
+	}
+	real := p
+	if r, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+		real = filepath.Join(r, filepath.Base(p))
+	}
+	for _, r := range roots {
+		for _, q := range []string{p, real} {
+			if rel, err := filepath.Rel(r, q); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+				return r
+			}
+		}
+	}
+	return ""
+}
+
+func readGrants(p string) (grantsFile, error) {
+	var f grantsFile
+	fh, err := os.OpenFile(p, os.O_RDONLY|nofollow, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return f, nil
+	}
+	if err != nil {
+		return f, fmt.Errorf("grants file: %w", err)
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return f, fmt.Errorf("grants file: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		return f, fmt.Errorf("grants file %s is not a regular file", p)
+	}
+	if st.Mode().Perm()&0o022 != 0 {
+		return f, fmt.Errorf("grants file %s is writable by others (chmod 600 it)", p)
+	}
+	b, err := io.ReadAll(io.LimitReader(fh, maxGrantsFile+1))
+	if err != nil {
+		return f, fmt.Errorf("grants file: %w", err)
+	}
+	if len(b) > maxGrantsFile {
+		return f, fmt.Errorf("grants file %s is larger than %d bytes", p, maxGrantsFile)
+	}
+	if len(strings.TrimSpace(string(b))) == 0 {
+		return f, nil
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		return f, fmt.Errorf("grants file %s: %w", p, err)
+	}
+	return f, nil
+}
+
+// rememberAlways adds rules for this workspace to the grants file (read
+// again, appended, written to a temporary file and renamed over it) and
+// to the Guard's rules.
+func (g *Guard) rememberAlways(command string, rules []string) error {
+	if g.grantsErr != nil {
+		return g.grantsErr
+	}
+	p := g.cfg.GrantsFile
+	g.grantMu.Lock()
+	defer g.grantMu.Unlock()
+	f, err := readGrants(p)
+	if err != nil {
+		return err
+	}
+	f.Grants = append(f.Grants, grantEntry{Workspace: g.cfg.Workspace, Allow: rules, Command: command, Added: time.Now().UTC().Truncate(time.Second)})
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return fmt.Errorf("grants file: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(p), ".grants-*")
+	if err != nil {
+		return fmt.Errorf("grants file: %w", err)
+	}
+	_, werr := tmp.Write(append(b, '\n'))
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), p)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("grants file: %w", werr)
+	}
+	for _, r := range rules {
+		if !slices.Contains(g.always, r) {
+			g.always = append(g.always, r)
+		}
+	}
+	return nil
+}

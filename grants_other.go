@@ -1,0 +1,5 @@
+//go:build !unix
+
+package shellguard
+
+const nofollow = 0

@@ -1,0 +1,7 @@
+//go:build unix
+
+package shellguard
+
+import "syscall"
+
+const nofollow = syscall.O_NOFOLLOW
