@@ -8,8 +8,10 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -19,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shellguard/shellguard"
+	"github.com/shellguard/shellguard/approvalpage"
 	"github.com/shellguard/shellguard/internal/testenv"
 	"github.com/shellguard/shellguard/policy"
 	"github.com/shellguard/shellguard/sandbox"
@@ -413,5 +416,86 @@ func TestApprovalRememberedForSession(t *testing.T) {
 	r = callBash(t, cs, map[string]any{"command": "chmod -R 777 ."})
 	if asked != 2 {
 		t.Errorf("a neighbour was not asked about: asked=%d %s", asked, textOf(r))
+	}
+}
+
+// pagePost answers the approval page's only pending ask as its button
+// would.
+func pagePost(t *testing.T, p *approvalpage.Page, action string) {
+	t.Helper()
+	u, _ := url.Parse(p.URL())
+	for p.Pending() == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	body, _ := io.ReadAll(mustGet(t, p.URL()).Body)
+	m := regexp.MustCompile(`name="id" value="(\d+)"`).FindSubmatch(body)
+	if m == nil {
+		t.Fatalf("no pending ask on the page:\n%s", body)
+	}
+	req, _ := http.NewRequest("POST", p.URL()+"answer", strings.NewReader(url.Values{"id": {string(m[1])}, "action": {action}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", "http://"+u.Host)
+	resp, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("answer %s: %d", action, resp.StatusCode)
+	}
+}
+
+func mustGet(t *testing.T, u string) *http.Response {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+// A client without elicitation: the ask goes to the approval page. An
+// answer within the blocking budget runs the call; otherwise the call
+// says where to answer, and the next identical call uses the answer.
+func TestApprovalPage(t *testing.T) {
+	g, ws := newGuard(t)
+	if err := os.Mkdir(filepath.Join(ws, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p, err := approvalpage.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+
+	// Answered while the call waits.
+	cs := connect(t, New(g, &Options{Page: p}), nil)
+	done := make(chan struct{})
+	go func() { defer close(done); pagePost(t, p, "once") }()
+	r := callBash(t, cs, map[string]any{"command": "chmod -R 777 sub"})
+	<-done
+	if o := structured(t, r); r.IsError || !o.Approved || o.Grant != nil {
+		t.Fatalf("answered on the page: %s", textOf(r))
+	}
+
+	// Not answered in time: the call returns at once with the address.
+	cs = connect(t, New(g, &Options{Page: p, Sessions: shellguard.SessionOptions{BlockingBudget: 300 * time.Millisecond}}), nil)
+	r = callBash(t, cs, map[string]any{"command": "chmod -R 777 ."})
+	if txt := textOf(r); !r.IsError || !strings.Contains(txt, "WAITING FOR APPROVAL") || !strings.Contains(txt, p.URL()) {
+		t.Fatalf("unanswered: %s", txt)
+	}
+	pagePost(t, p, "session")
+	r = callBash(t, cs, map[string]any{"command": "chmod -R 777 ."})
+	o := structured(t, r)
+	if r.IsError || !o.Approved || o.Grant == nil || o.Grant.Scope != "session" {
+		t.Fatalf("the answer given meanwhile: %s", textOf(r))
+	}
+	r = callBash(t, cs, map[string]any{"command": "chmod -R 777 ."})
+	if o := structured(t, r); r.IsError || o.Decision != policy.Allow || p.Pending() != 0 {
+		t.Fatalf("remembered for the session: pending=%d %s", p.Pending(), textOf(r))
+	}
+	if body, _ := io.ReadAll(mustGet(t, p.URL()).Body); !strings.Contains(string(body), "chmod -R 777 .") {
+		t.Errorf("the page does not list the recent calls:\n%s", body)
 	}
 }

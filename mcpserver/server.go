@@ -28,6 +28,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shellguard/shellguard"
+	"github.com/shellguard/shellguard/approvalpage"
 	"github.com/shellguard/shellguard/policy"
 )
 
@@ -47,6 +48,12 @@ type Options struct {
 	// calls waiting for one of those slots (0: 64). A call past both is
 	// answered at once with a "busy" tool error.
 	MaxCalls, MaxQueued int
+	// Page, when set, is where asks go that the client cannot put to the
+	// user (no elicitation): the call waits for the answer there within
+	// the blocking budget, and otherwise returns "waiting for approval"
+	// with the page's address; the ask stays there, and the next
+	// identical call gets the answer given meanwhile.
+	Page *approvalpage.Page
 }
 
 // Server is the MCP server. Create it with New; serve it with RunStdio or
@@ -59,6 +66,7 @@ type Server struct {
 	logger *slog.Logger
 	key    []byte // signs RequestState of approval round trips
 	admit  *admission
+	page   pageAsks
 
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]*shellguard.Session
@@ -219,7 +227,23 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 			break
 		}
 		if !canAsk(req.Session) {
-			return result(s.refused(in, v, "the command needs the user's approval, and this MCP client supports neither elicitation nor input requests, so the user cannot be asked."), true), nil
+			if s.opts.Page == nil {
+				return result(s.refused(in, v, "the command needs the user's approval, and this MCP client supports neither elicitation nor input requests, so the user cannot be asked."), true), nil
+			}
+			ans, ok := s.askPage(ctx, sess, in, req0, v)
+			switch {
+			case !ok:
+				r := s.refused(in, v, "")
+				r.Error = fmt.Sprintf("WAITING FOR APPROVAL: the command was not run yet. Ask the user to answer it on the approval page, %s , then call the tool again with the same command; the answer given there is used then (for %s).", s.opts.Page.URL(), pageAskTTL)
+				s.recordPage(r)
+				return result(r, true), nil
+			case !ans.Allow:
+				r := s.refused(in, v, "the user was asked on the approval page and denied it.")
+				s.recordPage(r)
+				return result(r, true), nil
+			}
+			approved, remember = true, map[string]any{rememberKey: ans.Scope}
+			break
 		}
 		return &mcp.CallToolResult{
 			InputRequests: mcp.InputRequestMap{approveKey: approvalRequest(in, v, sess.Offer(req0, v), s.g.GrantsError() == nil)},
@@ -235,6 +259,7 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 	}
 	defer slot.release()
 	r, err := s.run(rctx, sess, in, approved, live)
+	defer s.recordPage(r)
 	if approved { // remembered after this call, which ran as approved
 		var gerr error
 		if r.Grant, gerr = s.remember(sess, req0, v, remember); gerr != nil {

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/shellguard/shellguard/approvalpage"
 	"github.com/shellguard/shellguard/internal/runner"
 	"github.com/shellguard/shellguard/internal/version"
 	"github.com/shellguard/shellguard/mcpserver"
@@ -36,9 +37,23 @@ func startServer(gf *guardFlags, lf *limitFlags, stderr io.Writer) (srv *mcpserv
 	// to compile: do it while the client connects.
 	go g.Prepare()
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	srv = mcpserver.New(g, &mcpserver.Options{Version: version.String(), Logger: logger, MaxCalls: lf.calls, MaxQueued: lf.queued})
+	opts := &mcpserver.Options{Version: version.String(), Logger: logger, MaxCalls: lf.calls, MaxQueued: lf.queued}
+	if lf.page {
+		if opts.Page, err = approvalpage.Start(); err != nil {
+			g.Close()
+			return nil, nil, nil, fmt.Errorf("approval page: %w", err)
+		}
+		fmt.Fprintf(stderr, "shellguard: approve commands at %s\n", opts.Page.URL())
+	}
+	srv = mcpserver.New(g, opts)
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	return srv, ctx, func() { cancel(); g.Close() }, nil
+	return srv, ctx, func() {
+		cancel()
+		if opts.Page != nil {
+			opts.Page.Close()
+		}
+		g.Close()
+	}, nil
 }
 
 func mcpMain(args []string, stdout, stderr io.Writer) int {
@@ -75,11 +90,13 @@ func mcpMain(args []string, stdout, stderr io.Writer) int {
 // limitFlags bound what a server runs at once (mcpserver.Options).
 type limitFlags struct {
 	calls, queued int
+	page          bool
 }
 
 func addLimitFlags(fs *flag.FlagSet) *limitFlags {
 	l := &limitFlags{}
 	fs.IntVar(&l.calls, "max-calls", 0, "commands run at once, over all sessions (default: twice the CPUs, at least 4)")
 	fs.IntVar(&l.queued, "max-queued", 0, "calls waiting for a free slot before further ones are answered \"busy\" (default 64)")
+	fs.BoolVar(&l.page, "approval-page", false, "serve a local page (127.0.0.1, secret address printed on stderr) where the user answers asks the client cannot put to them")
 	return l
 }

@@ -1,0 +1,145 @@
+package approvalpage
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shellguard/shellguard/policy"
+)
+
+func get(t *testing.T, u string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// postAnswer posts a button of the page, as the browser does.
+func postAnswer(t *testing.T, p *Page, id, action, origin string) int {
+	t.Helper()
+	req, _ := http.NewRequest("POST", p.URL()+"answer", strings.NewReader(url.Values{"id": {id}, "action": {action}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if origin != "" {
+		req.Header.Set("Origin", origin)
+	}
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func origin(p *Page) string {
+	u, _ := url.Parse(p.URL())
+	return "http://" + u.Host
+}
+
+func TestPage(t *testing.T) {
+	p, err := Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	u, _ := url.Parse(p.URL())
+	if code, _ := get(t, "http://"+u.Host+"/"); code != http.StatusNotFound {
+		t.Errorf("without the secret: %d", code)
+	}
+	if code, _ := get(t, "http://"+u.Host+"/wrong-secret/"); code != http.StatusNotFound {
+		t.Errorf("with a wrong secret: %d", code)
+	}
+	if code, body := get(t, p.URL()); code != 200 || !strings.Contains(body, "Nothing is waiting") {
+		t.Errorf("empty page: %d\n%s", code, body)
+	}
+
+	cmd := `echo <b>hi</b> && chmod -R 777 sub`
+	v := policy.Verdict{Decision: policy.Ask, Reasons: []policy.Reason{{ID: "SG4021", Decision: policy.Ask, Message: "changes the mode", Span: policy.Span{Start: strings.Index(cmd, "chmod"), End: len(cmd)}}}}
+	got := make(chan Answer, 1)
+	go func() {
+		a, err := p.Ask(context.Background(), Ask{Command: cmd, Verdict: v, Offer: []string{"chmod -R 777 sub"}})
+		if err != nil {
+			t.Error(err)
+		}
+		got <- a
+	}()
+	for p.Pending() == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	_, body := get(t, p.URL())
+	for _, want := range []string{`<mark title="SG4021: changes the mode">chmod -R 777 sub</mark>`, "echo &lt;b&gt;hi&lt;/b&gt;", `value="session"`, `value="always"`, `<span class="rule">chmod -R 777 sub</span>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the page lacks %q:\n%s", want, body)
+		}
+	}
+	if code := postAnswer(t, p, "1", "session", ""); code != http.StatusForbidden {
+		t.Errorf("an answer without Origin: %d", code)
+	}
+	if code := postAnswer(t, p, "1", "session", "http://evil.example"); code != http.StatusForbidden {
+		t.Errorf("an answer from another origin: %d", code)
+	}
+	if code := postAnswer(t, p, "1", "session", origin(p)); code != http.StatusSeeOther {
+		t.Errorf("the answer: %d", code)
+	}
+	select {
+	case a := <-got:
+		if !a.Allow || a.Scope != "session" {
+			t.Errorf("answer %+v", a)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the answer did not arrive")
+	}
+	p.Record(Entry{Command: "ls", Decision: "allow", Outcome: "exit 0"})
+	if _, body := get(t, p.URL()); !strings.Contains(body, "exit 0") || strings.Contains(body, "<mark") {
+		t.Errorf("after the answer:\n%s", body)
+	}
+}
+
+// An ask that may only be answered once offers no remembering button,
+// and a forged one is refused.
+func TestPageOnceOnly(t *testing.T) {
+	p, err := Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	id, ch := p.Post(Ask{Command: "x", Verdict: policy.Verdict{Decision: policy.Ask}})
+	_, body := get(t, p.URL())
+	if strings.Contains(body, `value="session"`) || strings.Contains(body, `value="always"`) {
+		t.Errorf("a once-only ask offers more:\n%s", body)
+	}
+	if code := postAnswer(t, p, "1", "always", origin(p)); code != http.StatusBadRequest {
+		t.Errorf("a forged always: %d", code)
+	}
+	if code := postAnswer(t, p, "1", "deny", origin(p)); code != http.StatusSeeOther {
+		t.Errorf("deny: %d", code)
+	}
+	if a := <-ch; a.Allow {
+		t.Errorf("denied, got %+v", a)
+	}
+	p.Withdraw(id)
+}
+
+func TestHighlight(t *testing.T) {
+	parts := highlight("abcdef", []policy.Reason{{ID: "A", Decision: policy.Ask, Span: policy.Span{Start: 1, End: 3}}, {ID: "N", Decision: policy.Allow, Span: policy.Span{Start: 4, End: 5}}, {ID: "X", Decision: policy.Deny, Span: policy.Span{Start: 5, End: 99}}})
+	var b strings.Builder
+	for _, p := range parts {
+		if p.Marked {
+			b.WriteString("[" + p.Text + "]")
+		} else {
+			b.WriteString(p.Text)
+		}
+	}
+	if b.String() != "a[bc]de[f]" {
+		t.Errorf("highlight: %s", b.String())
+	}
+}

@@ -1,0 +1,98 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/shellguard/shellguard"
+	"github.com/shellguard/shellguard/approvalpage"
+	"github.com/shellguard/shellguard/policy"
+)
+
+// pageAskTTL is how long an ask stays on the approval page after its call
+// returned "waiting for approval": an answer given meanwhile is used by
+// the next identical call.
+const pageAskTTL = 10 * time.Minute
+
+// pageAsks are the asks of this server on the approval page, by session
+// and call, so that a call repeated after "waiting for approval" finds
+// the answer given since.
+type pageAsks struct {
+	mu   sync.Mutex
+	asks map[string]*pageAsk
+}
+
+type pageAsk struct {
+	id      int
+	answer  <-chan approvalpage.Answer
+	expires *time.Timer
+}
+
+// askPage puts an ask on the page and waits for the answer within the
+// blocking budget. ok is false when no answer came in time: the ask stays
+// on the page for pageAskTTL.
+func (s *Server) askPage(ctx context.Context, sess *shellguard.Session, in *input, req shellguard.Request, v policy.Verdict) (ans approvalpage.Answer, ok bool) {
+	p := s.opts.Page
+	key := fmt.Sprintf("%p\x00%q\x00%q\x00%t", sess, in.Command, in.Cwd, in.DisableSandbox)
+	s.page.mu.Lock()
+	if s.page.asks == nil {
+		s.page.asks = map[string]*pageAsk{}
+	}
+	a := s.page.asks[key]
+	if a == nil {
+		id, ch := p.Post(approvalpage.Ask{Command: in.Command, Cwd: in.Cwd, Purpose: in.Description, Verdict: v,
+			Offer: sess.Offer(req, v), NoAlways: s.g.GrantsError() != nil, Session: fmt.Sprintf("%p", sess)})
+		a = &pageAsk{id: id, answer: ch}
+		a.expires = time.AfterFunc(pageAskTTL, func() {
+			p.Withdraw(id)
+			s.page.mu.Lock()
+			if s.page.asks[key] == a {
+				delete(s.page.asks, key)
+			}
+			s.page.mu.Unlock()
+		})
+		s.page.asks[key] = a
+	}
+	s.page.mu.Unlock()
+	budget := s.set.BlockingBudget
+	if budget <= 0 {
+		budget = 50 * time.Second
+	}
+	t := time.NewTimer(budget)
+	defer t.Stop()
+	select {
+	case ans = <-a.answer:
+		ok = true
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	if ok {
+		a.expires.Stop()
+		s.page.mu.Lock()
+		if s.page.asks[key] == a {
+			delete(s.page.asks, key)
+		}
+		s.page.mu.Unlock()
+	}
+	return ans, ok
+}
+
+// recordPage shows a finished call on the page.
+func (s *Server) recordPage(r *shellguard.Result) {
+	if s.opts.Page == nil || r == nil {
+		return
+	}
+	outcome := r.Error
+	switch {
+	case r.ExitCode != nil:
+		outcome = fmt.Sprintf("exit %d", *r.ExitCode)
+	case r.Task != nil:
+		outcome = "background task " + r.Task.ID
+	}
+	if len(outcome) > 120 {
+		outcome = outcome[:120] + "…"
+	}
+	s.opts.Page.Record(approvalpage.Entry{Command: r.Command, Decision: r.Decision.String(), Outcome: outcome})
+}
