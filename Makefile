@@ -14,7 +14,7 @@ EVALDIR   ?= /var/tmp/shellguard-eval
 SGEVAL    := $(EVALDIR)/sgeval
 SGBIN     := $(EVALDIR)/shellguard
 
-.PHONY: build test vet lint unit cross shared evalbin eval-effect eval-static eval-sandbox eval-sandbox-fs eval-sandbox-session eval-sandbox-strict eval-warm bench release clean
+.PHONY: build test vet lint browser unit cross shared evalbin eval-effect eval-static eval-sandbox eval-sandbox-fs eval-sandbox-session eval-sandbox-strict eval-warm bench release clean
 
 # The binaries of one build share a random GNU build ID: shellguard starts
 # the standalone sandbox helper beside it (faster than starting itself
@@ -39,7 +39,11 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 lint:
 	$(GO) run $(STATICCHECK) ./...
 
-unit:
+# The approval page's end-to-end test drives Debian's chromium.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { echo "installing chromium"; apt-get update -q >/dev/null; DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends chromium >/dev/null; }
+
+unit: browser
 	$(GO) test -race -count=1 -timeout 20m ./...
 
 cross:

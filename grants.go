@@ -1,8 +1,8 @@
 package shellguard
 
 // Remembered approvals: an ask answered "for this session" or "always in
-// this workspace" becomes a narrow allow rule (policy.Grant), kept by the
-// Session or written to the grants file.
+// this workspace" becomes a narrow allow rule (policy.Grant proposes it),
+// kept by the Session or written to the grants file.
 
 import (
 	"context"
@@ -18,42 +18,6 @@ import (
 
 	"github.com/shellguard/shellguard/policy"
 )
-
-// Scope says how long an approval holds.
-type Scope int
-
-const (
-	// ScopeOnce approves this call only.
-	ScopeOnce Scope = iota
-	// ScopeSession approves the same command for the rest of the Session.
-	ScopeSession
-	// ScopeWorkspace approves the same command in this workspace from now
-	// on: the rule is written to Config.GrantsFile.
-	ScopeWorkspace
-)
-
-func (s Scope) String() string {
-	switch s {
-	case ScopeSession:
-		return "session"
-	case ScopeWorkspace:
-		return "always"
-	}
-	return "once"
-}
-
-// ParseScope reads "once", "session" or "always".
-func ParseScope(s string) (Scope, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "", "once":
-		return ScopeOnce, nil
-	case "session":
-		return ScopeSession, nil
-	case "always", "workspace":
-		return ScopeWorkspace, nil
-	}
-	return ScopeOnce, fmt.Errorf("scope %q: want once, session or always", s)
-}
 
 // Grant is an approval that outlives its call: the allow rules it added
 // and for how long.
@@ -77,37 +41,32 @@ type grantEntry struct {
 	Added     time.Time `json:"added"`
 }
 
-// Offer returns the allow rules that would let req run without being
-// asked again, for an approver to offer beyond "once": the narrowest that
-// cover the command (policy.Grant). Nil: nothing may be remembered (a
-// floor finding, a deny, words a rule cannot spell); only "once" is
-// offered then.
-func (g *Guard) Offer(req Request, v policy.Verdict) []string {
-	return policy.Grant(req.Command, v, g.rulesFor(req))
-}
-
-// Offer is Guard.Offer under the session's own grants.
-func (s *Session) Offer(req Request, v policy.Verdict) []string {
-	return s.g.Offer(s.withGrants(req), v)
-}
-
 // Check is Guard.Check under the session's grants.
 func (s *Session) Check(ctx context.Context, req Request) policy.Verdict {
 	return s.g.Check(ctx, s.withGrants(req))
 }
 
-// Remember applies an approval to later calls: rules (from Offer) hold for
-// the rest of the session with ScopeSession, and are also written to the
-// grants file with ScopeWorkspace (an error when the Guard has none, or
-// it cannot be written). ScopeOnce does nothing.
-func (s *Session) Remember(scope Scope, command string, rules []string) error {
-	if scope == ScopeOnce || len(rules) == 0 {
+// Remember applies an approval of command to later calls. The rules are
+// the ones policy.Grant proposed for it (exact rules only: nothing with
+// a wildcard is remembered). scope says for how long: "session" (the
+// rest of this session), "always" (also written to Config.GrantsFile for
+// this workspace; an error when there is none or it cannot be written:
+// see GrantsError), or "once"/"" (nothing is remembered).
+func (s *Session) Remember(scope, command string, rules []string) error {
+	switch scope {
+	case "", "once":
 		return nil
+	case "session", "always":
+	default:
+		return fmt.Errorf("shellguard: remember %q: the scopes are once, session and always", scope)
+	}
+	if len(rules) == 0 {
+		return errors.New("shellguard: nothing to remember: no rule may allow this command (policy.Grant proposed none)")
 	}
 	if err := checkGrantRules(rules); err != nil {
 		return err
 	}
-	if scope == ScopeWorkspace {
+	if scope == "always" {
 		if err := s.g.rememberAlways(command, rules); err != nil {
 			return err
 		}
@@ -120,16 +79,6 @@ func (s *Session) Remember(scope Scope, command string, rules []string) error {
 	}
 	s.grantMu.Unlock()
 	return nil
-}
-
-// RememberAlways writes rules (from Offer) to the grants file for this
-// workspace: later calls of every session, and of later processes, run
-// the command without asking.
-func (g *Guard) RememberAlways(command string, rules []string) error {
-	if err := checkGrantRules(rules); err != nil {
-		return err
-	}
-	return g.rememberAlways(command, rules)
 }
 
 // withGrants returns req carrying the session's grants.

@@ -44,11 +44,11 @@ func TestRememberForSession(t *testing.T) {
 	if v.Decision != policy.Ask {
 		t.Fatalf("%q: %v, want ask", askCmd, v.Decision)
 	}
-	rules := s.Offer(Request{Command: askCmd}, v)
+	rules := policy.Grant(askCmd, v, g.Config().Rules)
 	if len(rules) != 1 || strings.Contains(rules[0], "*") {
 		t.Fatalf("offer %q: want one exact rule", rules)
 	}
-	if err := s.Remember(ScopeSession, askCmd, rules); err != nil {
+	if err := s.Remember("session", askCmd, rules); err != nil {
 		t.Fatal(err)
 	}
 	if d := decision(t, s, askCmd); d != policy.Allow {
@@ -60,8 +60,8 @@ func TestRememberForSession(t *testing.T) {
 	if d := decision(t, other, askCmd); d != policy.Ask {
 		t.Errorf("another session inherits the grant: %v", d)
 	}
-	if err := s.Remember(ScopeWorkspace, askCmd, rules); err == nil {
-		t.Error("ScopeWorkspace without a grants file succeeded")
+	if err := s.Remember("always", askCmd, rules); err == nil {
+		t.Error("always without a grants file succeeded")
 	}
 }
 
@@ -75,7 +75,7 @@ func TestRememberAlways(t *testing.T) {
 	s := g.NewSession(SessionOptions{})
 	defer s.Close()
 	v := s.Check(context.Background(), Request{Command: askCmd})
-	if err := s.Remember(ScopeWorkspace, askCmd, s.Offer(Request{Command: askCmd}, v)); err != nil {
+	if err := s.Remember("always", askCmd, policy.Grant(askCmd, v, g.Config().Rules)); err != nil {
 		t.Fatal(err)
 	}
 	if st, err := os.Stat(grants); err != nil || st.Mode().Perm()&0o077 != 0 {
@@ -105,12 +105,12 @@ func TestRememberRefusesWideAndFloor(t *testing.T) {
 	defer s.Close()
 	for _, cmd := range []string{"rm -rf /", "curl -X DELETE https://api.example.com/x && cat ~/.ssh/id_rsa"} {
 		v := s.Check(context.Background(), Request{Command: cmd})
-		if got := s.Offer(Request{Command: cmd}, v); got != nil {
+		if got := policy.Grant(cmd, v, g.Config().Rules); got != nil {
 			t.Errorf("offer for %q [%v]: %q", cmd, v.Decision, got)
 		}
 	}
 	for _, r := range []string{"curl *", "curl -X DELETE https://api.example.com/*", " "} {
-		if err := s.Remember(ScopeSession, "x", []string{r}); err == nil {
+		if err := s.Remember("session", "x", []string{r}); err == nil {
 			t.Errorf("Remember(%q) succeeded", r)
 		}
 	}
@@ -136,7 +136,7 @@ func TestGrantsFilePlacement(t *testing.T) {
 	if d := decision(t, s, askCmd); d != policy.Ask {
 		t.Errorf("a grant planted in the workspace was honoured: %v", d)
 	}
-	if err := s.Remember(ScopeWorkspace, askCmd, []string{askCmd}); err == nil {
+	if err := s.Remember("always", askCmd, []string{askCmd}); err == nil {
 		t.Error("an always grant was written into the workspace")
 	}
 	p := filepath.Join(t.TempDir(), "grants.json")

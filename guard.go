@@ -83,7 +83,7 @@ type Config struct {
 	// unless the request brings its own Approve.
 	Approver Approver
 	// GrantsFile, when set, keeps approvals given "always in this
-	// workspace" (Session.Remember with ScopeWorkspace): narrow allow
+	// workspace" (Session.Remember "always"): narrow allow
 	// rules, each for one exact command, scoped to the workspace they
 	// were given in. It must lie outside every directory a sandboxed
 	// command may write. The CLI uses grants.json beside the user's

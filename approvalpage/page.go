@@ -184,7 +184,7 @@ func (p *Page) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("X-Frame-Options", "DENY")
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; form-action 'self'; connect-src 'self'")
-	w.Header().Set("Referrer-Policy", "no-referrer")
+	w.Header().Set("Referrer-Policy", "same-origin") // "no-referrer" makes browsers send Origin: null with the form
 	w.Header().Set("Cache-Control", "no-store")
 	switch {
 	case rest == "" && r.Method == http.MethodGet:

@@ -54,7 +54,9 @@ func setup(t *testing.T) {
 				return
 			}
 		}
-		if _, err := os.Stat("node_modules/@modelcontextprotocol/sdk/package.json"); err != nil {
+		_, sdk := os.Stat("node_modules/@modelcontextprotocol/sdk/package.json")
+		_, pw := os.Stat("node_modules/playwright-core/package.json")
+		if sdk != nil || pw != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")

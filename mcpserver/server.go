@@ -246,7 +246,7 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 			break
 		}
 		return &mcp.CallToolResult{
-			InputRequests: mcp.InputRequestMap{approveKey: approvalRequest(in, v, sess.Offer(req0, v), s.g.GrantsError() == nil)},
+			InputRequests: mcp.InputRequestMap{approveKey: approvalRequest(in, v, policy.Grant(in.Command, v, s.g.Config().Rules), s.g.GrantsError() == nil)},
 			RequestState:  s.sign(in, time.Now()),
 		}, nil
 	}
@@ -357,19 +357,15 @@ const rememberKey = "remember"
 
 // remember applies the scope the user chose in the approval form.
 func (s *Server) remember(sess *shellguard.Session, req shellguard.Request, v policy.Verdict, content map[string]any) (*shellguard.Grant, error) {
-	choice, _ := content[rememberKey].(string)
-	scope, err := shellguard.ParseScope(choice)
-	if err != nil || scope == shellguard.ScopeOnce {
-		return nil, err
+	scope, _ := content[rememberKey].(string)
+	if scope == "" || scope == "once" {
+		return nil, nil
 	}
-	rules := sess.Offer(req, v)
-	if rules == nil {
-		return nil, errors.New("no rule may remember this command (a finding no rule lifts, or words a rule cannot spell)")
-	}
+	rules := policy.Grant(req.Command, v, s.g.Config().Rules)
 	if err := sess.Remember(scope, req.Command, rules); err != nil {
 		return nil, err
 	}
-	return &shellguard.Grant{Rules: rules, Scope: scope.String()}, nil
+	return &shellguard.Grant{Rules: rules, Scope: scope}, nil
 }
 
 func approvalRequest(in *input, v policy.Verdict, offer []string, always bool) *mcp.ElicitParams {

@@ -123,7 +123,7 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 		}
 	}()
 
-	ask := &asker{command: command, stderr: stderr, g: g, req: req}
+	ask := &asker{command: command, stderr: stderr, g: g}
 	var live *liveOutput
 	if !*jsonOut {
 		live = newLiveOutput(stdout, stderr)
@@ -232,7 +232,6 @@ type asker struct {
 	ttyErr   error // the terminal could not be opened
 	onAsk    func(asking bool)
 	g        *shellguard.Guard
-	req      shellguard.Request
 }
 
 func (a *asker) approver() func(context.Context, policy.Verdict) (bool, error) {
@@ -254,7 +253,7 @@ func (a *asker) approver() func(context.Context, policy.Verdict) (bool, error) {
 		printVerdict(tty, a.command, v)
 		var offer []string
 		if a.g != nil && a.g.GrantsError() == nil {
-			offer = a.g.Offer(a.req, v)
+			offer = policy.Grant(a.command, v, a.g.Config().Rules)
 		}
 		if offer != nil {
 			fmt.Fprintf(tty, "[a]lways in this workspace allows exactly: %s\n", strings.Join(offer, "; "))
@@ -272,7 +271,10 @@ func (a *asker) approver() func(context.Context, policy.Verdict) (bool, error) {
 			if offer == nil {
 				return false, nil
 			}
-			if err := a.g.RememberAlways(a.command, offer); err != nil {
+			s := a.g.NewSession(shellguard.SessionOptions{})
+			err := s.Remember("always", a.command, offer)
+			s.Close()
+			if err != nil {
 				fmt.Fprintln(tty, "shellguard: not remembered (this time only):", err)
 			} else {
 				fmt.Fprintf(tty, "shellguard: remembered in %s\n", a.g.Config().GrantsFile)

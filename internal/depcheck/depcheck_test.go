@@ -46,9 +46,10 @@ var allowed = map[string][]string{
 	"": {"analyze", "effects", "policy", "redact", "sandbox", "audit", "internal/*"},
 
 	// Faces over the library.
-	"config":    {"", "policy", "sandbox", "redact", "audit", "internal/*"},
-	"mcpserver": {"", "policy", "internal/capture", "internal/steptime"},
-	"e2e":       {"internal/*"},
+	"config":       {"", "policy", "sandbox", "redact", "audit", "internal/*"},
+	"approvalpage": {"policy"},
+	"mcpserver":    {"", "policy", "approvalpage", "internal/capture", "internal/steptime"},
+	"e2e":          {"approvalpage", "policy", "internal/*"},
 }
 
 // pkg is what go list says of a package.

@@ -1,0 +1,105 @@
+package e2e
+
+import (
+	"context"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/shellguard/shellguard/approvalpage"
+	"github.com/shellguard/shellguard/internal/testenv"
+	"github.com/shellguard/shellguard/policy"
+)
+
+// The approval page in a real browser: headless Chromium (Debian's
+// package, driven by playwright-core) shows the pending ask with the
+// finding's span highlighted, and its "Allow for this session" button
+// answers the waiting call. The screenshot is checked for the highlight
+// and kept as docs/approval-page.png when SHELLGUARD_UPDATE_SCREENSHOT=1.
+func TestApprovalPageInChromium(t *testing.T) {
+	setup(t)
+	chromium := os.Getenv("CHROMIUM")
+	if chromium == "" {
+		chromium = "/usr/bin/chromium"
+	}
+	if _, err := os.Stat(chromium); err != nil {
+		testenv.SkipOrFail(t, "chromium not found (%v): make test installs Debian's chromium", err)
+	}
+	if _, err := os.Stat("node_modules/playwright-core/package.json"); err != nil {
+		t.Fatalf("playwright-core is not installed in e2e/node_modules: %v", err)
+	}
+	p, err := approvalpage.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ws := t.TempDir()
+	rules := policy.Rules{Workspace: ws, Home: t.TempDir()}
+	cmd := "npm test && chmod -R 777 build"
+	v := policy.Check(cmd, rules)
+	if v.Decision != policy.Ask {
+		t.Fatalf("%q: %v, want ask", cmd, v.Decision)
+	}
+	_, answer := p.Post(approvalpage.Ask{Command: cmd, Cwd: ws, Purpose: "open the build directory to the test container",
+		Verdict: v, Offer: policy.Grant(cmd, v, rules)})
+	p.Record(approvalpage.Entry{Command: "ls -la", Decision: "allow", Outcome: "exit 0"})
+
+	shot := filepath.Join(t.TempDir(), "page.png")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	node := exec.CommandContext(ctx, "node", "page.mjs", p.URL(), shot, "session")
+	node.Env = append(os.Environ(), "CHROMIUM="+chromium)
+	if out, err := node.CombinedOutput(); err != nil {
+		t.Fatalf("page.mjs: %v\n%s", err, out)
+	}
+	select {
+	case a := <-answer:
+		if !a.Allow || a.Scope != "session" {
+			t.Errorf("the click answered %+v", a)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the click did not answer the ask")
+	}
+
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(f)
+	f.Close()
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	if b := img.Bounds(); b.Dx() < 800 || b.Dy() < 300 {
+		t.Errorf("screenshot of %v", b)
+	}
+	if n := countColour(img, 0xff, 0xd5, 0xcc); n < 200 {
+		t.Errorf("the highlight is not in the screenshot (%d pixels of its colour)", n)
+	}
+	if os.Getenv("SHELLGUARD_UPDATE_SCREENSHOT") == "1" {
+		b, _ := os.ReadFile(shot)
+		if err := os.WriteFile("../docs/approval-page.png", b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// countColour counts the pixels of img close to the colour r, g, b.
+func countColour(img image.Image, r, g, b uint8) int {
+	n := 0
+	bd := img.Bounds()
+	near := func(a uint32, x uint8) bool { d := int(a>>8) - int(x); return d > -8 && d < 8 }
+	for y := bd.Min.Y; y < bd.Max.Y; y++ {
+		for x := bd.Min.X; x < bd.Max.X; x++ {
+			pr, pg, pb, _ := img.At(x, y).RGBA()
+			if near(pr, r) && near(pg, g) && near(pb, b) {
+				n++
+			}
+		}
+	}
+	return n
+}
