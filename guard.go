@@ -111,6 +111,11 @@ type Config struct {
 	// lacks the key cannot rewrite the log undetected (audit.ReadKeyFile
 	// reads one from a file).
 	AuditKey []byte
+	// AuditFailOpen runs commands even when the audit log cannot record
+	// them (a partial last line, a full disk, a truncated log): each
+	// result then warns. By default (false) such a command is refused
+	// with ErrAuditUnavailable.
+	AuditFailOpen bool
 }
 
 // Guard checks and runs commands. It is safe for concurrent use.
@@ -123,8 +128,9 @@ type Guard struct {
 	redactOnce sync.Once
 	redact     *redact.Redactor
 
-	auditMu sync.Mutex
-	audit   *audit.Logger
+	auditMu   sync.Mutex
+	audit     *audit.Logger
+	auditEnds sync.WaitGroup // task ends being written (audit.go)
 
 	grantMu   sync.RWMutex
 	always    []string // remembered grants of this workspace (grants.go)

@@ -132,14 +132,18 @@ func TestAuditTrail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// started and ended for each command that ran, ended alone for the
+	// denied one.
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) != 3 {
+	if len(lines) != 5 {
 		t.Fatalf("%d lines:\n%s", len(lines), b)
 	}
 	if strings.Contains(string(b), "Ab3xY9Ab3xY9") {
 		t.Fatal("audit log holds a secret")
 	}
-	if !strings.Contains(lines[0], `"session":"s1"`) || !strings.Contains(lines[1], `"decision":"deny"`) || !strings.Contains(lines[1], `"exit_code":null`) || !strings.Contains(lines[2], `"exit_code":3`) {
+	if !strings.Contains(lines[0], `"session":"s1"`) || !strings.Contains(lines[0], `"phase":"started"`) ||
+		!strings.Contains(lines[2], `"decision":"deny"`) || !strings.Contains(lines[2], `"exit_code":null`) ||
+		!strings.Contains(lines[4], `"exit_code":3`) || !strings.Contains(lines[4], `"start_seq":4`) {
 		t.Fatalf("unexpected lines:\n%s", b)
 	}
 	f, _ := os.Open(path)

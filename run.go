@@ -67,8 +67,12 @@ func (g *Guard) Run(ctx context.Context, req Request) (res Result, err error) {
 	steptime.Mark("run.begin")
 	opts, a, res, err := g.prepare(ctx, req)
 	steptime.Mark("run.prepare")
-	defer func() { g.record(req, a, &res, err); steptime.Mark("run.record") }()
+	var started int64
+	defer func() { g.record(req, a, &res, err, started); steptime.Mark("run.record") }()
 	if err != nil {
+		return res, err
+	}
+	if started, err = g.auditStart(req, a, &res); err != nil {
 		return res, err
 	}
 	rr, err := runner.Run(ctx, opts)

@@ -214,23 +214,34 @@ func (s *Session) Start(ctx context.Context, req Request, o TaskOptions) (*Task,
 	req = s.withGrants(req)
 	opts, a, res, err := s.g.prepare(ctx, req)
 	if err != nil {
-		s.g.record(req, a, &res, err)
+		s.g.record(req, a, &res, err, 0)
 		return nil, err
 	}
 	opts.PTY, opts.PTYRows, opts.PTYCols = o.PTY, o.Rows, o.Cols
 	if err := s.useTmp(&opts, !o.PTY); err != nil {
-		s.g.record(req, a, &res, err)
+		s.g.record(req, a, &res, err, 0)
+		return nil, err
+	}
+	started, err := s.g.auditStart(req, a, &res)
+	if err != nil {
+		s.g.record(req, a, &res, err, 0)
 		return nil, err
 	}
 	t, err := s.table.Start(opts)
 	if err != nil {
-		s.g.record(req, a, &res, err)
+		s.g.record(req, a, &res, err, started)
 		return nil, err
 	}
 	task := s.wrap(t)
-	res.Task = &TaskStatus{ID: t.ID(), Pid: t.Process().Pid(), StartedAt: t.Process().StartedAt(), Running: true}
-	s.g.record(req, a, &res, nil)
+	s.recordWhenDone(req, task, started)
 	return task, nil
+}
+
+// recordWhenDone writes the audit line of a task's end when it ends.
+func (s *Session) recordWhenDone(req Request, task *Task, started int64) {
+	s.g.recordWhenDone(task.Done(), func() (Request, admission, Result) {
+		return req, task.tag.admission, task.Status(ReadOptions{})
+	}, started)
 }
 
 // useTmp points a sandboxed command at the session's private /tmp,
@@ -316,14 +327,25 @@ func (s *Session) Run(ctx context.Context, req Request) (res Result, err error) 
 	req = s.withGrants(req)
 	opts, a, res, err := s.g.prepare(ctx, req)
 	steptime.Mark("run.prepare")
-	defer func() { s.g.record(req, a, &res, err); steptime.Mark("run.record") }()
+	var started int64
+	var tag *runTag
+	defer func() {
+		if tag != nil && tag.backgrounded.Load() {
+			return // its end is written when it ends
+		}
+		s.g.record(req, a, &res, err, started)
+		steptime.Mark("run.record")
+	}()
 	if err != nil {
 		return res, err
 	}
 	if err = s.useTmp(&opts, true); err != nil {
 		return res, err
 	}
-	tag := opts.Tag.(*runTag)
+	if started, err = s.g.auditStart(req, a, &res); err != nil {
+		return res, err
+	}
+	tag = opts.Tag.(*runTag)
 	outW, errW := detachable(req.Stdout), detachable(req.Stderr)
 	opts.Stdout, opts.Stderr = outW.writer(), errW.writer()
 	t, err := s.table.StartUnlisted(opts)
@@ -368,7 +390,10 @@ func (s *Session) Run(ctx context.Context, req Request) (res Result, err error) 
 			if req.MaxOutput > 0 {
 				maxOut = req.MaxOutput
 			}
+			warnings := res.Warnings
 			res = s.wrap(t).result(t.Status(runner.ReadOptions{Mode: runner.ReadNew}), maxOut)
+			res.Warnings = warnings
+			s.recordWhenDone(req, s.wrap(t), started)
 			return res, nil
 		}
 	}

@@ -1,24 +1,34 @@
 // Package audit keeps a tamper-evident log of every command shellguard was
-// asked to run: one JSON line per call, redacted, appended and synced to
-// disk, each line chained to the one before it by hash.
+// asked to run: JSON lines, redacted, appended and synced to disk, each
+// line chained to the one before it by hash. A command that runs has two
+// lines: "started", written (and synced) before it starts, and "ended"
+// after, naming the started line; a call that never started has only its
+// "ended" line.
 //
-// A line is the JSON object of an [Event] plus three fields: "seq" (1, 2,
-// 3, …), "prev" (the hash of the previous line; [Genesis] for the first) and,
-// last, "hash": SHA-256 — or HMAC-SHA-256 when a key is configured — over
-// the line's bytes up to the comma before "hash". [Verify] recomputes the
-// chain and reports the first line that was edited, deleted, inserted or
-// moved ([VerifyChain] also returns the line count and head hash).
+// A line is the JSON object of an [Event] plus "seq" (1, 2, 3, …), "prev"
+// (the hash of the previous line; [Genesis] for the first), "alg"
+// ("hmac-sha256" when keyed) and, last, "hash": SHA-256 — or
+// HMAC-SHA-256 when a key is configured — over the line's bytes up to the
+// comma before "hash". [VerifyChain] recomputes the chain and reports the
+// first line that was edited, deleted, inserted or moved.
 //
-// What the chain does not give: anyone who can write the file can rewrite
-// it from the edited line onwards with fresh hashes unless a key is used
-// (and kept away from them), and removing lines at the END of the file
-// leaves a valid shorter chain. To detect truncation, compare the line count
-// and head hash that [VerifyChain] returns (and that [Logger.Append] returns for
-// each line) with a copy kept elsewhere.
+// A chain alone cannot show that lines were removed from its END. So the
+// Logger also keeps a checkpoint beside the log ([CheckpointPath]): the
+// line count and head hash, signed like the lines, rewritten after every
+// append. [VerifyLog] compares the two, and the Logger refuses to append
+// to a log that is shorter than its checkpoint, that ends with a partial
+// line, or whose checkpoint does not verify.
+//
+// What this does not give: without a key, anyone who can write the files
+// can rewrite the chain and the checkpoint with fresh hashes; with a key,
+// someone who can write them may still put back an older log together
+// with its older checkpoint (a copy kept elsewhere, or an external anchor,
+// catches that).
 //
 // Several goroutines and several processes may append to one file: each
 // append takes an exclusive flock on the file, reads the last line's hash
-// under the lock and writes its line with a single O_APPEND write.
+// and the checkpoint under the lock and writes its line with a single
+// O_APPEND write.
 package audit
 
 import (
@@ -46,8 +56,14 @@ const Genesis = "000000000000000000000000000000000000000000000000000000000000000
 
 // Event is one call.
 type Event struct {
-	Time     time.Time       `json:"time"`
-	Session  string          `json:"session,omitempty"`
+	Time    time.Time `json:"time"`
+	Session string    `json:"session,omitempty"`
+	// Phase is PhaseStarted for the line written before a command starts,
+	// PhaseEnded for the one written after it ended or was refused.
+	Phase string `json:"phase,omitempty"`
+	// StartSeq, on an ended line, is the seq of its started line (0: the
+	// command never started).
+	StartSeq int64           `json:"start_seq,omitempty"`
 	Command  string          `json:"command"`
 	Cwd      string          `json:"cwd,omitempty"`
 	Decision policy.Decision `json:"decision"` // allow, ask or deny
@@ -72,11 +88,28 @@ type Event struct {
 	Error        string `json:"error,omitempty"`
 }
 
+// The phases of a command.
+const (
+	PhaseStarted = "started"
+	PhaseEnded   = "ended"
+)
+
+// algHMAC marks a line or checkpoint signed with a key.
+const algHMAC = "hmac-sha256"
+
 // record is the line layout: seq and prev first, hash appended last.
 type record struct {
 	Seq  int64  `json:"seq"`
 	Prev string `json:"prev"`
+	Alg  string `json:"alg,omitempty"`
 	Event
+}
+
+func alg(key []byte) string {
+	if key != nil {
+		return algHMAC
+	}
+	return ""
 }
 
 // Options configure a Logger. The zero value: default redaction, no key.
@@ -94,15 +127,23 @@ type Options struct {
 type Logger struct {
 	mu   sync.Mutex
 	f    *os.File
+	cp   *os.File // the checkpoint
+	path string
 	opts Options
 }
 
-// Open opens (creating if needed, mode 0600) the log at path for appending.
+// Open opens (creating if needed, mode 0600) the log at path for
+// appending, and its checkpoint at CheckpointPath(path).
 func Open(path string, o Options) (*Logger, error) {
 	_, statErr := os.Stat(path)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
+	}
+	cp, err := os.OpenFile(CheckpointPath(path), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("audit: checkpoint: %w", err)
 	}
 	if errors.Is(statErr, os.ErrNotExist) && !o.NoSync {
 		// A new file: make its directory entry durable too.
@@ -114,7 +155,7 @@ func Open(path string, o Options) (*Logger, error) {
 	if o.Redactor == nil {
 		o.Redactor = redact.Default()
 	}
-	return &Logger{f: f, opts: o}, nil
+	return &Logger{f: f, cp: cp, path: path, opts: o}, nil
 }
 
 // Close closes the file.
@@ -124,16 +165,18 @@ func (l *Logger) Close() error {
 	if l.f == nil {
 		return nil
 	}
-	err := l.f.Close()
-	l.f = nil
+	err := errors.Join(l.f.Close(), l.cp.Close())
+	l.f, l.cp = nil, nil
 	return err
 }
 
 // ErrClosed is returned by Append after Close.
 var ErrClosed = errors.New("audit: logger closed")
 
-// Append redacts e, chains it to the file's last line and appends it. It
-// returns the line's sequence number and hash.
+// Append redacts e, chains it to the file's last line, appends it and
+// updates the checkpoint. It returns the line's sequence number and hash.
+// It fails, writing nothing, when the log ends with a partial line, holds
+// fewer lines than its checkpoint records or was rewritten after it.
 func (l *Logger) Append(e Event) (seq int64, sum string, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -151,19 +194,31 @@ func (l *Logger) Append(e Event) (seq int64, sum string, err error) {
 	defer unlockFile(l.f)
 	lastSeq, lastHash, err := lastLine(l.f)
 	if err != nil {
-		return 0, "", err
+		return 0, "", fmt.Errorf("%w (%s)", err, l.path)
 	}
-	line, sum, err := encode(record{Seq: lastSeq + 1, Prev: lastHash, Event: e}, l.opts.Key)
+	cp, ok, err := readCheckpoint(l.cp, l.opts.Key, true)
+	if err != nil {
+		return 0, "", fmt.Errorf("%w (%s)", err, CheckpointPath(l.path))
+	}
+	if ok {
+		if err := cp.check(lastSeq, lastHash); err != nil {
+			return 0, "", fmt.Errorf("audit: %s: %w", l.path, err)
+		}
+	}
+	line, sum, err := encode(record{Seq: lastSeq + 1, Prev: lastHash, Alg: alg(l.opts.Key), Event: e}, l.opts.Key)
 	if err != nil {
 		return 0, "", err
 	}
 	if _, err := l.f.Write(line); err != nil {
-		return 0, "", fmt.Errorf("audit: write: %w", err)
+		return 0, "", fmt.Errorf("audit: write %s: %w", l.path, err)
 	}
 	if !l.opts.NoSync {
 		if err := l.f.Sync(); err != nil {
-			return 0, "", fmt.Errorf("audit: sync: %w", err)
+			return 0, "", fmt.Errorf("audit: sync %s: %w", l.path, err)
 		}
+	}
+	if err := writeCheckpoint(l.cp, lastSeq+1, sum, l.opts.Key, !l.opts.NoSync); err != nil {
+		return 0, "", fmt.Errorf("audit: checkpoint %s: %w", CheckpointPath(l.path), err)
 	}
 	return lastSeq + 1, sum, nil
 }
@@ -231,7 +286,7 @@ func lastLine(f *os.File) (int64, string, error) {
 			return 0, "", fmt.Errorf("audit: %w", err)
 		}
 		if buf[len(buf)-1] != '\n' {
-			return 0, "", fmt.Errorf("audit: log does not end with a newline (torn or edited last line)")
+			return 0, "", ErrPartialLine
 		}
 		body := buf[:len(buf)-1]
 		if i := bytes.LastIndexByte(body, '\n'); i >= 0 || off == 0 {
@@ -241,7 +296,7 @@ func lastLine(f *os.File) (int64, string, error) {
 				Hash string `json:"hash"`
 			}
 			if err := json.Unmarshal(line, &h); err != nil || len(h.Hash) != 64 {
-				return 0, "", fmt.Errorf("audit: last line is not an audit record")
+				return 0, "", errors.New("audit: the last line is not an audit record (edited); nothing is appended after it")
 			}
 			return h.Seq, h.Hash, nil
 		}
@@ -253,15 +308,21 @@ func lastLine(f *os.File) (int64, string, error) {
 type Result struct {
 	Lines int64  // number of lines (= last seq)
 	Head  string // hash of the last line (Genesis if empty)
+	// Signed: the lines say they were signed with a key. Read without
+	// one, their links were checked but not their signatures (ErrNeedKey).
+	Signed bool
 }
 
 // VerifyError locates the first broken line.
 type VerifyError struct {
-	Line   int64 // 1-based line number in the file
+	Line   int64 // 1-based line number in the file; 0: the checkpoint
 	Reason string
 }
 
 func (e *VerifyError) Error() string {
+	if e.Line == 0 {
+		return "audit: checkpoint: " + e.Reason
+	}
 	return fmt.Sprintf("audit: line %d: %s", e.Line, e.Reason)
 }
 
@@ -270,9 +331,19 @@ var ErrBroken = errors.New("audit: chain broken")
 
 func (e *VerifyError) Is(target error) bool { return target == ErrBroken }
 
+// ErrNeedKey says that a log signed with a key was read without one: its
+// lines are linked in order, but whether they were edited cannot be told.
+// It is not ErrBroken.
+var ErrNeedKey = errors.New("audit: the log is signed with a key (HMAC-SHA256): give the key to verify it")
+
+// ErrPartialLine is returned by Append when the log ends without a
+// newline: a torn write, or an edit. Appending after it would make the
+// next line unreadable too, so nothing is appended until it is repaired.
+var ErrPartialLine = errors.New("audit: the log ends with a partial line (a torn write or an edit): nothing is appended after it; check it with `shellguard audit verify` and repair it")
+
 // Verify checks an unkeyed log read from r. It returns a *VerifyError
 // naming the first line that was edited, removed, inserted or moved. Lines
-// removed from the end cannot be detected; see VerifyChain.
+// removed from the end cannot be detected; see VerifyLog.
 func Verify(r io.Reader) error {
 	_, err := VerifyChain(r, nil)
 	return err
@@ -280,56 +351,89 @@ func Verify(r io.Reader) error {
 
 // VerifyChain checks a log read from r (key as given to the Logger, or
 // nil) and returns its line count and head hash. Lines removed from the end
-// leave a valid shorter chain: compare Result with a copy kept elsewhere.
+// leave a valid shorter chain: VerifyLog compares it with the checkpoint.
+// A signed log read with a nil key has its links checked and returns
+// ErrNeedKey unless they are broken.
 func VerifyChain(r io.Reader, key []byte) (Result, error) {
+	res, _, err := verifyChain(r, key, 0)
+	return res, err
+}
+
+// verifyChain is VerifyChain that also returns the hash of line at (when
+// at is between 1 and the line count).
+func verifyChain(r io.Reader, key []byte, at int64) (Result, string, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	res := Result{Head: Genesis}
+	var hashAt string
+	done := func() (Result, string, error) {
+		if res.Signed && key == nil {
+			return res, hashAt, ErrNeedKey
+		}
+		return res, hashAt, nil
+	}
 	var n int64
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(line) == 0 && err == io.EOF {
-			return res, nil
+			return done()
 		}
 		n++
 		if err != nil && err != io.EOF {
-			return res, err
+			return res, hashAt, err
 		}
 		if line[len(line)-1] != '\n' {
-			return res, &VerifyError{n, "incomplete last line (no newline)"}
+			return res, hashAt, &VerifyError{n, "incomplete last line (no newline)"}
 		}
 		line = line[:len(line)-1]
 		if len(line) < hashSuffixLen || !bytes.HasPrefix(line[len(line)-hashSuffixLen:], []byte(`,"hash":"`)) {
-			return res, &VerifyError{n, "not an audit record (no trailing hash)"}
+			return res, hashAt, &VerifyError{n, "not an audit record (no trailing hash)"}
 		}
 		body := line[:len(line)-hashSuffixLen]
 		got := string(line[len(line)-hashSuffixLen+len(`,"hash":"`) : len(line)-2])
 		var rec struct {
 			Seq  *int64  `json:"seq"`
 			Prev *string `json:"prev"`
+			Alg  string  `json:"alg"`
 			Hash string  `json:"hash"`
 		}
 		if err := json.Unmarshal(line, &rec); err != nil || rec.Seq == nil || rec.Prev == nil {
-			return res, &VerifyError{n, "not an audit record (invalid JSON or missing seq/prev)"}
+			return res, hashAt, &VerifyError{n, "not an audit record (invalid JSON or missing seq/prev)"}
 		}
-		h := newHash(key)
-		h.Write(body)
-		if want := hex.EncodeToString(h.Sum(nil)); got != want || rec.Hash != got {
-			return res, &VerifyError{n, "hash mismatch: the line was edited"}
+		if rec.Hash != got {
+			return res, hashAt, &VerifyError{n, "hash mismatch: the line was edited"}
+		}
+		switch {
+		case rec.Alg == algHMAC && key == nil:
+			// Only its links can be checked.
+			res.Signed = true
+		case rec.Alg != "" && rec.Alg != algHMAC:
+			return res, hashAt, &VerifyError{n, fmt.Sprintf("unknown alg %q: the line was edited", rec.Alg)}
+		default:
+			// Keyed, a line is checked with the key whatever its alg
+			// says: a signed line relabelled as unsigned fails here.
+			h := newHash(key)
+			h.Write(body)
+			if want := hex.EncodeToString(h.Sum(nil)); got != want {
+				return res, hashAt, &VerifyError{n, "hash mismatch: the line was edited"}
+			}
 		}
 		switch {
 		case *rec.Seq != res.Lines+1 && *rec.Prev != res.Head:
 			if *rec.Seq > res.Lines+1 {
-				return res, &VerifyError{n, fmt.Sprintf("seq %d follows %d: %d line(s) missing before it, or lines moved", *rec.Seq, res.Lines, *rec.Seq-res.Lines-1)}
+				return res, hashAt, &VerifyError{n, fmt.Sprintf("seq %d follows %d: %d line(s) missing before it, or lines moved", *rec.Seq, res.Lines, *rec.Seq-res.Lines-1)}
 			}
-			return res, &VerifyError{n, fmt.Sprintf("seq %d follows %d: a line repeated, inserted or moved", *rec.Seq, res.Lines)}
+			return res, hashAt, &VerifyError{n, fmt.Sprintf("seq %d follows %d: a line repeated, inserted or moved", *rec.Seq, res.Lines)}
 		case *rec.Seq != res.Lines+1:
-			return res, &VerifyError{n, fmt.Sprintf("seq %d follows %d although the hash chain holds: seq edited", *rec.Seq, res.Lines)}
+			return res, hashAt, &VerifyError{n, fmt.Sprintf("seq %d follows %d although the hash chain holds: seq edited", *rec.Seq, res.Lines)}
 		case *rec.Prev != res.Head:
-			return res, &VerifyError{n, "prev does not match the previous line's hash: a line before it was replaced"}
+			return res, hashAt, &VerifyError{n, "prev does not match the previous line's hash: a line before it was replaced"}
 		}
 		res.Lines, res.Head = *rec.Seq, got
+		if res.Lines == at {
+			hashAt = got
+		}
 		if err == io.EOF {
-			return res, nil
+			return done()
 		}
 	}
 }

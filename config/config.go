@@ -131,6 +131,9 @@ type Config struct {
 		// KeyFile holds the key that signs the chain (HMAC-SHA256); "" =
 		// plain SHA-256.
 		KeyFile string `json:"key_file"`
+		// FailOpen runs commands even when the log cannot record them
+		// (each result warns); false refuses them.
+		FailOpen bool `json:"fail_open"`
 	} `json:"audit"`
 
 	// Workspace is Options.Workspace, made absolute.

@@ -123,9 +123,10 @@ var keyCases = map[string]struct {
 		p := c.RedactPatterns()
 		return len(p) == 2 && p[0].Regex == "TICKET-[0-9]{6}" && p[1].Name == "corp" && p[1].Keywords[0] == "corp_"
 	}},
-	"audit.path":     {"audit: {path: /var/log/sg.jsonl}", func(c *Config) bool { return c.Audit.Path == "/var/log/sg.jsonl" }},
-	"audit.key_file": {"audit: {key_file: /etc/sg/audit.key}", func(c *Config) bool { return c.Audit.KeyFile == "/etc/sg/audit.key" }},
-	"output.escapes": {"output: {escapes: keep}", func(c *Config) bool { return c.Output.Escapes == "keep" }},
+	"audit.path":      {"audit: {path: /var/log/sg.jsonl}", func(c *Config) bool { return c.Audit.Path == "/var/log/sg.jsonl" }},
+	"audit.key_file":  {"audit: {key_file: /etc/sg/audit.key}", func(c *Config) bool { return c.Audit.KeyFile == "/etc/sg/audit.key" }},
+	"audit.fail_open": {"audit: {fail_open: true}", func(c *Config) bool { return c.Audit.FailOpen }},
+	"output.escapes":  {"output: {escapes: keep}", func(c *Config) bool { return c.Output.Escapes == "keep" }},
 }
 
 func TestEveryKey(t *testing.T) {
@@ -455,6 +456,7 @@ func TestProjectCannotLoosen(t *testing.T) {
 		{"", "sandbox: {writable_roots: [/etc]}", "1", "sandbox.writable_roots: not allowed"},
 		{"", "sandbox: {excluded_commands: [\"bash *\"]}", "1", "sandbox.excluded_commands: not allowed"},
 		{"", "sandbox: {allow_unsandboxed: true}", "1", "sandbox.allow_unsandboxed: a project file may only set this to false"},
+		{"", "audit: {fail_open: true}", "1", "audit.fail_open: a project file may only set this to false"},
 		{"sandbox: {limits: {processes: 100}}", "sandbox: {limits: {processes: 200}}", "1", "sandbox.limits.processes: a project file may only lower"},
 		{"sandbox: {limits: {memory_mb: 100}}", "sandbox: {limits: {memory_mb: 0}}", "1", "sandbox.limits.memory_mb: a project file may only lower"},
 		{"", "env: {allow: [AWS_SECRET_ACCESS_KEY]}", "1", "env.allow: not allowed"},

@@ -94,9 +94,11 @@ var defaultsRoot = &yaml.Node{Kind: 4, Style: 0, Tag: "!!map", Value: "", HeadCo
 		&yaml.Node{Kind: 2, Style: 32, Tag: "!!seq", Value: "", HeadComment: "", LineComment: "", FootComment: "", Line: 30, Column: 20},
 	}},
 	&yaml.Node{Kind: 8, Style: 0, Tag: "!!str", Value: "audit", HeadComment: "", LineComment: "", FootComment: "", Line: 31, Column: 1},
-	&yaml.Node{Kind: 4, Style: 32, Tag: "!!map", Value: "", HeadComment: "", LineComment: "# path \"\" = no audit log; key_file: HMAC-SHA256 key signing the chain", FootComment: "", Line: 31, Column: 8, Content: []*yaml.Node{&yaml.Node{Kind: 8, Style: 0, Tag: "!!str", Value: "path", HeadComment: "", LineComment: "", FootComment: "", Line: 31, Column: 9},
+	&yaml.Node{Kind: 4, Style: 32, Tag: "!!map", Value: "", HeadComment: "", LineComment: "# path \"\" = no audit log; key_file: HMAC-SHA256 key signing the chain; fail_open: run commands the log cannot record", FootComment: "", Line: 31, Column: 8, Content: []*yaml.Node{&yaml.Node{Kind: 8, Style: 0, Tag: "!!str", Value: "path", HeadComment: "", LineComment: "", FootComment: "", Line: 31, Column: 9},
 		&yaml.Node{Kind: 8, Style: 2, Tag: "!!str", Value: "", HeadComment: "", LineComment: "", FootComment: "", Line: 31, Column: 15},
 		&yaml.Node{Kind: 8, Style: 0, Tag: "!!str", Value: "key_file", HeadComment: "", LineComment: "", FootComment: "", Line: 31, Column: 19},
 		&yaml.Node{Kind: 8, Style: 2, Tag: "!!str", Value: "", HeadComment: "", LineComment: "", FootComment: "", Line: 31, Column: 29},
+		&yaml.Node{Kind: 8, Style: 0, Tag: "!!str", Value: "fail_open", HeadComment: "", LineComment: "", FootComment: "", Line: 31, Column: 33},
+		&yaml.Node{Kind: 8, Style: 0, Tag: "!!bool", Value: "false", HeadComment: "", LineComment: "", FootComment: "", Line: 31, Column: 44},
 	}},
 }}

@@ -65,7 +65,7 @@ var schemaOrder = []string{
 	"sandbox.limits.cpu_seconds", "sandbox.limits.open_files", "sandbox.limits.cpu_percent",
 	"env.allow", "env.scrub",
 	"tasks.max", "tasks.ring_lines", "tasks.blocking_budget",
-	"redact.patterns", "audit.path", "audit.key_file",
+	"redact.patterns", "audit.path", "audit.key_file", "audit.fail_open",
 }
 
 // Keys returns every configuration key, in schema order.
@@ -120,6 +120,9 @@ var fields = map[string]field{
 	"redact.patterns": {kPatterns, tAdd, func(c *Config) any { return &c.Redact.Patterns }, false},
 	"audit.path":      {kString, tForbidden, func(c *Config) any { return &c.Audit.Path }, false},
 	"audit.key_file":  {kString, tForbidden, func(c *Config) any { return &c.Audit.KeyFile }, false},
+	// Running commands the log cannot record loosens: a project file may
+	// only turn it off.
+	"audit.fail_open": {kBool, tFalseOnly, func(c *Config) any { return &c.Audit.FailOpen }, false},
 }
 
 var modeRank = map[string]int{"off": 0, "auto": 1, "required": 2, "strict": 3}

@@ -42,6 +42,7 @@ func (c *Config) GuardConfig() (shellguard.Config, error) {
 		RedactPatterns:   c.RedactPatterns(),
 		AuditPath:        c.Audit.Path,
 		GrantsFile:       c.GrantsFile,
+		AuditFailOpen:    c.Audit.FailOpen,
 		KeepEscapes:      c.Output.Escapes == "keep",
 		Tasks: shellguard.SessionOptions{
 			MaxTasks:       c.Tasks.Max,

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/shellguard/shellguard/audit"
 )
@@ -14,10 +13,14 @@ func init() {
 	register("audit", "verify an audit log's hash chain (audit verify FILE)", auditMain)
 }
 
-const auditUsage = `usage: shellguard audit verify [--key-file FILE] LOG
+const auditUsage = `usage: shellguard audit verify [--key-file FILE] [--no-checkpoint] LOG
 Checks the hash chain of an audit log and reports the first line that was
-edited, deleted, inserted or moved. Give --key-file when the log was written
-with audit.key_file (HMAC-SHA256): then only someone with the key can forge it.`
+edited, deleted, inserted or moved, then compares the log with its
+checkpoint (LOG.head) to find lines removed from the end or an emptied
+file. Give --key-file when the log was written with audit.key_file
+(HMAC-SHA256): then only someone with the key can forge it.
+Exit status: 0 intact, 1 tampered (or no checkpoint), 2 not checked (no
+such file, or a signed log read without its key).`
 
 func auditMain(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help") {
@@ -32,6 +35,7 @@ func auditMain(args []string, stdout, stderr io.Writer) int {
 	}
 	fs := flag.NewFlagSet("audit", flag.ContinueOnError)
 	keyFile := fs.String("key-file", "", "`FILE` holding the HMAC key the log was written with (audit.key_file)")
+	noCheckpoint := fs.Bool("no-checkpoint", false, "check the chain alone when the log has no checkpoint (lines removed from the end then go unnoticed)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), auditUsage)
 		fs.PrintDefaults()
@@ -52,23 +56,26 @@ func auditMain(args []string, stdout, stderr io.Writer) int {
 		key = k
 	}
 	name := fs.Arg(0)
-	f, err := os.Open(name)
-	if err != nil {
-		fmt.Fprintln(stderr, "shellguard audit:", err)
-		return 2
-	}
-	defer f.Close()
-	res, err := audit.VerifyChain(f, key)
+	res, err := audit.VerifyLog(name, key)
 	var ve *audit.VerifyError
 	switch {
+	case errors.As(err, &ve) && ve.Line == 0:
+		fmt.Fprintf(stdout, "%s: %s (the log's %d lines are chained)\n", audit.CheckpointPath(name), ve.Reason, res.Lines)
+		return 1
 	case errors.As(err, &ve):
 		fmt.Fprintf(stdout, "%s:%d: %s (%d lines intact before it)\n", name, ve.Line, ve.Reason, res.Lines)
 		return 1
+	case errors.Is(err, audit.ErrNeedKey):
+		fmt.Fprintf(stdout, "%s: signed with a key (HMAC-SHA256): give --key-file to verify it; its %d lines are linked in order and match the checkpoint's count, but edits cannot be told without the key\n", name, res.Lines)
+		return 2
+	case errors.Is(err, audit.ErrNoCheckpoint) && !*noCheckpoint:
+		fmt.Fprintf(stdout, "%s: no checkpoint (%s): its %d lines are chained, but lines removed from the end cannot be detected (--no-checkpoint accepts that)\n", name, audit.CheckpointPath(name), res.Lines)
+		return 1
+	case errors.Is(err, audit.ErrNoCheckpoint):
 	case err != nil:
 		fmt.Fprintln(stderr, "shellguard audit:", err)
 		return 2
 	}
 	fmt.Fprintf(stdout, "%s: OK, %d lines, head %s\n", name, res.Lines, res.Head)
-	fmt.Fprintln(stdout, "(lines removed from the end cannot be detected: compare the count and head with a copy kept elsewhere)")
 	return 0
 }

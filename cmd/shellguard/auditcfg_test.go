@@ -45,6 +45,26 @@ func TestAuditVerifyCLI(t *testing.T) {
 	if code != 1 || !strings.Contains(out, path+":3: hash mismatch") {
 		t.Fatalf("edited line: %d %q", code, out)
 	}
+	// Lines dropped from the end: the chain holds, the checkpoint does not.
+	os.WriteFile(path, []byte(lines[0]+lines[1]), 0o600)
+	code, out, _ = sgcli("audit", "verify", path)
+	if code != 1 || !strings.Contains(out, path+":3: ") || !strings.Contains(out, "removed from the end") {
+		t.Fatalf("truncated: %d %q", code, out)
+	}
+	os.WriteFile(path, nil, 0o600)
+	code, out, _ = sgcli("audit", "verify", path)
+	if code != 1 || !strings.Contains(out, "emptied") {
+		t.Fatalf("emptied: %d %q", code, out)
+	}
+	// No checkpoint: refused unless --no-checkpoint.
+	os.WriteFile(path, data, 0o600)
+	os.Remove(audit.CheckpointPath(path))
+	if code, out, _ = sgcli("audit", "verify", path); code != 1 || !strings.Contains(out, "no checkpoint") {
+		t.Fatalf("no checkpoint: %d %q", code, out)
+	}
+	if code, out, _ = sgcli("audit", "verify", "--no-checkpoint", path); code != 0 || !strings.Contains(out, "OK, 3 lines") {
+		t.Fatalf("--no-checkpoint: %d %q", code, out)
+	}
 	if code, _, _ := sgcli("audit"); code != 2 {
 		t.Errorf("usage exit %d", code)
 	}

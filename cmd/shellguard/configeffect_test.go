@@ -317,8 +317,14 @@ func TestConfigAuditKeyFile(t *testing.T) {
 	if code, out, _ := cli(t, "audit", "verify", "--key-file", key, log); code != 0 {
 		t.Errorf("verify with the key: %d %s", code, out)
 	}
-	if code, out, _ := cli(t, "audit", "verify", log); code != 1 || !strings.Contains(out, "hash mismatch") {
-		t.Errorf("verify without the key passed: %d %s", code, out)
+	// Without the key: not passed, and not called tampered either.
+	if code, out, _ := cli(t, "audit", "verify", log); code != 2 || !strings.Contains(out, "signed with a key") {
+		t.Errorf("verify without the key: %d %s", code, out)
+	}
+	b, _ := os.ReadFile(log)
+	os.WriteFile(log, []byte(strings.Replace(string(b), "echo done", "echo DONE", 1)), 0o600)
+	if code, out, _ := cli(t, "audit", "verify", "--key-file", key, log); code != 1 || !strings.Contains(out, "hash mismatch") {
+		t.Errorf("tampered, with the key: %d %s", code, out)
 	}
 	os.Chmod(key, 0o644)
 	ws := t.TempDir()
