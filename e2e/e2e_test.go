@@ -35,8 +35,10 @@ var (
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
+	for _, d := range []string{binDir, lifeDir} {
+		if d != "" {
+			os.RemoveAll(d)
+		}
 	}
 	os.Exit(code)
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -87,6 +88,7 @@ func helperMain(specJSON, script string, warm bool) int {
 	// bounding set are per thread, and this thread execs bash.
 	runtime.LockOSThread()
 	unix.CloseOnExec(3)
+	ppid := os.Getppid()
 
 	h := &helper{}
 	if err := wireDecode(specJSON, &h.hs); err != nil {
@@ -146,6 +148,7 @@ func helperMain(specJSON, script string, warm bool) int {
 	steptime.Mark("h.loopback")
 	h.rootMapSwitch() // rootmap_linux.go: as root only
 	h.dropCaps()
+	keepParentDeath(ppid) // the uid switch cleared it (lifetime_linux.go)
 	steptime.Mark("h.caps")
 	h.landlock()
 	steptime.Mark("h.landlock")
@@ -688,6 +691,8 @@ func initMain(bash string, argv, env []string, sigs chan os.Signal) int {
 		return 127
 	}
 	steptime.Mark("h.init-forked")
+	var ended atomic.Bool
+	watchParent(&ended) // lifetime_linux.go
 	go func() {
 		for s := range sigs {
 			syscall.Kill(-1, s.(syscall.Signal)) // everyone in the namespace but us
@@ -715,6 +720,7 @@ func initMain(bash string, argv, env []string, sigs chan os.Signal) int {
 		default:
 			continue // stopped or continued: not the end
 		}
+		ended.Store(true)
 		reportEnded(code) // ctl_linux.go
 		return code
 	}

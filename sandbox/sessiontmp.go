@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
+	"time"
 )
 
 // SessionTmp is the private temporary directory of one session: inside
@@ -15,21 +17,40 @@ import (
 // the same session and for no one else. Set Spec.SessionTmp to Dir() and
 // Close it when the session ends. Without one, each run gets an empty
 // /tmp and /dev/shm that vanish with it.
-type SessionTmp struct{ dir string }
+//
+// A session directory holds a lock (its file .lock, flocked for as long
+// as the session is open) that dies with the process holding it: a
+// directory whose lock can be taken belongs to a process that is gone,
+// and RemoveStaleSessions removes it.
+type SessionTmp struct {
+	dir  string
+	lock *os.File
+}
+
+func sessionsParent() string {
+	return filepath.Join(os.TempDir(), "shellguard-sessions-"+strconv.Itoa(os.Getuid()))
+}
 
 // NewSessionTmp creates a session directory (mode 0700, owned by the
 // caller) under a per-uid parent in os.TempDir() that must be a real
-// directory of ours with mode 0700.
+// directory of ours with mode 0700. The first call of a process removes
+// the directories of dead processes first (RemoveStaleSessions).
 func NewSessionTmp() (*SessionTmp, error) {
-	parent := filepath.Join(os.TempDir(), "shellguard-sessions-"+strconv.Itoa(os.Getuid()))
+	parent := sessionsParent()
 	if err := os.Mkdir(parent, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return nil, fmt.Errorf("sandbox: session tmp: %w", err)
 	}
 	if err := ownDir(parent); err != nil {
 		return nil, err
 	}
+	sweepOnce.Do(func() { RemoveStaleSessions() })
 	dir, err := os.MkdirTemp(parent, "s-") // mkdir(2): never follows a planted link
 	if err != nil {
+		return nil, fmt.Errorf("sandbox: session tmp: %w", err)
+	}
+	lock, err := lockSession(dir)
+	if err != nil {
+		os.RemoveAll(dir)
 		return nil, fmt.Errorf("sandbox: session tmp: %w", err)
 	}
 	for _, sub := range []string{"tmp", "shm"} {
@@ -40,7 +61,43 @@ func NewSessionTmp() (*SessionTmp, error) {
 		}
 		os.Chmod(p, 0o1777) // only the uid can reach it through the 0700 parents
 	}
-	return &SessionTmp{dir: dir}, nil
+	return &SessionTmp{dir: dir, lock: lock}, nil
+}
+
+var sweepOnce sync.Once
+
+// staleAge is how long a session directory without a lock file (one
+// being made, or made before locks) is left alone.
+const staleAge = time.Minute
+
+// RemoveStaleSessions removes the session directories of processes that
+// have ended without closing them (killed): those whose lock no process
+// holds, and those older than a minute that have no lock file. It
+// returns how many it removed. A server calls it at start-up.
+func RemoveStaleSessions() int {
+	parent := sessionsParent()
+	if ownDir(parent) != nil {
+		return 0
+	}
+	dirs, _ := filepath.Glob(filepath.Join(parent, "s-*"))
+	n := 0
+	for _, dir := range dirs {
+		fi, err := os.Lstat(dir)
+		if err != nil || !fi.IsDir() {
+			continue
+		}
+		lock, held := sessionLocked(dir)
+		if held || (lock == nil && time.Since(fi.ModTime()) < staleAge) {
+			continue
+		}
+		if (&SessionTmp{dir: dir}).Close() == nil {
+			n++
+		}
+		if lock != nil {
+			lock.Close()
+		}
+	}
+	return n
 }
 
 // ownDir refuses p unless it is a directory (not a symlink) owned by us
@@ -79,5 +136,9 @@ func (s *SessionTmp) Close() error {
 	})
 	err := os.RemoveAll(s.dir)
 	s.dir = ""
+	if s.lock != nil {
+		s.lock.Close()
+		s.lock = nil
+	}
 	return err
 }

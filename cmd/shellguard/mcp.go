@@ -15,6 +15,7 @@ import (
 	"github.com/shellguard/shellguard/internal/runner"
 	"github.com/shellguard/shellguard/internal/version"
 	"github.com/shellguard/shellguard/mcpserver"
+	"github.com/shellguard/shellguard/sandbox"
 )
 
 func init() {
@@ -28,6 +29,8 @@ func init() {
 // ended the server.
 func startServer(gf *guardFlags, lf *limitFlags, stderr io.Writer) (srv *mcpserver.Server, ctx context.Context, stop func(), err error) {
 	runner.EnableSubreaper()
+	// What a server killed before it could close its sessions left behind.
+	sandbox.RemoveStaleSessions()
 	g, c, err := gf.newGuard()
 	if err != nil {
 		return nil, nil, nil, err
