@@ -471,6 +471,8 @@ type parsed struct {
 	ops      []analyze.Arg
 	unknown  string // unknown subcommand of a mutating CLI
 	treeVerb []string
+	// wrapped is the command line after a wrap option (nix develop -c)
+	wrapped []analyze.Arg
 }
 
 // treeFlags are long switches of cloud CLIs that take no value.
@@ -498,6 +500,18 @@ func parse(g *Grammar, args []analyze.Arg) *parsed {
 		}
 		if !dd && isOpt(a) {
 			v := a.Value
+			if name, val, eq := strings.Cut(v, "="); p.g.wrapOpt(name) {
+				// the rest is a command line of its own
+				p.opts = append(p.opts, opt{name: name, arg: a})
+				if eq {
+					first := a
+					first.Value = val
+					p.wrapped = append([]analyze.Arg{first}, args[i+1:]...)
+				} else {
+					p.wrapped = args[i+1:]
+				}
+				return p
+			}
 			if strings.HasPrefix(v, "--") || p.g.Dashlong {
 				name, val, eq := strings.Cut(v, "=")
 				o := opt{name: name, arg: a}
@@ -855,6 +869,9 @@ func (x *extractor) apply(i int, c *analyze.Command, p *parsed) {
 			x.emit(with(Effect{Kind: Exec, Code: code, Text: strings.TrimSpace(o.name + " " + o.val.Value), Span: o.arg.Span, Dynamic: o.val.Dynamic, Option: o.name}))
 		}
 		role, ok := p.g.optRole(o.name)
+		if !ok && o.hasVal && !p.g.runs(o.name) {
+			x.mention(c, o.val, cwd, with)
+		}
 		if !ok || !o.hasVal {
 			continue
 		}
@@ -912,6 +929,9 @@ func (x *extractor) apply(i int, c *analyze.Command, p *parsed) {
 				role = RoleArg
 			}
 		}
+		if role == RoleArg {
+			x.mention(c, a, cwd, with)
+		}
 		if role == RoleRead && inplace {
 			role = RoleWrite
 		}
@@ -956,6 +976,15 @@ func (x *extractor) apply(i int, c *analyze.Command, p *parsed) {
 	x.netFlow(i, c, p, sends, with)
 	x.stdinCode(i, c, p, with)
 	x.interpreter(i, c, p, with)
+}
+
+// mention reports a literal path given where the grammar gives it no
+// role (npm pack ~/.ssh/id_rsa): what it names is judged.
+func (x *extractor) mention(c *analyze.Command, a analyze.Arg, cwd string, with func(Effect) Effect) {
+	if a.Dynamic || a.ProcSubst || !looksLikePath(a.Value) {
+		return
+	}
+	x.emit(with(Effect{Kind: Mention, Path: x.pathOf(a, cwd), Span: a.Span}))
 }
 
 func roleKind(r Role) Kind {
@@ -1343,6 +1372,9 @@ func WrappedArgv(c *analyze.Command) ([]analyze.Arg, bool) {
 		return nil, false
 	}
 	p := parse(g, c.Args[1:])
+	if len(p.wrapped) > 0 {
+		return p.wrapped, true
+	}
 	if !p.g.Wrapper || len(p.ops) == 0 {
 		return nil, false
 	}

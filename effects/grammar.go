@@ -90,6 +90,9 @@ type Grammar struct {
 	System string
 	// Wrapper: the operands are a command line the program runs.
 	Wrapper bool
+	// WrapOpts: after one of these options the words are a command line
+	// the program runs (nix develop -c, cmake -E).
+	WrapOpts map[string]bool
 	// Dashlong: options are words with a single dash (find -name).
 	Dashlong bool
 	// Interp: an interpreter whose operand is a script and whose
@@ -477,6 +480,13 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 		}
 		addSet(&g.Runs, v)
 		addSet(&g.Value, v)
+	case "wrap":
+		for _, o := range splitList(v) {
+			if o[0] != '-' {
+				return fmt.Errorf("option %q does not start with -", o)
+			}
+		}
+		addSet(&g.WrapOpts, v)
 	case "recur":
 		addSet(&g.Recur, v)
 	case "skip1":
@@ -544,7 +554,7 @@ func (g *Grammar) markWrappers() bool {
 			g.anyWrapper = true
 		}
 	}
-	if g.Wrapper {
+	if g.Wrapper || len(g.WrapOpts) > 0 {
 		g.anyWrapper = true
 	}
 	return g.anyWrapper
@@ -570,7 +580,10 @@ func (g *Grammar) toStdout(o string) bool {
 	return g.up(func(x *Grammar) bool { return x.StdoutOpts[o] })
 }
 func (g *Grammar) recur(o string) bool { return g.up(func(x *Grammar) bool { return x.Recur[o] }) }
-func (g *Grammar) net() bool           { return g.up(func(x *Grammar) bool { return x.Net }) }
+func (g *Grammar) wrapOpt(o string) bool {
+	return g.up(func(x *Grammar) bool { return x.WrapOpts[o] })
+}
+func (g *Grammar) net() bool { return g.up(func(x *Grammar) bool { return x.Net }) }
 
 func (g *Grammar) optRole(o string) (Role, bool) {
 	for x := g; x != nil; x = x.parent {

@@ -256,6 +256,10 @@ func (k *cmdCheck) effect(ef effects.Effect) {
 		if r := effects.Classify(p, e.classOpts()); r.Class == effects.ClassCredential {
 			e.emit(sg4001, k.i, sp, ef.Program+" reads "+r.What)
 			return
+		} else if r.Class == effects.ClassDevice {
+			// a raw disk or memory device holds every secret on it
+			e.emit(sg4001, k.i, sp, ef.Program+" reads the "+r.What)
+			return
 		}
 		if ef.Path.Origin == effects.OriginDerived {
 			if r, ok := e.patternClass(ef.Path); ok && r.Class == effects.ClassCredential {
@@ -274,6 +278,14 @@ func (k *cmdCheck) effect(ef effects.Effect) {
 		k.system(ef, sp)
 	case effects.Unknown:
 		k.unknown(ef, sp)
+	case effects.Mention:
+		if !ef.Path.Known() || k.c.Builtin || k.c.Func {
+			return
+		}
+		p := e.resolve(ef.Path.Abs)
+		if r := effects.Classify(p, e.classOpts()); r.Class == effects.ClassDevice || r.Class == effects.ClassCredential || r.Class == effects.ClassPersistence {
+			e.emit(sg4014, k.i, sp, quote(ef.Program)+" is given "+r.What+" where it takes no path")
+		}
 	}
 }
 
