@@ -884,6 +884,8 @@ func (x *extractor) apply(i int, c *analyze.Command, p *parsed) {
 			}
 		case RoleCode:
 			x.code(i, c, p, o.val, with)
+		case RoleCmd, RoleProg, RoleModule, RoleConfig:
+			x.runs(p, role, o.name, o.val, cwd, with)
 		case RoleSend:
 			if e, ok := x.sendValue(c, o.name, o.val, with); ok {
 				sends = append(sends, e)
@@ -930,6 +932,14 @@ func (x *extractor) apply(i int, c *analyze.Command, p *parsed) {
 			}
 		}
 		if role == RoleArg {
+			if name, val, ok := strings.Cut(a.Value, "="); ok && !a.Dynamic {
+				if r, ok := p.chain[0].Assign[name]; ok {
+					b := a
+					b.Value = val
+					x.runs(p, r, name+"=", b, cwd, with)
+					continue
+				}
+			}
 			x.mention(c, a, cwd, with)
 		}
 		if role == RoleRead && inplace {
@@ -976,6 +986,78 @@ func (x *extractor) apply(i int, c *analyze.Command, p *parsed) {
 	x.netFlow(i, c, p, sends, with)
 	x.stdinCode(i, c, p, with)
 	x.interpreter(i, c, p, with)
+}
+
+// runs emits what an operand or option value that is run means: a
+// command line (cmd), a program (prog: "prog" or "prog,args"), a module
+// name that is code when it is anything else (mod), or settings whose
+// keys named by the grammar's cfgprog hold a program (cfg).
+func (x *extractor) runs(p *parsed, role Role, name string, a analyze.Arg, cwd string, with func(Effect) Effect) {
+	code := CodeLiteral
+	if a.Dynamic {
+		code = CodeComputed
+	}
+	line := func(v string) {
+		x.emit(with(Effect{Kind: Exec, Code: code, Text: strings.TrimSpace(name + " " + v), Option: name, Span: a.Span, Dynamic: a.Dynamic}))
+	}
+	switch role {
+	case RoleCmd:
+		line(a.Value)
+	case RoleProg:
+		v := a.Value
+		if k := strings.IndexByte(v, ','); k >= 0 {
+			v = v[:k]
+		}
+		if strings.ContainsAny(v, " \t;|&$`<>()'\"") || a.Dynamic {
+			line(v)
+			return
+		}
+		b := a
+		b.Value = v
+		pa := Path{Raw: v, Origin: OriginUnknown}
+		if strings.Contains(v, "/") || strings.HasPrefix(v, "~") {
+			pa = x.pathOf(b, cwd)
+		}
+		x.emit(with(Effect{Kind: Exec, Code: CodeFile, Path: pa, Text: strings.TrimSpace(name + " " + a.Value), Option: name, Span: a.Span}))
+	case RoleModule:
+		if a.Dynamic || !plainModule(a.Value) {
+			x.emit(with(Effect{Kind: Exec, Code: code, Text: name + a.Value, Span: a.Span, Dynamic: a.Dynamic}))
+		}
+	case RoleConfig:
+		key, val, ok := strings.Cut(a.Value, "=")
+		if !ok {
+			x.operand(-1, nil, p, RoleRead, a, cwd, false, false, "", with)
+			return
+		}
+		key = strings.TrimSpace(key)
+		if k := strings.LastIndexByte(key, '.'); k >= 0 {
+			key = key[k+1:]
+		}
+		if !p.chain[0].CfgProg[key] {
+			return
+		}
+		b := a
+		b.Value = strings.Trim(strings.TrimSpace(val), "\"'")
+		if strings.ContainsAny(b.Value, " \t") {
+			x.runs(p, RoleCmd, name, b, cwd, with)
+		} else {
+			x.runs(p, RoleProg, name, b, cwd, with)
+		}
+	}
+}
+
+// plainModule reports a module name with optional import list
+// (Data::Dumper, Foo=bar,baz, os.path): nothing that reads as code.
+func plainModule(v string) bool {
+	if v == "" || strings.HasPrefix(v, "data:") || strings.Contains(v, "://") {
+		return false
+	}
+	for _, r := range v {
+		if !(r == '_' || r == ':' || r == '.' || r == '=' || r == ',' || r == '-' || r == '/' || r == '@' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // mention reports a literal path given where the grammar gives it no
@@ -1046,6 +1128,8 @@ func (x *extractor) operand(i int, c *analyze.Command, p *parsed, role Role, a a
 		x.emit(with(Effect{Kind: Exec, Code: CodeFile, Path: x.pathOf(a, cwd), Span: a.Span, Dynamic: a.Dynamic}))
 	case RoleCode:
 		x.code(i, c, p, a, with)
+	case RoleCmd, RoleProg, RoleModule, RoleConfig:
+		x.runs(p, role, "operand", a, cwd, with)
 	case RoleURL:
 		if p.g.net() {
 			x.emit(with(Effect{Kind: Net, Dest: a.Value, Span: a.Span, Dynamic: a.Dynamic}))

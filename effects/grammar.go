@@ -29,12 +29,16 @@ const (
 	RoleSub                  // a subcommand (grammar trees)
 	RoleRemote               // host:path of a remote copy (scp, rsync)
 	RoleWriteDir             // a directory that files are written into
+	RoleProg                 // a program (or program,args) the tool runs
+	RoleModule               // a module name; any other text is code (perl -M)
+	RoleConfig               // KEY=VALUE settings or a file of them (cargo --config)
 	roleCount
 )
 
 var roleNames = map[string]Role{"arg": RoleArg, "read": RoleRead, "write": RoleWrite, "delete": RoleDelete,
 	"exec": RoleExec, "code": RoleCode, "url": RoleURL, "send": RoleSend, "dir": RoleDir, "mode": RoleMode,
-	"owner": RoleOwner, "cmd": RoleCmd, "signal": RoleSignal, "remote": RoleRemote, "writedir": RoleWriteDir}
+	"owner": RoleOwner, "cmd": RoleCmd, "signal": RoleSignal, "remote": RoleRemote, "writedir": RoleWriteDir,
+	"prog": RoleProg, "mod": RoleModule, "cfg": RoleConfig}
 
 // RoleName returns the name of a role as the grammar files spell it.
 func RoleName(r Role) string {
@@ -93,6 +97,15 @@ type Grammar struct {
 	// WrapOpts: after one of these options the words are a command line
 	// the program runs (nix develop -c, cmake -E).
 	WrapOpts map[string]bool
+	// Assign gives the role of the value of NAME=VALUE operands (make
+	// SHELL=/bin/sh: a program).
+	Assign map[string]Role
+	// EnvOpts are environment variables whose value the program reads
+	// as more of its own options (MAKEFLAGS, GOFLAGS).
+	EnvOpts map[string]bool
+	// CfgProg are the last keys of RoleConfig settings whose value is a
+	// program or a command line (runner, rustc-wrapper, linker).
+	CfgProg map[string]bool
 	// Dashlong: options are words with a single dash (find -name).
 	Dashlong bool
 	// Interp: an interpreter whose operand is a script and whose
@@ -487,6 +500,22 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 			}
 		}
 		addSet(&g.WrapOpts, v)
+	case "assign":
+		for _, kv := range splitList(v) {
+			name, r, ok := strings.Cut(kv, ":")
+			role, known := roleNames[r]
+			if !ok || !known || name == "" {
+				return fmt.Errorf("assign entry %q is not NAME:ROLE", kv)
+			}
+			if g.Assign == nil {
+				g.Assign = map[string]Role{}
+			}
+			g.Assign[name] = role
+		}
+	case "envopts":
+		addSet(&g.EnvOpts, v)
+	case "cfgprog":
+		addSet(&g.CfgProg, v)
 	case "recur":
 		addSet(&g.Recur, v)
 	case "skip1":

@@ -188,6 +188,38 @@ func (k *cmdCheck) checkEffects() {
 	if argv, ok := effects.WrappedArgv(c); ok && !k.unwrapped() {
 		k.nestedLine("runs", shellJoin(argv), c.Span)
 	}
+	// variables the program reads as more of its own options (MAKEFLAGS)
+	if g := effects.Lookup(k.name); g != nil && len(g.EnvOpts) > 0 {
+		for _, as := range c.Assigns {
+			if !g.EnvOpts[as.Name] {
+				continue
+			}
+			if as.Value.Dynamic {
+				e.emit(sg4019, k.i, as.Span, as.Name+" gives "+k.name+" options computed at run time")
+				continue
+			}
+			k.nestedLine("reads options from "+as.Name+":", k.name+" "+as.Value.Value, as.Span)
+		}
+	}
+}
+
+// programValue judges an option value that names a program to run: a
+// name looked up on PATH, or a file in the workspace or a system
+// directory, is a program like any other; anything else (a temporary
+// directory, home, a computed path) asks.
+func (k *cmdCheck) programValue(ef effects.Effect, sp analyze.Span) {
+	e := k.e
+	raw := ef.Path.Raw
+	if raw != "" && !strings.Contains(raw, "/") && !strings.HasPrefix(raw, "~") {
+		return
+	}
+	if ef.Path.Known() {
+		p := e.resolve(ef.Path.Abs)
+		if within(p, e.ws) && !e.wsSystem || effects.Classify(p, e.classOpts()).Class == effects.ClassSystem {
+			return
+		}
+	}
+	e.emit(sg4013, k.i, sp, ef.Program+" "+ef.Option+" runs the program "+quote(raw))
 }
 
 // shellJoin quotes words back into a command line.
@@ -495,6 +527,12 @@ func (k *cmdCheck) exec(ef effects.Effect, sp analyze.Span, desc string) {
 	case effects.CodeComputed:
 		if ef.Via != "" {
 			e.emit(sg4012, k.i, sp, desc+" ("+ef.Via+")")
+		} else if ef.Option != "" {
+			e.emit(sg4013, k.i, sp, ef.Program+" "+ef.Option+" runs a command computed at run time")
+		}
+	case effects.CodeFile:
+		if ef.Option != "" {
+			k.programValue(ef, sp)
 		}
 	case effects.CodeLiteral:
 		if g := effects.Lookup(k.c.Name()); g != nil && g.Wrapper {
