@@ -704,6 +704,7 @@ func (x *extractor) unknownProgram(i int, c *analyze.Command, name string) {
 		x.emit(Effect{Kind: Exec, Cmd: i, Span: c.Span, Code: CodeFile, Path: x.pathOf(c.Args[0], c.Cwd), Program: prog})
 	}
 	x.emit(Effect{Kind: Unknown, Cmd: i, Span: c.Span, Program: name})
+	x.unknownCode(i, c, name)
 	for _, a := range c.Args[1:] {
 		v := a.Value
 		if a.Dynamic && !specialParam(v) {
@@ -728,6 +729,51 @@ func (x *extractor) unknownProgram(i int, c *analyze.Command, name string) {
 			x.emit(Effect{Kind: Unknown, Cmd: i, Span: a.Span, Program: name, Path: x.pathOf(b, c.Cwd)})
 		}
 	}
+}
+
+// codeOptions are the options interpreters take code with (-e, -c,
+// --eval, -Command …): given to a program with no grammar, a value that
+// reads as code (spaces, brackets, quotes, separators) is code in a
+// language nobody reads.
+var codeOptions = map[string]bool{"-e": true, "-c": true, "-E": true, "--eval": true, "-eval": true, "--command": true,
+	"-command": true, "-Command": true, "--execute": true, "-execute": true, "--exec": true, "--expr": true, "--run": true,
+	"-r": true, "--script": true, "-x": true, "--code": true, "-code": true, "--evaluate": true}
+
+// unknownCode reports an option of a program with no grammar that
+// carries code: an interpreter nobody described runs a one-liner.
+func (x *extractor) unknownCode(i int, c *analyze.Command, name string) {
+	args := c.Args[1:]
+	for j, a := range args {
+		if a.Dynamic {
+			continue
+		}
+		opt, val, eq := strings.Cut(a.Value, "=")
+		if !codeOptions[opt] {
+			continue
+		}
+		v := analyze.Arg{Value: val, Span: a.Span}
+		if !eq {
+			if j+1 >= len(args) {
+				continue
+			}
+			v = args[j+1]
+		}
+		if v.Dynamic || strings.ContainsAny(v.Value, " \t\n()[]{};'\"`|&<>$!") {
+			code := CodeLiteral
+			if v.Dynamic {
+				code = CodeComputed
+			}
+			x.emit(Effect{Kind: Exec, Cmd: i, Span: v.Span, Program: name, Code: code, Dynamic: v.Dynamic,
+				Text: opt + " " + v.Value, Via: "code for a program with no grammar"})
+			return
+		}
+	}
+}
+
+// streamPath reports a script path that is a descriptor or standard
+// input: the code in it is not shown.
+func streamPath(v string) bool {
+	return v == "/dev/stdin" || strings.HasPrefix(v, "/dev/fd/") || strings.HasPrefix(v, "/proc/") && strings.Contains(v, "/fd/")
 }
 
 // specialParam reports $$, $!, $?, $# and friends: numbers, never paths.
@@ -1092,7 +1138,7 @@ func (p *parsed) hasRoleCode() bool {
 
 // operand emits the effect of one argument with a role.
 func (x *extractor) operand(i int, c *analyze.Command, p *parsed, role Role, a analyze.Arg, cwd string, recursive, modeSet bool, mode string, with func(Effect) Effect) {
-	if a.ProcSubst {
+	if a.ProcSubst && role != RoleExec {
 		return // <( ) / >( ) are pipes, not files
 	}
 	switch role {
@@ -1118,6 +1164,10 @@ func (x *extractor) operand(i int, c *analyze.Command, p *parsed, role Role, a a
 		}
 		x.emit(with(Effect{Kind: Delete, Path: x.pathOf(a, cwd), Recursive: recursive, Span: a.Span, Dynamic: a.Dynamic}))
 	case RoleExec:
+		if a.ProcSubst || streamPath(a.Value) {
+			x.emit(with(Effect{Kind: Exec, Code: CodeComputed, Text: a.Value, Span: a.Span, Via: "a script read from a descriptor or a process substitution"}))
+			return
+		}
 		if a.Value == "-" {
 			return
 		}
@@ -1156,6 +1206,15 @@ func (x *extractor) code(i int, c *analyze.Command, p *parsed, a analyze.Arg, wi
 	x.secretsInCode(a.Value, p.path[0], with)
 	marks := p.g.shellMarkers()
 	if len(marks) == 0 {
+		// code of a general-purpose language analyze has no reader for
+		// (julia, groovy, elixir …): nobody can say what it runs
+		if c != nil && c.Lang == "" && (p.chain[0].Interp || len(p.chain[0].Ops) > 0 && p.chain[0].Ops[0] == RoleExec) {
+			code := CodeLiteral
+			if a.Dynamic {
+				code = CodeComputed
+			}
+			x.emit(with(Effect{Kind: Exec, Code: code, Text: a.Value, Span: a.Span, Dynamic: a.Dynamic, Via: "code in a language with no reader"}))
+		}
 		return
 	}
 	if p.chain[0].Name == "make" {
