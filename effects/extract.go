@@ -500,6 +500,16 @@ func parse(g *Grammar, args []analyze.Arg) *parsed {
 		}
 		if !dd && isOpt(a) {
 			v := a.Value
+			if strings.HasPrefix(v, "--") {
+				name, val, eq := strings.Cut(v, "=")
+				if full := p.g.complete(name); full != name {
+					v = full
+					if eq {
+						v += "=" + val
+					}
+					a.Value = v
+				}
+			}
 			if name, val, eq := strings.Cut(v, "="); p.g.wrapOpt(name) {
 				// the rest is a command line of its own
 				p.opts = append(p.opts, opt{name: name, arg: a})
@@ -606,14 +616,77 @@ func (p *parsed) metaSkip() bool {
 	return false
 }
 
-// dryRun reports --dry-run (any value) and friends.
+// dryRun reports --dry-run and friends, and the grammar's dry options
+// (rsync -n), unless their value undoes them (--dry-run=none).
 func (p *parsed) dryRun() bool {
 	for _, o := range p.opts {
-		if o.name == "--dry-run" || o.name == "--dryrun" || o.name == "--what-if" || o.name == "--plan" {
+		if o.name == "--dry-run" || o.name == "--dryrun" || o.name == "--what-if" || o.name == "--plan" || p.g.dry(o.name) {
+			if o.hasVal && (o.val.Value == "none" || o.val.Value == "false" || o.val.Value == "0") {
+				continue
+			}
 			return true
 		}
 	}
 	return false
+}
+
+// DryRun reports a command whose options make it a rehearsal that
+// changes nothing (git push --dry-run, rsync -n, kubectl --dry-run=client).
+func DryRun(c *analyze.Command) bool {
+	if c == nil || len(c.Args) < 2 || c.Args[0].Dynamic {
+		return false
+	}
+	g := Lookup(c.Name())
+	if g == nil {
+		return false
+	}
+	return parse(g, c.Args[1:]).dryRun()
+}
+
+// Canonical returns the arguments of program name with long-option
+// abbreviations written out (git push --forc → --force), when its
+// grammar says it takes abbreviations; otherwise args itself.
+func Canonical(name string, args []analyze.Arg) []analyze.Arg {
+	g := Lookup(name)
+	if g == nil || !g.abbrevAnywhere() {
+		return args
+	}
+	var out []analyze.Arg
+	cur := g
+	for i, a := range args {
+		v := a.Value
+		if v == "--" || a.Dynamic {
+			if v == "--" {
+				break
+			}
+			continue
+		}
+		if !strings.HasPrefix(v, "-") {
+			if s := cur.Subs[v]; s != nil {
+				cur = s
+			}
+			continue
+		}
+		if !strings.HasPrefix(v, "--") {
+			continue
+		}
+		n, val, eq := strings.Cut(v, "=")
+		full := cur.complete(n)
+		if full == n {
+			continue
+		}
+		if out == nil {
+			out = append([]analyze.Arg(nil), args...)
+		}
+		out[i].Value = full
+		if eq {
+			out[i].Value += "=" + val
+		}
+	}
+	if out == nil {
+		return args
+	}
+	return out
 }
 
 // softLocal reports a soft verb (docker rm) used without an option that
@@ -689,7 +762,22 @@ func (x *extractor) command(i int, c *analyze.Command) {
 		return
 	}
 	p := parse(g, c.Args[1:])
+	start := len(x.out)
 	x.apply(i, c, p)
+	if p.dryRun() {
+		// a rehearsal: it changes nothing and reads only names
+		kept := x.out[:start]
+		for _, e := range x.out[start:] {
+			switch e.Kind {
+			case Write, Delete, Chmod, Chown, System:
+				continue
+			case Read:
+				e.Meta = true
+			}
+			kept = append(kept, e)
+		}
+		x.out = kept
+	}
 }
 
 // unknownProgram reports a program with no grammar and what its
@@ -1515,6 +1603,11 @@ func WrappedArgv(c *analyze.Command) ([]analyze.Arg, bool) {
 		return nil, false
 	}
 	p := parse(g, c.Args[1:])
+	for _, o := range p.opts {
+		if p.g.describes(o.name) {
+			return nil, false // command -v NAME only looks NAME up
+		}
+	}
 	if len(p.wrapped) > 0 {
 		return p.wrapped, true
 	}

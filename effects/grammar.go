@@ -106,6 +106,19 @@ type Grammar struct {
 	// CfgProg are the last keys of RoleConfig settings whose value is a
 	// program or a command line (runner, rustc-wrapper, linker).
 	CfgProg map[string]bool
+	// Switches are options that take no value, listed so that GNU-style
+	// abbreviations resolve (git push --forc is --force).
+	Switches map[string]bool
+	// Abbrev: the program accepts any unambiguous prefix of a long
+	// option (GNU getopt_long, git's parse-options).
+	Abbrev bool
+	// Describe lists options that make the program only describe its
+	// operands (command -v): nothing is run.
+	Describe map[string]bool
+	// Dry lists options that make the run a rehearsal that changes
+	// nothing (--dry-run, rsync -n); "--dry-run=none" style values that
+	// undo it are not dry.
+	Dry map[string]bool
 	// Dashlong: options are words with a single dash (find -name).
 	Dashlong bool
 	// Interp: an interpreter whose operand is a script and whose
@@ -391,7 +404,7 @@ func newGrammar(name, family string) *Grammar {
 }
 
 var grammarFlags = map[string]bool{"net": true, "mutating": true, "tree": true, "wrapper": true, "dashlong": true,
-	"stdin": true, "interp": true, "ro": true, "meta": true, "verbs": true, "destroy": true, "secrets": true}
+	"stdin": true, "interp": true, "ro": true, "meta": true, "verbs": true, "destroy": true, "secrets": true, "abbrev": true}
 
 func splitList(v string) []string {
 	var out []string
@@ -452,6 +465,9 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 		return nil
 	case "secrets":
 		g.Secrets = true
+		return nil
+	case "abbrev":
+		g.Abbrev = true
 		return nil
 	}
 	k, v, ok := strings.Cut(f, "=")
@@ -516,6 +532,12 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 		addSet(&g.EnvOpts, v)
 	case "cfgprog":
 		addSet(&g.CfgProg, v)
+	case "o":
+		addSet(&g.Switches, v)
+	case "describe":
+		addSet(&g.Describe, v)
+	case "dry":
+		addSet(&g.Dry, v)
 	case "recur":
 		addSet(&g.Recur, v)
 	case "skip1":
@@ -609,6 +631,62 @@ func (g *Grammar) toStdout(o string) bool {
 	return g.up(func(x *Grammar) bool { return x.StdoutOpts[o] })
 }
 func (g *Grammar) recur(o string) bool { return g.up(func(x *Grammar) bool { return x.Recur[o] }) }
+func (g *Grammar) describes(o string) bool {
+	return g.up(func(x *Grammar) bool { return x.Describe[o] })
+}
+func (g *Grammar) dry(o string) bool { return g.up(func(x *Grammar) bool { return x.Dry[o] }) }
+
+// known reports an option g or a command above it names anywhere.
+func (x *Grammar) knows(o string) bool {
+	if x.Value[o] || x.Switches[o] || x.Runs[o] || x.InPlace[o] || x.Recur[o] || x.Skip1[o] || x.MetaOpts[o] ||
+		x.StdoutOpts[o] || x.DestroyOpts[o] || x.RemoteOpts[o] || x.WrapOpts[o] || x.Describe[o] || x.Dry[o] {
+		return true
+	}
+	_, ok := x.Opts[o]
+	return ok
+}
+
+// complete returns the long option an abbreviation stands for, when
+// the program accepts abbreviations and exactly one option it knows
+// (in g and the commands above it) starts with it; otherwise o.
+func (g *Grammar) complete(o string) string {
+	if len(o) < 4 || !strings.HasPrefix(o, "--") || g.up(func(x *Grammar) bool { return x.knows(o) }) {
+		return o
+	}
+	abbrev := false
+	for x := g; x != nil; x = x.parent {
+		abbrev = abbrev || x.Abbrev
+	}
+	if !abbrev {
+		return o
+	}
+	found := ""
+	for x := g; x != nil; x = x.parent {
+		for _, m := range []map[string]bool{x.Value, x.Switches, x.Runs, x.InPlace, x.Recur, x.Skip1, x.MetaOpts, x.StdoutOpts, x.DestroyOpts, x.RemoteOpts, x.WrapOpts, x.Describe, x.Dry} {
+			for k := range m {
+				if strings.HasPrefix(k, o) && k != found {
+					if found != "" {
+						return o // ambiguous: the program refuses it
+					}
+					found = k
+				}
+			}
+		}
+		for k := range x.Opts {
+			if strings.HasPrefix(k, o) && k != found {
+				if found != "" {
+					return o
+				}
+				found = k
+			}
+		}
+	}
+	if found == "" {
+		return o
+	}
+	return found
+}
+
 func (g *Grammar) wrapOpt(o string) bool {
 	return g.up(func(x *Grammar) bool { return x.WrapOpts[o] })
 }
@@ -658,3 +736,6 @@ func (g *Grammar) roleAt(i, n int) Role {
 	}
 	return g.Ops[g.Rep]
 }
+
+// abbrevAnywhere reports a program that takes abbreviations.
+func (g *Grammar) abbrevAnywhere() bool { return g.Abbrev }
