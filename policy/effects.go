@@ -39,6 +39,41 @@ func (e *evaluator) effectsOf() {
 func (e *evaluator) textSinks() {
 	ext := map[string]bool{}
 	prepared := map[string]bool{}
+	integer := map[string]bool{}
+	assoc := map[string]bool{}
+	var lets []string
+	src := e.res.Src
+	for _, c := range e.res.Commands {
+		switch c.Name() {
+		case "declare", "typeset", "local":
+			flags := ""
+			for _, a := range c.Args[1:] {
+				if strings.HasPrefix(a.Value, "-") && !strings.HasPrefix(a.Value, "--") {
+					flags += a.Value[1:]
+				}
+			}
+			names := make([]string, 0, len(c.Args)+len(c.Assigns))
+			for _, a := range c.Args[1:] {
+				n, _, _ := strings.Cut(a.Value, "=")
+				names = append(names, n)
+			}
+			for _, as := range c.Assigns {
+				names = append(names, as.Name)
+			}
+			for _, n := range names {
+				if strings.HasPrefix(n, "-") || !isName(n) {
+					continue
+				}
+				if strings.Contains(flags, "i") {
+					integer[n] = true
+				}
+				if strings.Contains(flags, "A") {
+					assoc[n] = true
+				}
+			}
+		}
+	}
+	lets = letClauses(src)
 	for _, c := range e.res.Commands {
 		for _, a := range c.Assigns {
 			v := a.Value
@@ -59,20 +94,35 @@ func (e *evaluator) textSinks() {
 			}
 		}
 	}
-	src := e.res.Src
 	whole := analyze.Span{Start: 0, End: len(src)}
+	for n := range ext {
+		if integer[n] {
+			e.emit(sg4020, -1, whole, "integer variable "+n+" is given a value from outside the command: bash evaluates it as arithmetic")
+			return
+		}
+	}
+	if n, ok := computedSubscript(src, assoc); ok {
+		e.emit(sg4020, -1, whole, "array subscript "+quote(n)+" comes from outside the command: bash evaluates it as arithmetic")
+		return
+	}
 	for n := range prepared {
 		if strings.Contains(src, "${!"+n+"}") || strings.Contains(src, "${!"+n+"[") {
 			e.emit(sg4020, -1, whole, "indirect expansion of "+n+", which holds a subscript with a command substitution: bash runs it")
 			return
 		}
 	}
-	if len(ext) == 0 {
-		return
-	}
-	ctxs := arithContexts(src)
+	ctxs := append(arithContexts(src), lets...)
 	if len(ctxs) > 256 {
 		ctxs = ctxs[:256]
+	}
+	for _, ctx := range ctxs {
+		if p, ok := positionalIn(ctx); ok {
+			e.emit(sg4020, -1, whole, "arithmetic on "+p+", a parameter given from outside: a subscript in it runs commands")
+			return
+		}
+	}
+	if len(ext) == 0 {
+		return
 	}
 	for _, ctx := range ctxs {
 		for n := range ext {
@@ -82,6 +132,85 @@ func (e *evaluator) textSinks() {
 			}
 		}
 	}
+}
+
+// letClauses returns the text of let commands (the parser keeps them as
+// arithmetic, not as commands).
+func letClauses(src string) []string {
+	var out []string
+	for off := 0; off < len(src); {
+		i := strings.Index(src[off:], "let ")
+		if i < 0 {
+			break
+		}
+		i += off
+		off = i + 4
+		if i > 0 && strings.IndexByte(" \t\n;&|({", src[i-1]) < 0 {
+			continue
+		}
+		end := strings.IndexAny(src[i:], "\n;&|")
+		if end < 0 {
+			end = len(src) - i
+		}
+		out = append(out, src[i:i+end])
+	}
+	return out
+}
+
+// positionalIn returns a positional parameter expanded in text ($1,
+// ${2}, $@, $*).
+func positionalIn(t string) (string, bool) {
+	for i := 0; i+1 < len(t); i++ {
+		if t[i] != '$' {
+			continue
+		}
+		j := i + 1
+		if t[j] == '{' && j+1 < len(t) {
+			j++
+		}
+		if c := t[j]; c >= '1' && c <= '9' || c == '@' || c == '*' {
+			return t[i : j+1], true
+		}
+	}
+	return "", false
+}
+
+// computedSubscript finds an indexed-array subscript, in an assignment
+// (a[…]=) or an expansion (${a[…]}), that holds a positional parameter
+// or a command substitution: bash evaluates it as arithmetic.
+// Associative arrays (declare -A) take their subscripts as strings.
+func computedSubscript(src string, assoc map[string]bool) (string, bool) {
+	for off := 0; off < len(src); {
+		i := strings.IndexByte(src[off:], '[')
+		if i < 0 {
+			return "", false
+		}
+		i += off
+		off = i + 1
+		k := i
+		for k > 0 && isIdentByte(src[k-1]) {
+			k--
+		}
+		name := src[k:i]
+		if name == "" || !isName(name) || assoc[name] {
+			continue
+		}
+		expansion := k >= 2 && src[k-2:k] == "${"
+		j := strings.IndexByte(src[i:], ']')
+		if j < 0 {
+			return "", false
+		}
+		sub := src[i+1 : i+j]
+		after := src[i+j+1:]
+		assign := (k == 0 || strings.IndexByte(" \t\n;&|(", src[k-1]) >= 0) && (strings.HasPrefix(after, "=") || strings.HasPrefix(after, "+="))
+		if !expansion && !assign {
+			continue
+		}
+		if _, ok := positionalIn(sub); ok || strings.Contains(sub, "$(") || strings.Contains(sub, "`") {
+			return name + "[" + sub + "]", true
+		}
+	}
+	return "", false
 }
 
 // externalSource reports commands whose output comes from outside the
@@ -800,6 +929,16 @@ func (k *cmdCheck) shellSinks() {
 			}
 		}
 	case "declare", "typeset", "local", "export", "readonly":
+		for _, a := range c.Args[1:] {
+			if strings.HasPrefix(a.Value, "-") && !strings.HasPrefix(a.Value, "--") && strings.Contains(a.Value, "n") {
+				for _, as := range c.Assigns {
+					if as.Value.Dynamic || as.Value.Positional || len(as.Value.Subst) > 0 {
+						e.emit(sg4020, k.i, c.Span, "nameref "+as.Name+" points at a name computed at run time: a subscript in it runs commands")
+						return
+					}
+				}
+			}
+		}
 		integer := false
 		for _, a := range c.Args[1:] {
 			if strings.HasPrefix(a.Value, "-") && strings.Contains(a.Value, "i") && !strings.HasPrefix(a.Value, "--") {
