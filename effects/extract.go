@@ -473,6 +473,8 @@ type parsed struct {
 	treeVerb []string
 	// wrapped is the command line after a wrap option (nix develop -c)
 	wrapped []analyze.Arg
+	// method is a destructive HTTP method the command asks for
+	method string
 }
 
 // treeFlags are long switches of cloud CLIs that take no value.
@@ -630,6 +632,21 @@ func (p *parsed) dryRun() bool {
 	return false
 }
 
+// httpMethods are the HTTP methods; destructive ones are remembered.
+var httpMethods = map[string]bool{"GET": false, "HEAD": false, "POST": false, "PUT": false, "PATCH": false, "OPTIONS": false,
+	"DELETE": true, "PURGE": true, "TRACE": false, "CONNECT": false}
+
+// httpMethod records method v when it destroys and reports whether v is
+// an HTTP method at all.
+func (p *parsed) httpMethod(v string) bool {
+	u := strings.ToUpper(v)
+	destroys, ok := httpMethods[u]
+	if destroys {
+		p.method = u
+	}
+	return ok
+}
+
 // DryRun reports a command whose options make it a rehearsal that
 // changes nothing (git push --dry-run, rsync -n, kubectl --dry-run=client).
 func DryRun(c *analyze.Command) bool {
@@ -764,6 +781,15 @@ func (x *extractor) command(i int, c *analyze.Command) {
 	p := parse(g, c.Args[1:])
 	start := len(x.out)
 	x.apply(i, c, p)
+	if p.method != "" {
+		// a destructive method to a host that is not this machine
+		for _, e := range x.out[start:] {
+			if e.Kind == Net && !Loopback(HostOf(e.Dest)) {
+				x.emit(Effect{Kind: System, System: SysDestroy, Cmd: i, Span: c.Span, Program: p.path[0], Text: "HTTP " + p.method + " to " + e.Dest})
+				break
+			}
+		}
+	}
 	if p.dryRun() {
 		// a rehearsal: it changes nothing and reads only names
 		kept := x.out[:start]
@@ -793,6 +819,11 @@ func (x *extractor) unknownProgram(i int, c *analyze.Command, name string) {
 	}
 	x.emit(Effect{Kind: Unknown, Cmd: i, Span: c.Span, Program: name})
 	x.unknownCode(i, c, name)
+	if !strings.Contains(prog, "/") {
+		if w, ok := destroyWords(c.Args[1:]); ok {
+			x.emit(Effect{Kind: System, System: SysDestroy, Cmd: i, Span: c.Span, Program: name, Text: w})
+		}
+	}
 	for _, a := range c.Args[1:] {
 		v := a.Value
 		if a.Dynamic && !specialParam(v) {
@@ -818,6 +849,48 @@ func (x *extractor) unknownProgram(i int, c *analyze.Command, name string) {
 		}
 	}
 }
+
+// destroyWords judges a program with no grammar by its words: its first
+// subcommand words (apps:destroy is two) and its long flags, against
+// the verb lexicon the cloud CLIs are judged by (delete, purge, wipe …).
+func destroyWords(args []analyze.Arg) (string, bool) {
+	subs := 0
+	for _, a := range args {
+		v := a.Value
+		if a.Dynamic || v == "" {
+			break
+		}
+		var words []string
+		switch {
+		case strings.HasPrefix(v, "--"):
+			// flags say it with a narrower lexicon: --disable-cache and
+			// --rm are not destruction
+			name, _, _ := strings.Cut(v[2:], "=")
+			head, _, _ := strings.Cut(strings.ToLower(name), "-")
+			if hasWord(flagVerbs, head) {
+				return v, true
+			}
+			continue
+		case v[0] == '-':
+			continue
+		default:
+			if subs >= 3 || looksLikePath(v) || strings.ContainsAny(v, "/.=@") {
+				subs = 3
+				continue
+			}
+			subs++
+			words = strings.Split(v, ":")
+		}
+		if treeVerb(words) == verbDestroy {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// flagVerbs are the verbs that make a long flag destructive.
+var flagVerbs = []string{"delete", "destroy", "drop", "purge", "prune", "revoke", "wipe", "reset", "terminate",
+	"unregister", "deregister", "erase", "nuke", "truncate", "remove", "uninstall"}
 
 // codeOptions are the options interpreters take code with (-e, -c,
 // --eval, -Command …): given to a program with no grammar, a value that
@@ -1020,6 +1093,8 @@ func (x *extractor) apply(i int, c *analyze.Command, p *parsed) {
 			x.code(i, c, p, o.val, with)
 		case RoleCmd, RoleProg, RoleModule, RoleConfig:
 			x.runs(p, role, o.name, o.val, cwd, with)
+		case RoleMethod:
+			p.httpMethod(o.val.Value)
 		case RoleSend:
 			if e, ok := x.sendValue(c, o.name, o.val, with); ok {
 				sends = append(sends, e)
@@ -1075,6 +1150,12 @@ func (x *extractor) apply(i int, c *analyze.Command, p *parsed) {
 				}
 			}
 			x.mention(c, a, cwd, with)
+		}
+		if role == RoleMethod {
+			if p.httpMethod(a.Value) {
+				continue
+			}
+			role = RoleURL // http example.com/x: the method is optional
 		}
 		if role == RoleRead && inplace {
 			role = RoleWrite

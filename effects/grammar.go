@@ -32,13 +32,14 @@ const (
 	RoleProg                 // a program (or program,args) the tool runs
 	RoleModule               // a module name; any other text is code (perl -M)
 	RoleConfig               // KEY=VALUE settings or a file of them (cargo --config)
+	RoleMethod               // an HTTP method (anything else there is the URL)
 	roleCount
 )
 
 var roleNames = map[string]Role{"arg": RoleArg, "read": RoleRead, "write": RoleWrite, "delete": RoleDelete,
 	"exec": RoleExec, "code": RoleCode, "url": RoleURL, "send": RoleSend, "dir": RoleDir, "mode": RoleMode,
 	"owner": RoleOwner, "cmd": RoleCmd, "signal": RoleSignal, "remote": RoleRemote, "writedir": RoleWriteDir,
-	"prog": RoleProg, "mod": RoleModule, "cfg": RoleConfig}
+	"prog": RoleProg, "mod": RoleModule, "cfg": RoleConfig, "method": RoleMethod}
 
 // RoleName returns the name of a role as the grammar files spell it.
 func RoleName(r Role) string {
