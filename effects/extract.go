@@ -657,6 +657,18 @@ func DryRun(c *analyze.Command) bool {
 	if g == nil {
 		return false
 	}
+	if !g.anyDry {
+		// only the spellings every grammar shares: skip the parse
+		// unless one is there
+		found := false
+		for _, a := range c.Args[1:] {
+			v := a.Value
+			found = found || strings.HasPrefix(v, "--dry") || strings.HasPrefix(v, "--what-if") || strings.HasPrefix(v, "--plan")
+		}
+		if !found {
+			return false
+		}
+	}
 	return parse(g, c.Args[1:]).dryRun()
 }
 

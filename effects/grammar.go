@@ -155,6 +155,7 @@ type Grammar struct {
 	Aliases    []string
 	parent     *Grammar
 	anyWrapper bool
+	anyDry     bool // g or one of its subcommands has dry options
 }
 
 //go:embed grammars/*.txt
@@ -601,10 +602,12 @@ func Programs() []string {
 func (g *Grammar) wraps() bool { return g.anyWrapper }
 
 func (g *Grammar) markWrappers() bool {
+	g.anyDry = len(g.Dry) > 0
 	for _, s := range g.Subs {
 		if s.markWrappers() {
 			g.anyWrapper = true
 		}
+		g.anyDry = g.anyDry || s.anyDry
 	}
 	if g.Wrapper || len(g.WrapOpts) > 0 {
 		g.anyWrapper = true
