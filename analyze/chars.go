@@ -2,6 +2,9 @@ package analyze
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -14,9 +17,10 @@ import (
 func scanChars(src string, r *Result) {
 	seen := map[NoteKind]int{}
 	add := func(k NoteKind, i, n int, ch rune) {
-		// non-ASCII spaces are kept at every position (up to a bound):
-		// the ones inside quotes are data and are dropped after parsing
-		if seen[k] > 0 && (k != NoteUnicodeSpace || seen[k] >= 64) {
+		// non-ASCII spaces and the characters that join emoji are kept
+		// at every position (up to a bound): the ones inside quotes are
+		// data and are dropped after parsing
+		if seen[k] > 0 && (k != NoteUnicodeSpace && !(k == NoteZeroWidth && emojiPart(ch)) || seen[k] >= 64) {
 			return
 		}
 		seen[k]++
@@ -48,16 +52,39 @@ func scanChars(src string, r *Result) {
 		case ch == 0x202a, ch == 0x202b, ch == 0x202c, ch == 0x202d, ch == 0x202e,
 			ch >= 0x2066 && ch <= 0x2069, ch == 0x200e, ch == 0x200f, ch == 0x061c:
 			add(NoteBidi, i, n, ch)
-		case ch == 0x200b, ch == 0x200c, ch == 0x2060, ch == 0xfeff, ch == 0x180e, ch == 0x00ad,
-			ch >= 0x2061 && ch <= 0x2064, ch >= 0xe0000 && ch <= 0xe007f, ch == 0x3164, ch == 0x115f, ch == 0x1160,
-			ch == 0xffa0, ch == 0x034f, ch == 0x17b4, ch == 0x17b5:
-			add(NoteZeroWidth, i, n, ch)
 		case ch == 0x00a0, ch == 0x1680, ch >= 0x2000 && ch <= 0x200a, ch == 0x202f, ch == 0x205f,
 			ch == 0x3000, ch == 0x2028, ch == 0x2029, ch == 0x0085:
 			add(NoteUnicodeSpace, i, n, ch)
+		case invisible(ch):
+			add(NoteZeroWidth, i, n, ch)
 		}
 		i += n
 	}
+}
+
+// invisible reports a character that shows nothing by its Unicode
+// properties: format characters (Cf), default-ignorable code points,
+// variation selectors, tags, and the blank braille pattern that renders
+// as a space.
+func invisible(ch rune) bool {
+	return unicode.Is(unicode.Cf, ch) || unicode.Is(unicode.Other_Default_Ignorable_Code_Point, ch) ||
+		unicode.Is(unicode.Variation_Selector, ch) || ch == 0x2800
+}
+
+// emojiPart reports the invisible characters that build emoji (the
+// zero-width joiner, variation selectors): in quoted text they are part
+// of a message. Tags, which can spell hidden text, are not.
+func emojiPart(ch rune) bool {
+	return ch == 0x200d || unicode.Is(unicode.Variation_Selector, ch)
+}
+
+// detailRune reads the "U+XXXX" detail of a character note.
+func detailRune(d string) rune {
+	v, err := strconv.ParseUint(strings.TrimPrefix(d, "U+"), 16, 32)
+	if err != nil {
+		return -1
+	}
+	return rune(v)
 }
 
 // dropQuotedSpaces removes non-ASCII space notes inside quoted strings,
@@ -80,8 +107,20 @@ func dropQuotedSpaces(f *syntax.File, r *Result) {
 		return true
 	})
 	kept := r.Notes[:0]
-	found := false
+	found, foundZW := false, false
 	for _, n := range r.Notes {
+		if n.Kind == NoteZeroWidth && emojiPart(detailRune(n.Detail)) {
+			in := false
+			for _, q := range quoted {
+				if n.Span.Start >= q.Start && n.Span.End <= q.End {
+					in = true
+				}
+			}
+			if in || foundZW {
+				continue
+			}
+			foundZW = true
+		}
 		if n.Kind == NoteUnicodeSpace {
 			in := false
 			for _, q := range quoted {

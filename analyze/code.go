@@ -358,8 +358,51 @@ func shellBackticks(lang, code string) []string {
 	return out
 }
 
+// codeOnly removes the comments of Python code, so that a call named in
+// a comment is not taken for one that runs. Other languages are kept
+// whole: their comment markers also mean other things (perl s#a#b#,
+// $#array), and keeping text can only make a check stricter.
+func codeOnly(lang, code string) string {
+	if lang != progs.Python || !strings.Contains(code, "#") {
+		return code
+	}
+	var b strings.Builder
+	b.Grow(len(code))
+	for i := 0; i < len(code); {
+		c := code[i]
+		switch {
+		case c == '#':
+			j := strings.IndexByte(code[i:], '\n')
+			if j < 0 {
+				return b.String()
+			}
+			i += j
+		case c == '\'' || c == '"':
+			q := string(c)
+			if strings.HasPrefix(code[i:], q+q+q) {
+				q += q + q
+			}
+			j := i + len(q)
+			for j < len(code) && !strings.HasPrefix(code[j:], q) {
+				if code[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			j = min(j+len(q), len(code))
+			b.WriteString(code[i:j])
+			i = j
+		default:
+			b.WriteByte(c)
+			i++
+		}
+	}
+	return b.String()
+}
+
 // interpreterExec classifies the shell commands interpreter code runs.
 func interpreterExec(lang, code string) Exec {
+	code = codeOnly(lang, code)
 	switch {
 	case reShellCallDyn.MatchString(code):
 		return ExecComputed

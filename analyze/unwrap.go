@@ -453,10 +453,11 @@ func unwrap(cmd *Command) *unwrapped {
 			}
 		case progs.IsInterpreter(name):
 			for _, cd := range cmd.Code {
-				for _, s := range shellStrings(cd.Text) {
+				text := codeOnly(cd.Lang, cd.Text)
+				for _, s := range shellStrings(text) {
 					u.code = append(u.code, codeArg{wrapper: name + " system", text: s, span: cd.Span})
 				}
-				for _, s := range shellBackticks(cd.Lang, cd.Text) {
+				for _, s := range shellBackticks(cd.Lang, text) {
 					u.code = append(u.code, codeArg{wrapper: name + " `…`", text: s, span: cd.Span})
 				}
 			}

@@ -18,7 +18,7 @@ func unwrapEnv(args []Arg, u *unwrapped) {
 		a := args[0]
 		v := a.Value
 		switch {
-		case a.Dynamic:
+		case a.Dynamic && !literalAssign(v):
 			u.inner = append(u.inner, innerCmd{wrapper: "env", args: args, assigns: assigns})
 			return
 		case v == "--":
@@ -91,6 +91,13 @@ func unwrapEnv(args []Arg, u *unwrapped) {
 	if len(assigns) > 0 {
 		u.inner = append(u.inner, innerCmd{wrapper: "env", args: []Arg{{Value: "env", Span: assigns[0].Span}}, assigns: assigns})
 	}
+}
+
+// literalAssign reports a word that is NAME=… with the name written
+// out (env -i PATH=$PATH): an assignment whatever the value expands to.
+func literalAssign(v string) bool {
+	i := strings.IndexByte(v, '=')
+	return i > 0 && isName(v[:i])
 }
 
 func isName(s string) bool {

@@ -36,9 +36,13 @@ const (
 	Signal                  // sends a signal to processes
 	System                  // changes the system or remote resources (see System)
 	Unknown                 // a program or subcommand with no grammar
+	// Mention is a path a known program is given where its grammar
+	// gives no role: judged, like an unknown program's argument, by
+	// what it names (a device, a credential, a startup file).
+	Mention
 )
 
-var kindNames = [...]string{"", "read", "write", "delete", "chmod", "chown", "exec", "net", "env", "signal", "system", "unknown"}
+var kindNames = [...]string{"", "read", "write", "delete", "chmod", "chown", "exec", "net", "env", "signal", "system", "unknown", "mention"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) && k > 0 {
@@ -248,6 +252,8 @@ func (e Effect) Describe() string {
 		b.WriteString("system change (" + e.System + ")")
 	case Unknown:
 		b.WriteString("unknown program " + e.Program)
+	case Mention:
+		b.WriteString("is given " + e.Path.String())
 	}
 	return b.String()
 }

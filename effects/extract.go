@@ -471,6 +471,10 @@ type parsed struct {
 	ops      []analyze.Arg
 	unknown  string // unknown subcommand of a mutating CLI
 	treeVerb []string
+	// wrapped is the command line after a wrap option (nix develop -c)
+	wrapped []analyze.Arg
+	// method is a destructive HTTP method the command asks for
+	method string
 }
 
 // treeFlags are long switches of cloud CLIs that take no value.
@@ -498,6 +502,28 @@ func parse(g *Grammar, args []analyze.Arg) *parsed {
 		}
 		if !dd && isOpt(a) {
 			v := a.Value
+			if strings.HasPrefix(v, "--") {
+				name, val, eq := strings.Cut(v, "=")
+				if full := p.g.complete(name); full != name {
+					v = full
+					if eq {
+						v += "=" + val
+					}
+					a.Value = v
+				}
+			}
+			if name, val, eq := strings.Cut(v, "="); p.g.wrapOpt(name) {
+				// the rest is a command line of its own
+				p.opts = append(p.opts, opt{name: name, arg: a})
+				if eq {
+					first := a
+					first.Value = val
+					p.wrapped = append([]analyze.Arg{first}, args[i+1:]...)
+				} else {
+					p.wrapped = args[i+1:]
+				}
+				return p
+			}
 			if strings.HasPrefix(v, "--") || p.g.Dashlong {
 				name, val, eq := strings.Cut(v, "=")
 				o := opt{name: name, arg: a}
@@ -592,14 +618,104 @@ func (p *parsed) metaSkip() bool {
 	return false
 }
 
-// dryRun reports --dry-run (any value) and friends.
+// dryRun reports --dry-run and friends, and the grammar's dry options
+// (rsync -n), unless their value undoes them (--dry-run=none).
 func (p *parsed) dryRun() bool {
 	for _, o := range p.opts {
-		if o.name == "--dry-run" || o.name == "--dryrun" || o.name == "--what-if" || o.name == "--plan" {
+		if o.name == "--dry-run" || o.name == "--dryrun" || o.name == "--what-if" || o.name == "--plan" || p.g.dry(o.name) {
+			if o.hasVal && (o.val.Value == "none" || o.val.Value == "false" || o.val.Value == "0") {
+				continue
+			}
 			return true
 		}
 	}
 	return false
+}
+
+// httpMethods are the HTTP methods; destructive ones are remembered.
+var httpMethods = map[string]bool{"GET": false, "HEAD": false, "POST": false, "PUT": false, "PATCH": false, "OPTIONS": false,
+	"DELETE": true, "PURGE": true, "TRACE": false, "CONNECT": false}
+
+// httpMethod records method v when it destroys and reports whether v is
+// an HTTP method at all.
+func (p *parsed) httpMethod(v string) bool {
+	u := strings.ToUpper(v)
+	destroys, ok := httpMethods[u]
+	if destroys {
+		p.method = u
+	}
+	return ok
+}
+
+// DryRun reports a command whose options make it a rehearsal that
+// changes nothing (git push --dry-run, rsync -n, kubectl --dry-run=client).
+func DryRun(c *analyze.Command) bool {
+	if c == nil || len(c.Args) < 2 || c.Args[0].Dynamic {
+		return false
+	}
+	g := Lookup(c.Name())
+	if g == nil {
+		return false
+	}
+	if !g.anyDry {
+		// only the spellings every grammar shares: skip the parse
+		// unless one is there
+		found := false
+		for _, a := range c.Args[1:] {
+			v := a.Value
+			found = found || strings.HasPrefix(v, "--dry") || strings.HasPrefix(v, "--what-if") || strings.HasPrefix(v, "--plan")
+		}
+		if !found {
+			return false
+		}
+	}
+	return parse(g, c.Args[1:]).dryRun()
+}
+
+// Canonical returns the arguments of program name with long-option
+// abbreviations written out (git push --forc → --force), when its
+// grammar says it takes abbreviations; otherwise args itself.
+func Canonical(name string, args []analyze.Arg) []analyze.Arg {
+	g := Lookup(name)
+	if g == nil || !g.abbrevAnywhere() {
+		return args
+	}
+	var out []analyze.Arg
+	cur := g
+	for i, a := range args {
+		v := a.Value
+		if v == "--" || a.Dynamic {
+			if v == "--" {
+				break
+			}
+			continue
+		}
+		if !strings.HasPrefix(v, "-") {
+			if s := cur.Subs[v]; s != nil {
+				cur = s
+			}
+			continue
+		}
+		if !strings.HasPrefix(v, "--") {
+			continue
+		}
+		n, val, eq := strings.Cut(v, "=")
+		full := cur.complete(n)
+		if full == n {
+			continue
+		}
+		if out == nil {
+			out = append([]analyze.Arg(nil), args...)
+		}
+		out[i].Value = full
+		if eq {
+			out[i].Value += "=" + val
+		}
+	}
+	if out == nil {
+		return args
+	}
+	return out
 }
 
 // softLocal reports a soft verb (docker rm) used without an option that
@@ -675,7 +791,31 @@ func (x *extractor) command(i int, c *analyze.Command) {
 		return
 	}
 	p := parse(g, c.Args[1:])
+	start := len(x.out)
 	x.apply(i, c, p)
+	if p.method != "" {
+		// a destructive method to a host that is not this machine
+		for _, e := range x.out[start:] {
+			if e.Kind == Net && !Loopback(HostOf(e.Dest)) {
+				x.emit(Effect{Kind: System, System: SysDestroy, Cmd: i, Span: c.Span, Program: p.path[0], Text: "HTTP " + p.method + " to " + e.Dest})
+				break
+			}
+		}
+	}
+	if p.dryRun() {
+		// a rehearsal: it changes nothing and reads only names
+		kept := x.out[:start]
+		for _, e := range x.out[start:] {
+			switch e.Kind {
+			case Write, Delete, Chmod, Chown, System:
+				continue
+			case Read:
+				e.Meta = true
+			}
+			kept = append(kept, e)
+		}
+		x.out = kept
+	}
 }
 
 // unknownProgram reports a program with no grammar and what its
@@ -690,6 +830,12 @@ func (x *extractor) unknownProgram(i int, c *analyze.Command, name string) {
 		x.emit(Effect{Kind: Exec, Cmd: i, Span: c.Span, Code: CodeFile, Path: x.pathOf(c.Args[0], c.Cwd), Program: prog})
 	}
 	x.emit(Effect{Kind: Unknown, Cmd: i, Span: c.Span, Program: name})
+	x.unknownCode(i, c, name)
+	if !strings.Contains(prog, "/") {
+		if w, ok := destroyWords(c.Args[1:]); ok {
+			x.emit(Effect{Kind: System, System: SysDestroy, Cmd: i, Span: c.Span, Program: name, Text: w})
+		}
+	}
 	for _, a := range c.Args[1:] {
 		v := a.Value
 		if a.Dynamic && !specialParam(v) {
@@ -714,6 +860,93 @@ func (x *extractor) unknownProgram(i int, c *analyze.Command, name string) {
 			x.emit(Effect{Kind: Unknown, Cmd: i, Span: a.Span, Program: name, Path: x.pathOf(b, c.Cwd)})
 		}
 	}
+}
+
+// destroyWords judges a program with no grammar by its words: its first
+// subcommand words (apps:destroy is two) and its long flags, against
+// the verb lexicon the cloud CLIs are judged by (delete, purge, wipe …).
+func destroyWords(args []analyze.Arg) (string, bool) {
+	subs := 0
+	for _, a := range args {
+		v := a.Value
+		if a.Dynamic || v == "" {
+			break
+		}
+		var words []string
+		switch {
+		case strings.HasPrefix(v, "--"):
+			// flags say it with a narrower lexicon: --disable-cache and
+			// --rm are not destruction
+			name, _, _ := strings.Cut(v[2:], "=")
+			head, _, _ := strings.Cut(strings.ToLower(name), "-")
+			if hasWord(flagVerbs, head) {
+				return v, true
+			}
+			continue
+		case v[0] == '-':
+			continue
+		default:
+			if subs >= 3 || looksLikePath(v) || strings.ContainsAny(v, "/.=@") {
+				subs = 3
+				continue
+			}
+			subs++
+			words = strings.Split(v, ":")
+		}
+		if treeVerb(words) == verbDestroy {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// flagVerbs are the verbs that make a long flag destructive.
+var flagVerbs = []string{"delete", "destroy", "drop", "purge", "prune", "revoke", "wipe", "reset", "terminate",
+	"unregister", "deregister", "erase", "nuke", "truncate", "remove", "uninstall"}
+
+// codeOptions are the options interpreters take code with (-e, -c,
+// --eval, -Command …): given to a program with no grammar, a value that
+// reads as code (spaces, brackets, quotes, separators) is code in a
+// language nobody reads.
+var codeOptions = map[string]bool{"-e": true, "-c": true, "-E": true, "--eval": true, "-eval": true, "--command": true,
+	"-command": true, "-Command": true, "--execute": true, "-execute": true, "--exec": true, "--expr": true, "--run": true,
+	"-r": true, "--script": true, "-x": true, "--code": true, "-code": true, "--evaluate": true}
+
+// unknownCode reports an option of a program with no grammar that
+// carries code: an interpreter nobody described runs a one-liner.
+func (x *extractor) unknownCode(i int, c *analyze.Command, name string) {
+	args := c.Args[1:]
+	for j, a := range args {
+		if a.Dynamic {
+			continue
+		}
+		opt, val, eq := strings.Cut(a.Value, "=")
+		if !codeOptions[opt] {
+			continue
+		}
+		v := analyze.Arg{Value: val, Span: a.Span}
+		if !eq {
+			if j+1 >= len(args) {
+				continue
+			}
+			v = args[j+1]
+		}
+		if v.Dynamic || strings.ContainsAny(v.Value, " \t\n()[]{};'\"`|&<>$!") {
+			code := CodeLiteral
+			if v.Dynamic {
+				code = CodeComputed
+			}
+			x.emit(Effect{Kind: Exec, Cmd: i, Span: v.Span, Program: name, Code: code, Dynamic: v.Dynamic,
+				Text: opt + " " + v.Value, Via: "code for a program with no grammar"})
+			return
+		}
+	}
+}
+
+// streamPath reports a script path that is a descriptor or standard
+// input: the code in it is not shown.
+func streamPath(v string) bool {
+	return v == "/dev/stdin" || strings.HasPrefix(v, "/dev/fd/") || strings.HasPrefix(v, "/proc/") && strings.Contains(v, "/fd/")
 }
 
 // specialParam reports $$, $!, $?, $# and friends: numbers, never paths.
@@ -855,6 +1088,9 @@ func (x *extractor) apply(i int, c *analyze.Command, p *parsed) {
 			x.emit(with(Effect{Kind: Exec, Code: code, Text: strings.TrimSpace(o.name + " " + o.val.Value), Span: o.arg.Span, Dynamic: o.val.Dynamic, Option: o.name}))
 		}
 		role, ok := p.g.optRole(o.name)
+		if !ok && o.hasVal && !p.g.runs(o.name) {
+			x.mention(c, o.val, cwd, with)
+		}
 		if !ok || !o.hasVal {
 			continue
 		}
@@ -867,6 +1103,10 @@ func (x *extractor) apply(i int, c *analyze.Command, p *parsed) {
 			}
 		case RoleCode:
 			x.code(i, c, p, o.val, with)
+		case RoleCmd, RoleProg, RoleModule, RoleConfig:
+			x.runs(p, role, o.name, o.val, cwd, with)
+		case RoleMethod:
+			p.httpMethod(o.val.Value)
 		case RoleSend:
 			if e, ok := x.sendValue(c, o.name, o.val, with); ok {
 				sends = append(sends, e)
@@ -911,6 +1151,23 @@ func (x *extractor) apply(i int, c *analyze.Command, p *parsed) {
 			if interpCode || j > 0 {
 				role = RoleArg
 			}
+		}
+		if role == RoleArg {
+			if name, val, ok := strings.Cut(a.Value, "="); ok && !a.Dynamic {
+				if r, ok := p.chain[0].Assign[name]; ok {
+					b := a
+					b.Value = val
+					x.runs(p, r, name+"=", b, cwd, with)
+					continue
+				}
+			}
+			x.mention(c, a, cwd, with)
+		}
+		if role == RoleMethod {
+			if p.httpMethod(a.Value) {
+				continue
+			}
+			role = RoleURL // http example.com/x: the method is optional
 		}
 		if role == RoleRead && inplace {
 			role = RoleWrite
@@ -958,6 +1215,87 @@ func (x *extractor) apply(i int, c *analyze.Command, p *parsed) {
 	x.interpreter(i, c, p, with)
 }
 
+// runs emits what an operand or option value that is run means: a
+// command line (cmd), a program (prog: "prog" or "prog,args"), a module
+// name that is code when it is anything else (mod), or settings whose
+// keys named by the grammar's cfgprog hold a program (cfg).
+func (x *extractor) runs(p *parsed, role Role, name string, a analyze.Arg, cwd string, with func(Effect) Effect) {
+	code := CodeLiteral
+	if a.Dynamic {
+		code = CodeComputed
+	}
+	line := func(v string) {
+		x.emit(with(Effect{Kind: Exec, Code: code, Text: strings.TrimSpace(name + " " + v), Option: name, Span: a.Span, Dynamic: a.Dynamic}))
+	}
+	switch role {
+	case RoleCmd:
+		line(a.Value)
+	case RoleProg:
+		v := a.Value
+		if k := strings.IndexByte(v, ','); k >= 0 {
+			v = v[:k]
+		}
+		if strings.ContainsAny(v, " \t;|&$`<>()'\"") || a.Dynamic {
+			line(v)
+			return
+		}
+		b := a
+		b.Value = v
+		pa := Path{Raw: v, Origin: OriginUnknown}
+		if strings.Contains(v, "/") || strings.HasPrefix(v, "~") {
+			pa = x.pathOf(b, cwd)
+		}
+		x.emit(with(Effect{Kind: Exec, Code: CodeFile, Path: pa, Text: strings.TrimSpace(name + " " + a.Value), Option: name, Span: a.Span}))
+	case RoleModule:
+		if a.Dynamic || !plainModule(a.Value) {
+			x.emit(with(Effect{Kind: Exec, Code: code, Text: name + a.Value, Span: a.Span, Dynamic: a.Dynamic}))
+		}
+	case RoleConfig:
+		key, val, ok := strings.Cut(a.Value, "=")
+		if !ok {
+			x.operand(-1, nil, p, RoleRead, a, cwd, false, false, "", with)
+			return
+		}
+		key = strings.TrimSpace(key)
+		if k := strings.LastIndexByte(key, '.'); k >= 0 {
+			key = key[k+1:]
+		}
+		if !p.chain[0].CfgProg[key] {
+			return
+		}
+		b := a
+		b.Value = strings.Trim(strings.TrimSpace(val), "\"'")
+		if strings.ContainsAny(b.Value, " \t") {
+			x.runs(p, RoleCmd, name, b, cwd, with)
+		} else {
+			x.runs(p, RoleProg, name, b, cwd, with)
+		}
+	}
+}
+
+// plainModule reports a module name with optional import list
+// (Data::Dumper, Foo=bar,baz, os.path): nothing that reads as code.
+func plainModule(v string) bool {
+	if v == "" || strings.HasPrefix(v, "data:") || strings.Contains(v, "://") {
+		return false
+	}
+	for _, r := range v {
+		if !(r == '_' || r == ':' || r == '.' || r == '=' || r == ',' || r == '-' || r == '/' || r == '@' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// mention reports a literal path given where the grammar gives it no
+// role (npm pack ~/.ssh/id_rsa): what it names is judged.
+func (x *extractor) mention(c *analyze.Command, a analyze.Arg, cwd string, with func(Effect) Effect) {
+	if a.Dynamic || a.ProcSubst || !looksLikePath(a.Value) {
+		return
+	}
+	x.emit(with(Effect{Kind: Mention, Path: x.pathOf(a, cwd), Span: a.Span}))
+}
+
 func roleKind(r Role) Kind {
 	switch r {
 	case RoleRead:
@@ -981,7 +1319,7 @@ func (p *parsed) hasRoleCode() bool {
 
 // operand emits the effect of one argument with a role.
 func (x *extractor) operand(i int, c *analyze.Command, p *parsed, role Role, a analyze.Arg, cwd string, recursive, modeSet bool, mode string, with func(Effect) Effect) {
-	if a.ProcSubst {
+	if a.ProcSubst && role != RoleExec {
 		return // <( ) / >( ) are pipes, not files
 	}
 	switch role {
@@ -1007,6 +1345,10 @@ func (x *extractor) operand(i int, c *analyze.Command, p *parsed, role Role, a a
 		}
 		x.emit(with(Effect{Kind: Delete, Path: x.pathOf(a, cwd), Recursive: recursive, Span: a.Span, Dynamic: a.Dynamic}))
 	case RoleExec:
+		if a.ProcSubst || streamPath(a.Value) {
+			x.emit(with(Effect{Kind: Exec, Code: CodeComputed, Text: a.Value, Span: a.Span, Via: "a script read from a descriptor or a process substitution"}))
+			return
+		}
 		if a.Value == "-" {
 			return
 		}
@@ -1017,6 +1359,8 @@ func (x *extractor) operand(i int, c *analyze.Command, p *parsed, role Role, a a
 		x.emit(with(Effect{Kind: Exec, Code: CodeFile, Path: x.pathOf(a, cwd), Span: a.Span, Dynamic: a.Dynamic}))
 	case RoleCode:
 		x.code(i, c, p, a, with)
+	case RoleCmd, RoleProg, RoleModule, RoleConfig:
+		x.runs(p, role, "operand", a, cwd, with)
 	case RoleURL:
 		if p.g.net() {
 			x.emit(with(Effect{Kind: Net, Dest: a.Value, Span: a.Span, Dynamic: a.Dynamic}))
@@ -1043,6 +1387,15 @@ func (x *extractor) code(i int, c *analyze.Command, p *parsed, a analyze.Arg, wi
 	x.secretsInCode(a.Value, p.path[0], with)
 	marks := p.g.shellMarkers()
 	if len(marks) == 0 {
+		// code of a general-purpose language analyze has no reader for
+		// (julia, groovy, elixir …): nobody can say what it runs
+		if c != nil && c.Lang == "" && (p.chain[0].Interp || len(p.chain[0].Ops) > 0 && p.chain[0].Ops[0] == RoleExec) {
+			code := CodeLiteral
+			if a.Dynamic {
+				code = CodeComputed
+			}
+			x.emit(with(Effect{Kind: Exec, Code: code, Text: a.Value, Span: a.Span, Dynamic: a.Dynamic, Via: "code in a language with no reader"}))
+		}
 		return
 	}
 	if p.chain[0].Name == "make" {
@@ -1343,6 +1696,14 @@ func WrappedArgv(c *analyze.Command) ([]analyze.Arg, bool) {
 		return nil, false
 	}
 	p := parse(g, c.Args[1:])
+	for _, o := range p.opts {
+		if p.g.describes(o.name) {
+			return nil, false // command -v NAME only looks NAME up
+		}
+	}
+	if len(p.wrapped) > 0 {
+		return p.wrapped, true
+	}
 	if !p.g.Wrapper || len(p.ops) == 0 {
 		return nil, false
 	}

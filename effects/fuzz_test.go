@@ -23,7 +23,7 @@ func FuzzEffects(f *testing.F) {
 		res := analyze.Analyze(src, analyze.Options{Home: "/home/u", Workspace: "/ws"})
 		effs := Extract(res, Options{Home: "/home/u", Workspace: "/ws"})
 		for _, e := range effs {
-			if e.Kind < Read || e.Kind > Unknown {
+			if e.Kind < Read || e.Kind > Mention {
 				t.Fatalf("bad kind %d", e.Kind)
 			}
 			if e.Cmd < -1 || e.Cmd >= len(res.Commands) {
@@ -33,7 +33,7 @@ func FuzzEffects(f *testing.F) {
 				t.Fatalf("span %v outside input of %d bytes", e.Span, len(src))
 			}
 			switch e.Kind {
-			case Read, Write, Delete, Chmod, Chown:
+			case Read, Write, Delete, Chmod, Chown, Mention:
 				if e.Path.Origin == 0 {
 					t.Fatalf("%v effect without a path origin: %+v", e.Kind, e)
 				}

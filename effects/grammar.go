@@ -29,12 +29,17 @@ const (
 	RoleSub                  // a subcommand (grammar trees)
 	RoleRemote               // host:path of a remote copy (scp, rsync)
 	RoleWriteDir             // a directory that files are written into
+	RoleProg                 // a program (or program,args) the tool runs
+	RoleModule               // a module name; any other text is code (perl -M)
+	RoleConfig               // KEY=VALUE settings or a file of them (cargo --config)
+	RoleMethod               // an HTTP method (anything else there is the URL)
 	roleCount
 )
 
 var roleNames = map[string]Role{"arg": RoleArg, "read": RoleRead, "write": RoleWrite, "delete": RoleDelete,
 	"exec": RoleExec, "code": RoleCode, "url": RoleURL, "send": RoleSend, "dir": RoleDir, "mode": RoleMode,
-	"owner": RoleOwner, "cmd": RoleCmd, "signal": RoleSignal, "remote": RoleRemote, "writedir": RoleWriteDir}
+	"owner": RoleOwner, "cmd": RoleCmd, "signal": RoleSignal, "remote": RoleRemote, "writedir": RoleWriteDir,
+	"prog": RoleProg, "mod": RoleModule, "cfg": RoleConfig, "method": RoleMethod}
 
 // RoleName returns the name of a role as the grammar files spell it.
 func RoleName(r Role) string {
@@ -90,6 +95,31 @@ type Grammar struct {
 	System string
 	// Wrapper: the operands are a command line the program runs.
 	Wrapper bool
+	// WrapOpts: after one of these options the words are a command line
+	// the program runs (nix develop -c, cmake -E).
+	WrapOpts map[string]bool
+	// Assign gives the role of the value of NAME=VALUE operands (make
+	// SHELL=/bin/sh: a program).
+	Assign map[string]Role
+	// EnvOpts are environment variables whose value the program reads
+	// as more of its own options (MAKEFLAGS, GOFLAGS).
+	EnvOpts map[string]bool
+	// CfgProg are the last keys of RoleConfig settings whose value is a
+	// program or a command line (runner, rustc-wrapper, linker).
+	CfgProg map[string]bool
+	// Switches are options that take no value, listed so that GNU-style
+	// abbreviations resolve (git push --forc is --force).
+	Switches map[string]bool
+	// Abbrev: the program accepts any unambiguous prefix of a long
+	// option (GNU getopt_long, git's parse-options).
+	Abbrev bool
+	// Describe lists options that make the program only describe its
+	// operands (command -v): nothing is run.
+	Describe map[string]bool
+	// Dry lists options that make the run a rehearsal that changes
+	// nothing (--dry-run, rsync -n); "--dry-run=none" style values that
+	// undo it are not dry.
+	Dry map[string]bool
 	// Dashlong: options are words with a single dash (find -name).
 	Dashlong bool
 	// Interp: an interpreter whose operand is a script and whose
@@ -125,6 +155,7 @@ type Grammar struct {
 	Aliases    []string
 	parent     *Grammar
 	anyWrapper bool
+	anyDry     bool // g or one of its subcommands has dry options
 }
 
 //go:embed grammars/*.txt
@@ -375,7 +406,7 @@ func newGrammar(name, family string) *Grammar {
 }
 
 var grammarFlags = map[string]bool{"net": true, "mutating": true, "tree": true, "wrapper": true, "dashlong": true,
-	"stdin": true, "interp": true, "ro": true, "meta": true, "verbs": true, "destroy": true, "secrets": true}
+	"stdin": true, "interp": true, "ro": true, "meta": true, "verbs": true, "destroy": true, "secrets": true, "abbrev": true}
 
 func splitList(v string) []string {
 	var out []string
@@ -437,6 +468,9 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 	case "secrets":
 		g.Secrets = true
 		return nil
+	case "abbrev":
+		g.Abbrev = true
+		return nil
 	}
 	k, v, ok := strings.Cut(f, "=")
 	if !ok || v == "" {
@@ -477,6 +511,35 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 		}
 		addSet(&g.Runs, v)
 		addSet(&g.Value, v)
+	case "wrap":
+		for _, o := range splitList(v) {
+			if o[0] != '-' {
+				return fmt.Errorf("option %q does not start with -", o)
+			}
+		}
+		addSet(&g.WrapOpts, v)
+	case "assign":
+		for _, kv := range splitList(v) {
+			name, r, ok := strings.Cut(kv, ":")
+			role, known := roleNames[r]
+			if !ok || !known || name == "" {
+				return fmt.Errorf("assign entry %q is not NAME:ROLE", kv)
+			}
+			if g.Assign == nil {
+				g.Assign = map[string]Role{}
+			}
+			g.Assign[name] = role
+		}
+	case "envopts":
+		addSet(&g.EnvOpts, v)
+	case "cfgprog":
+		addSet(&g.CfgProg, v)
+	case "o":
+		addSet(&g.Switches, v)
+	case "describe":
+		addSet(&g.Describe, v)
+	case "dry":
+		addSet(&g.Dry, v)
 	case "recur":
 		addSet(&g.Recur, v)
 	case "skip1":
@@ -539,12 +602,14 @@ func Programs() []string {
 func (g *Grammar) wraps() bool { return g.anyWrapper }
 
 func (g *Grammar) markWrappers() bool {
+	g.anyDry = len(g.Dry) > 0
 	for _, s := range g.Subs {
 		if s.markWrappers() {
 			g.anyWrapper = true
 		}
+		g.anyDry = g.anyDry || s.anyDry
 	}
-	if g.Wrapper {
+	if g.Wrapper || len(g.WrapOpts) > 0 {
 		g.anyWrapper = true
 	}
 	return g.anyWrapper
@@ -570,7 +635,66 @@ func (g *Grammar) toStdout(o string) bool {
 	return g.up(func(x *Grammar) bool { return x.StdoutOpts[o] })
 }
 func (g *Grammar) recur(o string) bool { return g.up(func(x *Grammar) bool { return x.Recur[o] }) }
-func (g *Grammar) net() bool           { return g.up(func(x *Grammar) bool { return x.Net }) }
+func (g *Grammar) describes(o string) bool {
+	return g.up(func(x *Grammar) bool { return x.Describe[o] })
+}
+func (g *Grammar) dry(o string) bool { return g.up(func(x *Grammar) bool { return x.Dry[o] }) }
+
+// known reports an option g or a command above it names anywhere.
+func (x *Grammar) knows(o string) bool {
+	if x.Value[o] || x.Switches[o] || x.Runs[o] || x.InPlace[o] || x.Recur[o] || x.Skip1[o] || x.MetaOpts[o] ||
+		x.StdoutOpts[o] || x.DestroyOpts[o] || x.RemoteOpts[o] || x.WrapOpts[o] || x.Describe[o] || x.Dry[o] {
+		return true
+	}
+	_, ok := x.Opts[o]
+	return ok
+}
+
+// complete returns the long option an abbreviation stands for, when
+// the program accepts abbreviations and exactly one option it knows
+// (in g and the commands above it) starts with it; otherwise o.
+func (g *Grammar) complete(o string) string {
+	if len(o) < 4 || !strings.HasPrefix(o, "--") || g.up(func(x *Grammar) bool { return x.knows(o) }) {
+		return o
+	}
+	abbrev := false
+	for x := g; x != nil; x = x.parent {
+		abbrev = abbrev || x.Abbrev
+	}
+	if !abbrev {
+		return o
+	}
+	found := ""
+	for x := g; x != nil; x = x.parent {
+		for _, m := range []map[string]bool{x.Value, x.Switches, x.Runs, x.InPlace, x.Recur, x.Skip1, x.MetaOpts, x.StdoutOpts, x.DestroyOpts, x.RemoteOpts, x.WrapOpts, x.Describe, x.Dry} {
+			for k := range m {
+				if strings.HasPrefix(k, o) && k != found {
+					if found != "" {
+						return o // ambiguous: the program refuses it
+					}
+					found = k
+				}
+			}
+		}
+		for k := range x.Opts {
+			if strings.HasPrefix(k, o) && k != found {
+				if found != "" {
+					return o
+				}
+				found = k
+			}
+		}
+	}
+	if found == "" {
+		return o
+	}
+	return found
+}
+
+func (g *Grammar) wrapOpt(o string) bool {
+	return g.up(func(x *Grammar) bool { return x.WrapOpts[o] })
+}
+func (g *Grammar) net() bool { return g.up(func(x *Grammar) bool { return x.Net }) }
 
 func (g *Grammar) optRole(o string) (Role, bool) {
 	for x := g; x != nil; x = x.parent {
@@ -616,3 +740,6 @@ func (g *Grammar) roleAt(i, n int) Role {
 	}
 	return g.Ops[g.Rep]
 }
+
+// abbrevAnywhere reports a program that takes abbreviations.
+func (g *Grammar) abbrevAnywhere() bool { return g.Abbrev }

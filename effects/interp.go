@@ -389,7 +389,7 @@ const (
 )
 
 var destroyVerbs = []string{"delete", "remove", "rm", "rb", "destroy", "terminate", "purge", "drop", "prune", "uninstall",
-	"wipe", "erase", "rmi", "rmdir", "down", "deregister", "deprovision", "revoke", "disable", "truncate", "empty", "nuke", "kill", "reset", "archive",
+	"wipe", "erase", "rmi", "rmdir", "down", "deregister", "unregister", "deprovision", "revoke", "disable", "truncate", "empty", "nuke", "kill", "reset", "archive",
 	"decommission", "abandon", "cancel", "detach", "unlink", "cleanup", "clear", "evict", "flush", "rotate"}
 
 var readVerbs = []string{"list", "ls", "describe", "get", "show", "view", "status", "info", "version", "help", "whoami",

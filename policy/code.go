@@ -47,6 +47,12 @@ func (k *cmdCheck) codeRunner() {
 			}
 		}
 	}
+	// a shell or interpreter reading its program from a standard input
+	// it was not given itself: a here-document or pipe of the function,
+	// group or coprocess around it feeds code nobody analysed
+	if k.c.StdinCode && k.c.Shell() && !k.c.Remote && !k.c.StdinPipe && len(k.c.Code) == 0 && !ownStdin(k.c) {
+		k.emit(sg2304, quote(k.name)+" reads the code it runs from an input that is not shown (the stdin of a function, group or coprocess)")
+	}
 	// program text from redirected stdin: bash < <(curl …), source
 	// /dev/stdin <<< "$(curl …)", sh < downloaded.sh
 	if k.c.StdinCode {
@@ -104,6 +110,16 @@ func (k *cmdCheck) codeRunner() {
 	if k.interpreterLang() {
 		k.interpreter()
 	}
+}
+
+// ownStdin reports a redirect of c's own standard input.
+func ownStdin(c *analyze.Command) bool {
+	for _, r := range c.Redirects {
+		if (r.N == "" || r.N == "0") && (r.Op == "<" || r.Op == "<<" || r.Op == "<<-" || r.Op == "<<<" || r.Op == "<&" || r.Op == "<>") {
+			return true
+		}
+	}
+	return false
 }
 
 var envInitTools = map[string]bool{"ssh-agent": true, "direnv": true, "pyenv": true, "rbenv": true, "nodenv": true,

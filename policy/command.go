@@ -98,7 +98,7 @@ func (e *evaluator) command(i int, c *analyze.Command) {
 		return
 	}
 	// $(npm bin)/eslint: the directory is computed, the program is not
-	k := &cmdCheck{e: e, i: i, c: c, name: c.Program, args: c.Args[1:], located: c.Located}
+	k := &cmdCheck{e: e, i: i, c: c, name: c.Program, args: effects.Canonical(c.Program, c.Args[1:]), located: c.Located}
 	if n, ok := nameAliases[k.name]; ok {
 		k.name = n
 	}
@@ -106,7 +106,9 @@ func (e *evaluator) command(i int, c *analyze.Command) {
 		k.name = "python3"
 	}
 	k.obfuscation()
-	if k.name != "" {
+	// a rehearsal (--dry-run, rsync -n) is judged by its effects only:
+	// the program's checks are about what a real run changes
+	if k.name != "" && !effects.DryRun(c) {
 		k.named()
 	}
 	k.checkEffects()

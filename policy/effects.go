@@ -39,6 +39,41 @@ func (e *evaluator) effectsOf() {
 func (e *evaluator) textSinks() {
 	ext := map[string]bool{}
 	prepared := map[string]bool{}
+	integer := map[string]bool{}
+	assoc := map[string]bool{}
+	var lets []string
+	src := e.res.Src
+	for _, c := range e.res.Commands {
+		switch c.Name() {
+		case "declare", "typeset", "local":
+			flags := ""
+			for _, a := range c.Args[1:] {
+				if strings.HasPrefix(a.Value, "-") && !strings.HasPrefix(a.Value, "--") {
+					flags += a.Value[1:]
+				}
+			}
+			names := make([]string, 0, len(c.Args)+len(c.Assigns))
+			for _, a := range c.Args[1:] {
+				n, _, _ := strings.Cut(a.Value, "=")
+				names = append(names, n)
+			}
+			for _, as := range c.Assigns {
+				names = append(names, as.Name)
+			}
+			for _, n := range names {
+				if strings.HasPrefix(n, "-") || !isName(n) {
+					continue
+				}
+				if strings.Contains(flags, "i") {
+					integer[n] = true
+				}
+				if strings.Contains(flags, "A") {
+					assoc[n] = true
+				}
+			}
+		}
+	}
+	lets = letClauses(src)
 	for _, c := range e.res.Commands {
 		for _, a := range c.Assigns {
 			v := a.Value
@@ -59,20 +94,35 @@ func (e *evaluator) textSinks() {
 			}
 		}
 	}
-	src := e.res.Src
 	whole := analyze.Span{Start: 0, End: len(src)}
+	for n := range ext {
+		if integer[n] {
+			e.emit(sg4020, -1, whole, "integer variable "+n+" is given a value from outside the command: bash evaluates it as arithmetic")
+			return
+		}
+	}
+	if n, ok := computedSubscript(src, assoc); ok {
+		e.emit(sg4020, -1, whole, "array subscript "+quote(n)+" comes from outside the command: bash evaluates it as arithmetic")
+		return
+	}
 	for n := range prepared {
 		if strings.Contains(src, "${!"+n+"}") || strings.Contains(src, "${!"+n+"[") {
 			e.emit(sg4020, -1, whole, "indirect expansion of "+n+", which holds a subscript with a command substitution: bash runs it")
 			return
 		}
 	}
-	if len(ext) == 0 {
-		return
-	}
-	ctxs := arithContexts(src)
+	ctxs := append(arithContexts(src), lets...)
 	if len(ctxs) > 256 {
 		ctxs = ctxs[:256]
+	}
+	for _, ctx := range ctxs {
+		if p, ok := positionalIn(ctx); ok {
+			e.emit(sg4020, -1, whole, "arithmetic on "+p+", a parameter given from outside: a subscript in it runs commands")
+			return
+		}
+	}
+	if len(ext) == 0 {
+		return
 	}
 	for _, ctx := range ctxs {
 		for n := range ext {
@@ -82,6 +132,85 @@ func (e *evaluator) textSinks() {
 			}
 		}
 	}
+}
+
+// letClauses returns the text of let commands (the parser keeps them as
+// arithmetic, not as commands).
+func letClauses(src string) []string {
+	var out []string
+	for off := 0; off < len(src); {
+		i := strings.Index(src[off:], "let ")
+		if i < 0 {
+			break
+		}
+		i += off
+		off = i + 4
+		if i > 0 && strings.IndexByte(" \t\n;&|({", src[i-1]) < 0 {
+			continue
+		}
+		end := strings.IndexAny(src[i:], "\n;&|")
+		if end < 0 {
+			end = len(src) - i
+		}
+		out = append(out, src[i:i+end])
+	}
+	return out
+}
+
+// positionalIn returns a positional parameter expanded in text ($1,
+// ${2}, $@, $*).
+func positionalIn(t string) (string, bool) {
+	for i := 0; i+1 < len(t); i++ {
+		if t[i] != '$' {
+			continue
+		}
+		j := i + 1
+		if t[j] == '{' && j+1 < len(t) {
+			j++
+		}
+		if c := t[j]; c >= '1' && c <= '9' || c == '@' || c == '*' {
+			return t[i : j+1], true
+		}
+	}
+	return "", false
+}
+
+// computedSubscript finds an indexed-array subscript, in an assignment
+// (a[…]=) or an expansion (${a[…]}), that holds a positional parameter
+// or a command substitution: bash evaluates it as arithmetic.
+// Associative arrays (declare -A) take their subscripts as strings.
+func computedSubscript(src string, assoc map[string]bool) (string, bool) {
+	for off := 0; off < len(src); {
+		i := strings.IndexByte(src[off:], '[')
+		if i < 0 {
+			return "", false
+		}
+		i += off
+		off = i + 1
+		k := i
+		for k > 0 && isIdentByte(src[k-1]) {
+			k--
+		}
+		name := src[k:i]
+		if name == "" || !isName(name) || assoc[name] {
+			continue
+		}
+		expansion := k >= 2 && src[k-2:k] == "${"
+		j := strings.IndexByte(src[i:], ']')
+		if j < 0 {
+			return "", false
+		}
+		sub := src[i+1 : i+j]
+		after := src[i+j+1:]
+		assign := (k == 0 || strings.IndexByte(" \t\n;&|(", src[k-1]) >= 0) && (strings.HasPrefix(after, "=") || strings.HasPrefix(after, "+="))
+		if !expansion && !assign {
+			continue
+		}
+		if _, ok := positionalIn(sub); ok || strings.Contains(sub, "$(") || strings.Contains(sub, "`") {
+			return name + "[" + sub + "]", true
+		}
+	}
+	return "", false
 }
 
 // externalSource reports commands whose output comes from outside the
@@ -188,6 +317,38 @@ func (k *cmdCheck) checkEffects() {
 	if argv, ok := effects.WrappedArgv(c); ok && !k.unwrapped() {
 		k.nestedLine("runs", shellJoin(argv), c.Span)
 	}
+	// variables the program reads as more of its own options (MAKEFLAGS)
+	if g := effects.Lookup(k.name); g != nil && len(g.EnvOpts) > 0 {
+		for _, as := range c.Assigns {
+			if !g.EnvOpts[as.Name] {
+				continue
+			}
+			if as.Value.Dynamic {
+				e.emit(sg4019, k.i, as.Span, as.Name+" gives "+k.name+" options computed at run time")
+				continue
+			}
+			k.nestedLine("reads options from "+as.Name+":", k.name+" "+as.Value.Value, as.Span)
+		}
+	}
+}
+
+// programValue judges an option value that names a program to run: a
+// name looked up on PATH, or a file in the workspace or a system
+// directory, is a program like any other; anything else (a temporary
+// directory, home, a computed path) asks.
+func (k *cmdCheck) programValue(ef effects.Effect, sp analyze.Span) {
+	e := k.e
+	raw := ef.Path.Raw
+	if raw != "" && !strings.Contains(raw, "/") && !strings.HasPrefix(raw, "~") {
+		return
+	}
+	if ef.Path.Known() {
+		p := e.resolve(ef.Path.Abs)
+		if within(p, e.ws) && !e.wsSystem || effects.Classify(p, e.classOpts()).Class == effects.ClassSystem {
+			return
+		}
+	}
+	e.emit(sg4013, k.i, sp, ef.Program+" "+ef.Option+" runs the program "+quote(raw))
 }
 
 // shellJoin quotes words back into a command line.
@@ -256,6 +417,10 @@ func (k *cmdCheck) effect(ef effects.Effect) {
 		if r := effects.Classify(p, e.classOpts()); r.Class == effects.ClassCredential {
 			e.emit(sg4001, k.i, sp, ef.Program+" reads "+r.What)
 			return
+		} else if r.Class == effects.ClassDevice {
+			// a raw disk or memory device holds every secret on it
+			e.emit(sg4001, k.i, sp, ef.Program+" reads the "+r.What)
+			return
 		}
 		if ef.Path.Origin == effects.OriginDerived {
 			if r, ok := e.patternClass(ef.Path); ok && r.Class == effects.ClassCredential {
@@ -274,6 +439,14 @@ func (k *cmdCheck) effect(ef effects.Effect) {
 		k.system(ef, sp)
 	case effects.Unknown:
 		k.unknown(ef, sp)
+	case effects.Mention:
+		if !ef.Path.Known() || k.c.Builtin || k.c.Func {
+			return
+		}
+		p := e.resolve(ef.Path.Abs)
+		if r := effects.Classify(p, e.classOpts()); r.Class == effects.ClassDevice || r.Class == effects.ClassCredential || r.Class == effects.ClassPersistence {
+			e.emit(sg4014, k.i, sp, quote(ef.Program)+" is given "+r.What+" where it takes no path")
+		}
 	}
 }
 
@@ -483,6 +656,12 @@ func (k *cmdCheck) exec(ef effects.Effect, sp analyze.Span, desc string) {
 	case effects.CodeComputed:
 		if ef.Via != "" {
 			e.emit(sg4012, k.i, sp, desc+" ("+ef.Via+")")
+		} else if ef.Option != "" {
+			e.emit(sg4013, k.i, sp, ef.Program+" "+ef.Option+" runs a command computed at run time")
+		}
+	case effects.CodeFile:
+		if ef.Option != "" {
+			k.programValue(ef, sp)
 		}
 	case effects.CodeLiteral:
 		if g := effects.Lookup(k.c.Name()); g != nil && g.Wrapper {
@@ -750,6 +929,16 @@ func (k *cmdCheck) shellSinks() {
 			}
 		}
 	case "declare", "typeset", "local", "export", "readonly":
+		for _, a := range c.Args[1:] {
+			if strings.HasPrefix(a.Value, "-") && !strings.HasPrefix(a.Value, "--") && strings.Contains(a.Value, "n") {
+				for _, as := range c.Assigns {
+					if as.Value.Dynamic || as.Value.Positional || len(as.Value.Subst) > 0 {
+						e.emit(sg4020, k.i, c.Span, "nameref "+as.Name+" points at a name computed at run time: a subscript in it runs commands")
+						return
+					}
+				}
+			}
+		}
 		integer := false
 		for _, a := range c.Args[1:] {
 			if strings.HasPrefix(a.Value, "-") && strings.Contains(a.Value, "i") && !strings.HasPrefix(a.Value, "--") {

@@ -97,7 +97,26 @@ func (e *evaluator) assign(i int, c *analyze.Command, a analyze.Assign) {
 			}
 		}
 	case n == "LD_LIBRARY_PATH" || strings.HasPrefix(n, "DYLD_"):
-		e.emit(sg3404, i, sp, "setting "+n+" changes which libraries programs load")
+		// libraries the project builds are the project's code; any other
+		// directory (temporary, home, computed) replaces libraries
+		for _, part := range strings.Split(val, ":") {
+			if part == "" || part == "$"+n || part == "${"+n+"}" {
+				continue
+			}
+			for _, pwd := range []string{"$PWD", "${PWD}"} {
+				if rest, ok := strings.CutPrefix(part, pwd); ok && c.Cwd != "" && (rest == "" || rest[0] == '/') {
+					part = c.Cwd + rest
+				}
+			}
+			p := ""
+			if !strings.ContainsAny(part, "$`") {
+				p = e.abs(part, c.Cwd)
+			}
+			if p == "" || !e.inWorkspace(p) || e.wsSystem {
+				e.emit(sg3404, i, sp, "setting "+n+" makes programs load libraries from "+quote(part)+", outside the workspace")
+				return
+			}
+		}
 	case execVars[n]:
 		first := strings.Fields(val + " x")[0]
 		outside := false

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/shellguard/shellguard/analyze"
+	"github.com/shellguard/shellguard/effects"
 )
 
 // File system: deletes, writes and redirects, confined to the workspace and the allowed roots.
@@ -119,7 +120,7 @@ func (k *cmdCheck) rm() {
 	recursive := k.hasShort('r', "--recursive") || k.hasShort('R') || k.name == "rmdir" && k.has("-p", "--parents") || k.c.Name() == "rimraf"
 	ops := k.operands()
 	fromFind := len(k.c.Wrappers) > 0 && k.c.Wrappers[len(k.c.Wrappers)-1].Program == "find"
-	if k.c.ExtraArgs && recursive && !fromFind {
+	if k.c.ExtraArgs && recursive && !fromFind && !k.inputUnderWorkspace() {
 		k.emit(sg2005, "recursive delete of paths read from input")
 	}
 	for _, a := range ops {
@@ -128,6 +129,27 @@ func (k *cmdCheck) rm() {
 	if k.e.rules.Readonly {
 		k.emit(sg2010, "deletes files in read-only mode")
 	}
+}
+
+// inputUnderWorkspace reports deletes of paths read from input whose
+// producer lists them under a directory inside the workspace, below its
+// root (ls -d build/*/ | xargs rm -rf): the effects say where they are.
+func (k *cmdCheck) inputUnderWorkspace() bool {
+	found := false
+	for _, ef := range k.e.effs[k.i] {
+		if ef.Kind != effects.Delete {
+			continue
+		}
+		if ef.Path.Origin != effects.OriginDerived || !ef.Path.Known() {
+			return false
+		}
+		p := k.e.resolve(ef.Path.Abs)
+		if !k.e.inWorkspace(p) || p == k.e.ws || k.e.wsSystem {
+			return false
+		}
+		found = true
+	}
+	return found
 }
 
 func (k *cmdCheck) shred() {

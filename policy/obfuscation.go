@@ -36,6 +36,35 @@ func (k *cmdCheck) obfuscation() {
 			break
 		}
 	}
+	for _, a := range c.Args[1:] {
+		if h, ok := nonASCIIHost(a.Value); ok {
+			k.emitAt(sg1009, a.Span, "URL host "+quote(h)+" contains non-ASCII letters (possible homoglyph)")
+			break
+		}
+	}
+}
+
+// nonASCIIHost returns the host of a URL in word w (a whole word, or
+// the value of --opt=URL) when it holds non-ASCII characters: a
+// look-alike of a known host reads the same to a reviewer.
+func nonASCIIHost(w string) (string, bool) {
+	i := strings.Index(w, "://")
+	if i < 0 {
+		return "", false
+	}
+	rest := w[i+3:]
+	if j := strings.IndexAny(rest, "/?#"); j >= 0 {
+		rest = rest[:j]
+	}
+	if j := strings.LastIndexByte(rest, '@'); j >= 0 {
+		rest = rest[j+1:]
+	}
+	for k := 0; k < len(rest); k++ {
+		if rest[k] >= 0x80 {
+			return rest, true
+		}
+	}
+	return "", false
 }
 
 func isDecoder(c *analyze.Command) bool {

@@ -28,7 +28,7 @@ var (
 	sg1008 = &Finding{ID: "SG1008", Group: "input", Tier: Default, Decision: Ask, Summary: "invalid UTF-8",
 		Examples:    []string{"echo \xff"},
 		NotExamples: []string{`echo é`}}
-	sg1009 = &Finding{ID: "SG1009", Group: "input", Tier: Default, Decision: Deny, Summary: "command name with non-ASCII letters (homoglyph)",
+	sg1009 = &Finding{ID: "SG1009", Group: "input", Tier: Default, Decision: Deny, Summary: "command name or URL host with non-ASCII letters (homoglyph)",
 		Examples:    []string{`ls -la`, `ѕudo ls`},
 		NotExamples: []string{`ls`, `ls -la`}}
 	sg1010 = &Finding{ID: "SG1010", Group: "input", Tier: Default, Decision: Ask, Summary: "more than 50 commands (complexity budget)",

@@ -41,7 +41,7 @@ var (
 	sg4013 = &Finding{ID: "SG4013", Group: "exec-capable", Tier: Default, Decision: Ask, Summary: "a tool runs a shell command through an escape or a command option (psql \\!, sqlite3 .shell, vim !, ed !, emacs --eval, make --eval, sort --compress-program, script -c …)",
 		Examples:    []string{`psql -c '\! id'`, `sqlite3 x.db '.shell id'`, `sort --compress-program=sh f`, `make --eval 'x:=$(shell id)'`, `vim -c '!id' -c q f`},
 		NotExamples: []string{`psql -c 'select 1'`, `sort -u f`, `vim -c 'set ft=sh' -c wq f.sh`, `sqlite3 x.db 'select 1'`}}
-	sg4014 = &Finding{ID: "SG4014", Group: "unknown-program", Tier: Default, Decision: Ask, Summary: "a program with no grammar names a device, a credential, a path outside the workspace, a URL or a computed value",
+	sg4014 = &Finding{ID: "SG4014", Group: "unknown-program", Tier: Default, Decision: Ask, Summary: "a program with no grammar names a device, a credential, a path outside the workspace, a URL or a computed value; a known program names a device, a credential or a startup file where it takes no path",
 		Examples:    []string{`frobnicate /dev/sda`, `frobnicate --out=/etc/x`, `frobnicate https://x.example/a`, `./tools/flash --target /dev/mmcblk0 os.img`},
 		NotExamples: []string{`frobnicate src/main.c`, `./build.sh --release`, `frobnicate http://localhost:8080/`}}
 	sg4015 = &Finding{ID: "SG4015", Group: "unknown-program", Tier: Default, Decision: Ask, Summary: "an unknown subcommand of a CLI that changes things",
