@@ -86,7 +86,7 @@ type admission struct {
 }
 
 func (g *Guard) requestVerdict(ctx context.Context, req Request) admission {
-	a := admission{verdict: policy.Check(req.Command, g.rulesFor(req))}
+	a := admission{verdict: policy.CheckContext(ctx, req.Command, g.rulesFor(req))}
 	if req.DisableSandbox {
 		span := policy.Span{Start: 0, End: len(req.Command)}
 		if !g.cfg.AllowUnsandboxed {

@@ -415,6 +415,9 @@ func (w *walker) resetExp(c *ctx, word *syntax.Word) {
 // the file system.
 func (w *walker) expandWord(word *syntax.Word, c *ctx) (args []Arg) {
 	sp := w.span(word, c)
+	if w.tick(); w.stopped {
+		return []Arg{{Value: "$(…)", Dynamic: true, Span: sp}}
+	}
 	wi := inspectWord(word)
 	if wi.risky {
 		return []Arg{{Value: rawWord(word), Dynamic: true, Span: sp, Quoted: wi.quoted}}
@@ -446,6 +449,7 @@ func (w *walker) expandWord(word *syntax.Word, c *ctx) (args []Arg) {
 		}
 	}
 	for _, f := range fields {
+		w.spend(len(f) / bytesPerStep)
 		args = append(args, Arg{Value: f, Dynamic: w.dyn, Glob: glob, ProcSubst: w.procSub,
 			Brace: len(fields) > 1 && !hasParam, ANSIC: wi.ansic, IFS: wi.ifs, Positional: w.positional,
 			Quoted: wi.quoted, Vars: vars, Span: sp})
@@ -466,6 +470,9 @@ func (w *walker) safeFields(word *syntax.Word) (fields []string, err error) {
 // heredoc bodies).
 func (w *walker) expandWordOne(word *syntax.Word, c *ctx) Arg {
 	sp := w.span(word, c)
+	if w.tick(); w.stopped {
+		return Arg{Value: "$(…)", Dynamic: true, Span: sp}
+	}
 	wi := inspectWord(word)
 	if wi.risky {
 		return Arg{Value: rawWord(word), Dynamic: true, Span: sp}
@@ -484,6 +491,7 @@ func (w *walker) expandWordOne(word *syntax.Word, c *ctx) Arg {
 	if err != nil {
 		return Arg{Value: rawWord(word), Dynamic: true, Span: sp}
 	}
+	w.spend(len(s) / bytesPerStep)
 	var vars []string
 	if len(w.usedVars) > 0 {
 		vars = append(vars, w.usedVars...)

@@ -13,6 +13,8 @@
 // are not shells) is data, not commands.
 package analyze
 
+import "time"
+
 // Span is a half-open byte range [Start, End) in the analysed source.
 // Commands found inside strings (the argument of "bash -c", eval, …) carry
 // the span of the outer word they were found in.
@@ -255,6 +257,9 @@ const (
 	NoteUnparsedCode                        // code in a string that could not be parsed
 	NoteTooManyCommands                     // more commands than the analysis budget
 	NoteDynamicCode                         // code run by a wrapper is only known at run time (Wrapper says which)
+	NoteTooDeep                             // nesting past MaxNesting: not parsed
+	NoteWorkBudget                          // the analysis spent its work budget (Options.MaxWork) and stopped
+	NoteCancelled                           // the analysis was cancelled or ran past its time (Options.MaxTime) and stopped
 )
 
 var noteNames = map[NoteKind]string{
@@ -264,6 +269,7 @@ var noteNames = map[NoteKind]string{
 	NoteFuncDef: "func-def", NoteRecursiveFunc: "recursive-func", NoteForkBomb: "fork-bomb",
 	NoteDepthLimit: "depth-limit", NoteTooLarge: "too-large", NoteUnparsedCode: "unparsed-code",
 	NoteTooManyCommands: "too-many-commands", NoteDynamicCode: "dynamic-code",
+	NoteTooDeep: "too-deep", NoteWorkBudget: "work-budget", NoteCancelled: "cancelled",
 }
 
 func (k NoteKind) String() string {
@@ -313,4 +319,12 @@ type Options struct {
 	MaxDepth int
 	// MaxCommands bounds the number of facts (default 10000).
 	MaxCommands int
+	// MaxWork bounds the steps of the analysis: statements walked,
+	// words expanded, substitutions and code followed (default
+	// DefaultMaxWork). Past it the analysis stops (NoteWorkBudget).
+	MaxWork int
+	// MaxTime bounds how long the analysis runs (default
+	// DefaultMaxTime). Past it, or when the context of AnalyzeContext
+	// ends, the analysis stops (NoteCancelled).
+	MaxTime time.Duration
 }

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"fmt"
 	"path"
 	"strconv"
 	"strings"
@@ -197,6 +198,12 @@ func (w *walker) code(cd codeArg, parent *Command, c *ctx) {
 		w.res.Notes = append(w.res.Notes, Note{Kind: NoteDepthLimit, Span: sp, Cmd: -1})
 		return
 	}
+	if d := nesting(cd.text, MaxNesting); d > MaxNesting {
+		w.res.Notes = append(w.res.Notes, Note{Kind: NoteTooDeep, Span: sp, Cmd: -1,
+			Detail: fmt.Sprintf("code nested more than %d levels deep", MaxNesting)})
+		return
+	}
+	w.spend(len(cd.text) / bytesPerStep)
 	f, err := parse(cd.text)
 	if err != nil {
 		w.res.Notes = append(w.res.Notes, parseNote(err, cd.text, &sp))

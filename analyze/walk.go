@@ -1,12 +1,14 @@
 package analyze
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
@@ -20,9 +22,26 @@ var parserPool = sync.Pool{New: func() any {
 	return syntax.NewParser(syntax.Variant(syntax.LangBash))
 }}
 
+// The analysis budgets. DefaultMaxWork steps are about ten times what a
+// script of 64 KiB (the review budget of package policy) takes: a step is
+// a statement, a word, a redirect, or 16 bytes of text parsed or
+// expanded. DefaultMaxTime is a backstop for a slow machine.
+const (
+	DefaultMaxWork = 100_000
+	DefaultMaxTime = 5 * time.Second
+)
+
 // Analyze parses src as bash and returns the facts about it. It never
 // panics and never fails: a parse error is a Note.
 func Analyze(src string, opts Options) *Result {
+	return AnalyzeContext(context.Background(), src, opts)
+}
+
+// AnalyzeContext is Analyze that stops when cx ends (NoteCancelled).
+// Every bound of the analysis (MaxInput, MaxNesting, Options.MaxWork,
+// Options.MaxTime, Options.MaxCommands) ends it early with a note, and
+// the facts found until then.
+func AnalyzeContext(cx context.Context, src string, opts Options) *Result {
 	if opts.Home == "" {
 		opts.Home = "/home/user"
 	}
@@ -35,13 +54,28 @@ func Analyze(src string, opts Options) *Result {
 	if opts.MaxCommands <= 0 {
 		opts.MaxCommands = 10000
 	}
+	if opts.MaxWork <= 0 {
+		opts.MaxWork = DefaultMaxWork
+	}
+	if opts.MaxTime <= 0 {
+		opts.MaxTime = DefaultMaxTime
+	}
 	r := &Result{Src: src, Funcs: map[string]Span{}}
-	w := &walker{opts: opts, res: r, vars: map[string]expand.Variable{}, globVars: map[string]bool{}, dynVars: map[string]bool{}}
+	w := &walker{opts: opts, res: r, vars: map[string]expand.Variable{}, globVars: map[string]bool{}, dynVars: map[string]bool{},
+		cx: cx, deadline: time.Now().Add(opts.MaxTime)}
 	w.cfg = &expand.Config{Env: (*envAdapter)(w), CmdSubst: w.cmdSubst, ProcSubst: w.procSubst}
 	scanChars(src, r)
 	if len(src) > MaxInput {
 		r.Notes = append(r.Notes, Note{Kind: NoteTooLarge, Span: Span{0, len(src)}, Cmd: -1,
 			Detail: fmt.Sprintf("%d bytes, over the %d-byte analysis budget", len(src), MaxInput)})
+		return r
+	}
+	if d := nesting(src, MaxNesting); d > MaxNesting {
+		r.Notes = append(r.Notes, Note{Kind: NoteTooDeep, Span: Span{0, len(src)}, Cmd: -1,
+			Detail: fmt.Sprintf("nested more than %d levels deep", MaxNesting)})
+		return r
+	}
+	if w.spend(1 + len(src)/bytesPerStep); w.stopped {
 		return r
 	}
 	f, err := parse(src)
@@ -57,6 +91,40 @@ func Analyze(src string, opts Options) *Result {
 	w.pos, w.posSet, w.arg0 = []string{}, true, "bash"
 	w.stmts(f.Stmts, c)
 	return r
+}
+
+// tick counts one step of work (spend).
+func (w *walker) tick() { w.spend(1) }
+
+// bytesPerStep is what one step of work buys in bytes of expanded text:
+// words and values that grow (a=$a$a) spend the budget by their size.
+const bytesPerStep = 16
+
+// spend counts n steps of work and stops the analysis, with a note that
+// names the bound, once the work budget is spent, the time is up or the
+// caller has gone. The clock and the context are read every 64 steps.
+func (w *walker) spend(n int) {
+	if w.stopped {
+		return
+	}
+	before := w.work
+	w.work += n
+	var kind NoteKind
+	var detail string
+	switch {
+	case w.work > w.opts.MaxWork:
+		kind, detail = NoteWorkBudget, fmt.Sprintf("more than %d steps", w.opts.MaxWork)
+	case before>>6 == w.work>>6 && before != 0:
+		return
+	case w.cx.Err() != nil:
+		kind, detail = NoteCancelled, "the caller has gone: "+w.cx.Err().Error()
+	case time.Now().After(w.deadline):
+		kind, detail = NoteCancelled, fmt.Sprintf("longer than %s", w.opts.MaxTime)
+	default:
+		return
+	}
+	w.stopped = true
+	w.res.Notes = append(w.res.Notes, Note{Kind: kind, Span: Span{0, len(w.res.Src)}, Cmd: -1, Detail: detail})
 }
 
 func parse(src string) (f *syntax.File, err error) {
@@ -127,6 +195,10 @@ func (c *ctx) copy() *ctx {
 
 type walker struct {
 	opts     Options
+	cx       context.Context
+	deadline time.Time
+	work     int  // steps taken (tick)
+	stopped  bool // a budget is spent: walk no further
 	res      *Result
 	vars     map[string]expand.Variable
 	globVars map[string]bool // variables holding an unexpanded glob
@@ -166,7 +238,9 @@ func (w *walker) span(n syntax.Node, c *ctx) Span {
 	return s
 }
 
-func (w *walker) full() bool { return len(w.res.Commands) >= w.opts.MaxCommands }
+// full reports whether the walk must stop: the command budget or another
+// bound (tick) is spent.
+func (w *walker) full() bool { return w.stopped || len(w.res.Commands) >= w.opts.MaxCommands }
 
 func (w *walker) stmts(list []*syntax.Stmt, c *ctx) {
 	for _, s := range list {
@@ -175,7 +249,7 @@ func (w *walker) stmts(list []*syntax.Stmt, c *ctx) {
 }
 
 func (w *walker) stmt(s *syntax.Stmt, c *ctx) {
-	if s == nil || w.full() {
+	if w.tick(); s == nil || w.full() {
 		return
 	}
 	sc := c
@@ -388,6 +462,7 @@ func isWriteOp(op syntax.RedirOperator) bool {
 }
 
 func (w *walker) redirect(r *syntax.Redirect, c *ctx, cmd int) Redirect {
+	w.tick()
 	rd := Redirect{Op: r.Op.String(), Cwd: c.cwd, Span: w.span(r, c), Cmd: cmd, Write: isWriteOp(r.Op)}
 	if r.N != nil {
 		rd.N = r.N.Value
@@ -489,12 +564,13 @@ func checkHistory(words []*syntax.Word, r *Result) {
 // emitSimple records a command built from the syntax tree, then follows
 // whatever it runs.
 func (w *walker) emitSimple(cmd *Command, redirs []*syntax.Redirect, c *ctx) {
-	idx := len(w.res.Commands)
 	for _, r := range redirs {
-		rd := w.redirect(r, c, idx)
+		rd := w.redirect(r, c, -1)
 		cmd.Redirects = append(cmd.Redirects, rd)
 	}
-	w.emit(cmd, c)
+	// the index is the one emit gives: -1 when the budget is spent, and
+	// then there is nothing to follow
+	idx := w.emit(cmd, c)
 	for i := range cmd.Redirects {
 		cmd.Redirects[i].Cmd = idx
 	}
@@ -503,6 +579,9 @@ func (w *walker) emitSimple(cmd *Command, redirs []*syntax.Redirect, c *ctx) {
 }
 
 func (w *walker) emit(cmd *Command, c *ctx) int {
+	if w.tick(); w.stopped {
+		return -1
+	}
 	if w.full() {
 		if len(w.res.Notes) == 0 || w.res.Notes[len(w.res.Notes)-1].Kind != NoteTooManyCommands {
 			w.res.Notes = append(w.res.Notes, Note{Kind: NoteTooManyCommands, Cmd: -1, Span: cmd.Span})

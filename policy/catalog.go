@@ -61,7 +61,7 @@ var (
 // Catalog lists every finding the policy can report, by ID.
 var Catalog = []*Finding{
 	sg1001, sg1002, sg1003, sg1004, sg1005, sg1006, sg1007, sg1008, sg1009, sg1010, sg1011, sg1012,
-	sg1013, sg1014, sg1099, sg2001, sg2002floor, sg2002deny, sg2003deny, sg2003ask, sg2004deny,
+	sg1013, sg1014, sg1015, sg1016, sg1017, sg1018, sg1099, sg2001, sg2002floor, sg2002deny, sg2003deny, sg2003ask, sg2004deny,
 	sg2004ask, sg2005, sg2006, sg2007deny, sg2007ask, sg2008, sg2010, sg2101floor, sg2101ask, sg2102,
 	sg2201, sg2202, sg2203deny, sg2203ask, sg2204, sg2301, sg2302floor, sg2302deny,
 	sg2303deny, sg2303ask, sg2304, sg2305, sg2306, sg2401deny, sg2401ask, sg2402, sg2403, sg2404,

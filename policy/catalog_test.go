@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -36,6 +37,10 @@ func exampleRules(f *Finding, notRules bool) Rules {
 // that covers each instead.
 var exampleExempt = map[string]string{
 	"SG1012": "needs an input over the analysis budget: TestTooLarge",
+	"SG1015": "needs a text nested past analyze.MaxNesting: TestAnalysisBounds",
+	"SG1016": "needs a text past the work budget: TestAnalysisBounds",
+	"SG1017": "needs a cancelled or late analysis: TestAnalysisBounds",
+	"SG1018": "needs an input over analyze.MaxInput: TestAnalysisBounds",
 	"SG1099": "an internal error: the recover in Evaluate",
 	"SG9001": "reported by the Guard about a request, not by Check",
 	"SG9002": "reported by the Guard about a request, not by Check",
@@ -98,5 +103,39 @@ func TestTooLarge(t *testing.T) {
 	}
 	if v := Check("echo "+strings.Repeat("a", 1000), testRules); reports(v, sg1012) {
 		t.Fatalf("small command reports SG1012")
+	}
+}
+
+// TestAnalysisBounds covers SG1015–SG1017: a text nested past
+// analyze.MaxNesting, one whose analysis spends the work budget and one
+// whose caller has gone each ask, on the floor, whatever the rules
+// allow; and a text just inside the nesting bound is analysed.
+func TestAnalysisBounds(t *testing.T) {
+	allowAll := testRules
+	allowAll.Allow = []string{"*"}
+	deep := strings.Repeat("( ", analyze.MaxNesting+1) + "ls" + strings.Repeat(" )", analyze.MaxNesting+1)
+	if v := Check(deep, allowAll); !reports(v, sg1015) || v.Decision != Ask {
+		t.Fatalf("past the nesting bound: %v %v", v.Decision, ids(v))
+	}
+	inside := strings.Repeat("( ", analyze.MaxNesting/2) + "rm -rf /" + strings.Repeat(" )", analyze.MaxNesting/2)
+	if v := Check(inside, testRules); reports(v, sg1015) || !reports(v, sg2001) {
+		t.Fatalf("inside the nesting bound: %v %v", v.Decision, ids(v))
+	}
+	// a value that doubles with each assignment spends the budget by its size
+	doubling := "a=xxxxxxxx; " + strings.Repeat("a=$a$a; ", 40) + "echo $a"
+	if v := Check(doubling, allowAll); !reports(v, sg1016) || v.Decision != Ask {
+		t.Fatalf("past the work budget: %v %v", v.Decision, ids(v))
+	}
+	huge := "echo " + strings.Repeat("a", analyze.MaxInput)
+	if v := Check(huge, Rules{Workspace: "/ws", Home: "/home/u", DisableDefaults: true}); !reports(v, sg1018) || v.Decision != Ask {
+		t.Fatalf("over the size bound, defaults off: %v %v", v.Decision, ids(v))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if v := CheckContext(ctx, "ls", allowAll); !reports(v, sg1017) || v.Decision != Ask {
+		t.Fatalf("cancelled: %v %v", v.Decision, ids(v))
+	}
+	if v := Check("ls", allowAll); reports(v, sg1015) || reports(v, sg1016) || reports(v, sg1017) {
+		t.Fatalf("a plain command reports a bound: %v", ids(v))
 	}
 }

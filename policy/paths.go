@@ -1,9 +1,12 @@
 package policy
 
 import (
+	"fmt"
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/shellguard/shellguard/analyze"
 )
 
 // OSResolver follows symlinks on the real file system. Paths that do not
@@ -18,6 +21,32 @@ func (e *evaluator) resolve(p string) string {
 	if e.rules.Resolver == nil || p == "" || !path.IsAbs(p) {
 		return p
 	}
+	if r, ok := e.resolved[p]; ok {
+		return r
+	}
+	if len(e.resolved) >= maxResolved {
+		// every path costs system calls: past the bound the command
+		// asks, and the rest is judged by spelling
+		if !e.resolveSpent {
+			e.resolveSpent = true
+			e.emit(sg1016, -1, analyze.Span{Start: 0, End: len(e.res.Src)},
+				fmt.Sprintf("analysis stopped at its work budget (more than %d paths to resolve): the rest is judged by spelling only", maxResolved))
+		}
+		return p
+	}
+	if e.resolved == nil {
+		e.resolved = map[string]string{}
+	}
+	r := e.resolveUncached(p)
+	e.resolved[p] = r
+	return r
+}
+
+// maxResolved bounds the distinct paths one check resolves on the file
+// system.
+const maxResolved = 4096
+
+func (e *evaluator) resolveUncached(p string) string {
 	rest := ""
 	cur := p
 	for i := 0; i < 64; i++ {

@@ -13,6 +13,7 @@
 package policy
 
 import (
+	"context"
 	"fmt"
 	"path"
 	"regexp"
@@ -40,7 +41,13 @@ const MaxCommandSize = 64 << 10
 
 // Check analyses command text and evaluates it against rules.
 func Check(src string, rules Rules) Verdict {
-	return Evaluate(analyze.Analyze(src, AnalyzeOptions(rules)), rules)
+	return CheckContext(context.Background(), src, rules)
+}
+
+// CheckContext is Check that stops analysing when ctx ends: the verdict
+// is then ask (SG1017), as it is past any other bound of the analysis.
+func CheckContext(ctx context.Context, src string, rules Rules) Verdict {
+	return Evaluate(analyze.AnalyzeContext(ctx, src, AnalyzeOptions(rules)), rules)
 }
 
 // AnalyzeOptions returns the analysis options that match rules.
@@ -91,6 +98,8 @@ type evaluator struct {
 	depth          int                      // nesting of command lines held in options
 	nested         *int                     // nested evaluations so far, shared by the whole check
 	wrappers       map[string]bool          // programs analyze unwrapped (built on first use)
+	resolved       map[string]string        // resolve's answers, by path
+	resolveSpent   bool                     // resolve met maxResolved
 }
 
 // Evaluate applies rules to the facts of one command text. It never
@@ -193,8 +202,15 @@ func (e *evaluator) notes() {
 			e.emit(sg1011, -1, sp, "commands nested too deeply to follow")
 		case analyze.NoteTooLarge:
 			e.emit(sg1012, -1, sp, "command text too large to analyse ("+nt.Detail+")")
+			e.emit(sg1018, -1, sp, "command text "+nt.Detail+": not analysed")
 		case analyze.NoteTooManyCommands:
 			e.emit(sg1010, -1, sp, "too many commands to analyse")
+		case analyze.NoteTooDeep:
+			e.emit(sg1015, -1, sp, "command text "+nt.Detail+": not analysed")
+		case analyze.NoteWorkBudget:
+			e.emit(sg1016, -1, sp, "analysis stopped at its work budget ("+nt.Detail+"): the rest is not analysed")
+		case analyze.NoteCancelled:
+			e.emit(sg1017, -1, sp, "analysis stopped ("+nt.Detail+"): the rest is not analysed")
 		case analyze.NoteDynamicCode:
 			// eval, sh -c and shells reading here-documents are judged
 			// with what fed them (codeRunner); other wrappers ask here

@@ -46,6 +46,18 @@ var (
 	sg1014 = &Finding{ID: "SG1014", Group: "input", Tier: Default, Decision: Ask, Summary: "argument starting with a dash lookalike",
 		Examples:    []string{`rm −rf ~`},
 		NotExamples: []string{`rm f`, `rm -f *.log`}}
+	sg1015 = &Finding{ID: "SG1015", Group: "bounds", Tier: Floor, Decision: Ask, Summary: "nested deeper than the analysis bound (not parsed)",
+		Examples:    []string{},
+		NotExamples: []string{}}
+	sg1016 = &Finding{ID: "SG1016", Group: "bounds", Tier: Floor, Decision: Ask, Summary: "analysis work budget spent before the end",
+		Examples:    []string{},
+		NotExamples: []string{}}
+	sg1017 = &Finding{ID: "SG1017", Group: "bounds", Tier: Floor, Decision: Ask, Summary: "analysis cancelled or out of time before the end",
+		Examples:    []string{},
+		NotExamples: []string{}}
+	sg1018 = &Finding{ID: "SG1018", Group: "bounds", Tier: Floor, Decision: Ask, Summary: "input larger than the analysis bound (not parsed)",
+		Examples:    []string{},
+		NotExamples: []string{}}
 	sg1099 = &Finding{ID: "SG1099", Group: "input", Tier: Default, Decision: Ask, Summary: "internal error while checking (fails closed to ask)",
 		Examples:    []string{},
 		NotExamples: []string{}}
