@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/shellguard/shellguard/internal/runner"
+	"github.com/shellguard/shellguard/internal/safe"
 	"github.com/shellguard/shellguard/internal/steptime"
 	"github.com/shellguard/shellguard/policy"
 	"github.com/shellguard/shellguard/sandbox"
@@ -64,6 +65,8 @@ type Request struct {
 // the Result carries the decision and reasons and the error is a
 // *DeniedError (errors.Is(err, ErrDenied)).
 func (g *Guard) Run(ctx context.Context, req Request) (res Result, err error) {
+	defer safe.Recover("Guard.Run", nil, func(e error) { err, res.Error = e, e.Error() })
+	safe.Point("Guard.Run")
 	steptime.Mark("run.begin")
 	opts, a, res, err := g.prepare(ctx, req)
 	steptime.Mark("run.prepare")

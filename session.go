@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/shellguard/shellguard/internal/runner"
+	"github.com/shellguard/shellguard/internal/safe"
 	"github.com/shellguard/shellguard/internal/steptime"
 	"github.com/shellguard/shellguard/sandbox"
 )
@@ -323,6 +324,8 @@ func (s *Session) wrap(t *runner.Task) *Task {
 // as Guard.Run would. Cancelling ctx before that stops the command;
 // closing the session stops it too and Run returns ErrSessionClosed.
 func (s *Session) Run(ctx context.Context, req Request) (res Result, err error) {
+	defer safe.Recover("Session.Run", nil, func(e error) { err, res.Error = e, e.Error() })
+	safe.Point("Session.Run")
 	steptime.Mark("run.begin")
 	req = s.withGrants(req)
 	opts, a, res, err := s.g.prepare(ctx, req)

@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shellguard/shellguard"
+	"github.com/shellguard/shellguard/internal/safe"
 	"github.com/shellguard/shellguard/policy"
 )
 
@@ -91,7 +92,7 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 		h := sha256.Sum256([]byte(opts.Token))
 		want = h[:]
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return s.recoverHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && local != nil {
 			if isLoopback(local.String()) && !isLoopback(r.Host) {
 				w.Header().Set("Connection", "close")
@@ -117,7 +118,7 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 			r.Body = bodyDeadline(w, r.Body, BodyTimeout)
 		}
 		mux.ServeHTTP(w, r)
-	})
+	}))
 }
 
 // BodyTimeout bounds the time to receive a request body, so that a
@@ -238,10 +239,13 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, maxBody int64) 
 	res, err := s.run(ctx, sess, in, false, &progress{})
 	status := http.StatusOK
 	var de *shellguard.DeniedError
+	var pe *safe.PanicError
 	switch {
 	case err == nil:
 	case errors.As(err, &de):
 		status = http.StatusForbidden
+	case errors.As(err, &pe):
+		status = http.StatusInternalServerError
 	case errors.Is(ctx.Err(), context.Canceled):
 		status = 499 // the client went away; nobody reads this
 	case res.ExitCode == nil && res.Task == nil: // it never started

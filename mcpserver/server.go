@@ -108,7 +108,7 @@ func New(g *shellguard.Guard, opts *Options) *Server {
 		InputSchema:  inputSchema(s.set),
 		OutputSchema: shellguard.ResultSchema(),
 		Annotations:  &mcp.ToolAnnotations{DestructiveHint: boolp(true), OpenWorldHint: boolp(s.set.Network)},
-	}, s.handle)
+	}, s.recovered(s.handle))
 	return s
 }
 

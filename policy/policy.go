@@ -46,7 +46,12 @@ func Check(src string, rules Rules) Verdict {
 
 // CheckContext is Check that stops analysing when ctx ends: the verdict
 // is then ask (SG1017), as it is past any other bound of the analysis.
-func CheckContext(ctx context.Context, src string, rules Rules) Verdict {
+func CheckContext(ctx context.Context, src string, rules Rules) (v Verdict) {
+	defer func() {
+		if r := recover(); r != nil {
+			v = internalError(r, len(src))
+		}
+	}()
 	return Evaluate(analyze.AnalyzeContext(ctx, src, AnalyzeOptions(rules)), rules)
 }
 
@@ -107,12 +112,18 @@ type evaluator struct {
 func Evaluate(res *analyze.Result, rules Rules) (v Verdict) {
 	defer func() {
 		if r := recover(); r != nil {
-			v = Verdict{Decision: Ask, Reasons: []Reason{{ID: sg1099.ID, Decision: sg1099.Decision,
-				Message: fmt.Sprintf("internal error while checking the command: %v", r),
-				Span:    Span{Start: 0, End: len(res.Src)}}}, Warnings: []string{}, Commands: [][]string{}}
+			v = internalError(r, len(res.Src))
 		}
 	}()
 	return evaluate(res, rules)
+}
+
+// internalError is the verdict on a command of n bytes whose check
+// panicked: ask (SG1099).
+func internalError(r any, n int) Verdict {
+	return Verdict{Decision: Ask, Reasons: []Reason{{ID: sg1099.ID, Decision: sg1099.Decision,
+		Message: fmt.Sprintf("internal error while checking the command: %v", r),
+		Span:    Span{Start: 0, End: n}}}, Warnings: []string{}, Commands: [][]string{}}
 }
 
 func evaluate(res *analyze.Result, rules Rules) Verdict {

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/shellguard/shellguard/internal/safe"
 )
 
 // Task table defaults.
@@ -449,9 +451,35 @@ func streamName(i int) string {
 
 // finish records the end of the task.
 func (t *Task) finish() {
+	settled, counted := false, false
+	defer safe.Recover("a task's goroutine", nil, func(e error) {
+		// the task ends with the error, and whoever waits for it is told
+		if !settled {
+			t.mu.Lock()
+			t.result = &Result{Err: e}
+			t.finished = time.Now()
+			t.endedBy = EndedError
+			subs := t.subs
+			t.subs = nil
+			t.mu.Unlock()
+			for _, s := range subs {
+				s.close()
+			}
+		}
+		if !counted {
+			t.table.finished(t)
+		}
+		close(t.done)
+	})
 	<-t.proc.Done()
+	safe.Point("task")
 	res := t.proc.Result()
 	t.mu.Lock()
+	defer func() {
+		if !settled {
+			t.mu.Unlock()
+		}
+	}()
 	if t.term != nil && t.term.pending() != "" {
 		t.appendLocked(0, []byte(t.term.pending()))
 		t.term.line = t.term.line[:0]
@@ -483,10 +511,12 @@ func (t *Task) finish() {
 	}
 	subs := t.subs
 	t.subs = nil
+	settled = true
 	t.mu.Unlock()
 	for _, s := range subs {
 		s.close()
 	}
+	counted = true
 	t.table.finished(t)
 	close(t.done)
 }
