@@ -30,6 +30,8 @@ var allowed = map[string][]string{
 	"internal/seccompbpf": {},
 	"internal/steptime":   {},
 	"internal/version":    {},
+	"internal/safe":       {},
+	"internal/hostile":    {},
 	"internal/testenv":    {},
 	"internal/runner":     {"internal/*"},
 	"internal/depcheck":   {},
@@ -48,7 +50,7 @@ var allowed = map[string][]string{
 	// Faces over the library.
 	"config":       {"", "policy", "sandbox", "redact", "audit", "internal/*"},
 	"approvalpage": {"policy"},
-	"mcpserver":    {"", "policy", "approvalpage", "internal/capture", "internal/steptime"},
+	"mcpserver":    {"", "policy", "approvalpage", "internal/capture", "internal/steptime", "internal/safe"},
 	"e2e":          {"approvalpage", "policy", "internal/*"},
 }
 
