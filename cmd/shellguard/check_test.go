@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/shellguard/shellguard/internal/hostile"
 )
 
 // These commands are only checked, never run.
@@ -90,5 +94,34 @@ func TestCheckTextClipsLongLines(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "git push -f") {
 		t.Fatalf("span text missing:\n%s", out.String())
+	}
+}
+
+// TestCheckHostileFiles: check --file answers the reported pathological
+// texts (written to files here, only checked) with ask (exit 1) or deny
+// (exit 2), naming a bound or the budget, within a generous time.
+func TestCheckHostileFiles(t *testing.T) {
+	ws := t.TempDir()
+	for _, in := range hostile.Reported() {
+		p := filepath.Join(ws, in.Name+".sh")
+		if err := os.WriteFile(p, []byte(in.Src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out, errb bytes.Buffer
+		start := time.Now()
+		done := make(chan int, 1)
+		go func() { done <- checkMain([]string{"--json", "--workspace", ws, "--file", p}, &out, &errb) }()
+		select {
+		case code := <-done:
+			if code != 1 && code != 2 {
+				t.Errorf("%s: exit %d, want ask or deny: %s%s", in.Name, code, out.String(), errb.String())
+			}
+			if !regexp.MustCompile(`"SG10(10|1[5-8])"`).MatchString(out.String()) {
+				t.Errorf("%s: no reason names a bound: %.300s", in.Name, out.String())
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s: no answer within 20 s", in.Name)
+		}
+		t.Logf("%s: %s", in.Name, time.Since(start).Round(time.Millisecond))
 	}
 }
