@@ -83,6 +83,8 @@ func TestNestingAttempts(t *testing.T) {
 		"case-patterns":    strings.Repeat("case x in x) ( ", n) + "true" + strings.Repeat(") ;; esac ", n),
 		"time-option":      strings.Repeat("time -p if true; then ", n) + "true; " + strings.Repeat("fi; ", n),
 		"backquote-nested": strings.Repeat("( echo `echo {`; ", n) + strings.Repeat(")", n),
+		"here-string":      "cat <<< x\n" + strings.Repeat("( ", n) + "true" + strings.Repeat(" )", n),
+		"hdoc-empty-delim": strings.Repeat("( cat <<''\n)\n\n", n) + strings.Repeat(")", n),
 	} {
 		if d := treeDepth(t, src); d < n {
 			t.Errorf("%s: the test text does not nest (tree %d deep)", name, d)

@@ -329,9 +329,12 @@ func (s *scanner) step(i int) int {
 			s.cmdPos = true
 			return i + 1
 		}
-		if ch == '<' && i+2 < n && src[i+1] == '<' && src[i+2] != '<' {
+		if ch == '<' && i+2 < n && src[i+1] == '<' {
+			if src[i+2] == '<' {
+				return i + 2 // a here-string: a word follows
+			}
 			j, h := hdocDelim(src, i+2)
-			if h.delim != "" {
+			if h.delim != "" || h.raw {
 				s.pending = append(s.pending, h)
 			}
 			return j
