@@ -1,7 +1,5 @@
 package analyze
 
-import "strings"
-
 // The nesting bound. The parser and every walk over its tree recurse once
 // per level of nesting, so a text nested a hundred thousand levels deep
 // would take the stack (and the memory behind it) without bound. Before
@@ -343,7 +341,7 @@ func (s *scanner) step(i int) int {
 	}
 	// a word: up to the next blank, metacharacter, quote or expansion
 	j := i
-	for j < n && !isBlankOrMeta(src[j]) && !strings.ContainsRune("\\\"'$`{}", rune(src[j])) {
+	for j < n && !wordStop[src[j]] {
 		j++
 	}
 	if j == i {
@@ -351,7 +349,7 @@ func (s *scanner) step(i int) int {
 	}
 	word := src[i:j]
 	switch {
-	case !cmdPos:
+	case !cmdPos || len(word) > 6:
 	case keywordCloser[word] != "":
 		s.push(frame{kind: fKeyword, closer: keywordCloser[word]})
 		s.cmdPos = true
@@ -449,6 +447,15 @@ func hdocDelim(src string, i int) (int, hdoc) {
 	h.delim = string(b)
 	return i - 1, h
 }
+
+// wordStop holds the bytes that end a word for the scan: blanks,
+// metacharacters, quotes, expansions and braces.
+var wordStop = func() (t [256]bool) {
+	for _, c := range []byte(" \t\n;&|<>()\\\"'$`{}") {
+		t[c] = true
+	}
+	return t
+}()
 
 func isBlankOrMeta(c byte) bool {
 	switch c {
