@@ -39,10 +39,6 @@ type structType struct {
 // the reason docs/rough_edges.md gives. A pair is written in the order
 // overlaps reports it (sorted).
 var sameFieldsAllowed = map[[2]string]string{
-	// The audit line is a hash-chained, stable record in the stage below
-	// the library: it cannot embed the library's Result, and its field
-	// names are its own format.
-	{"audit.Event", "shellguard.Result"}: "audit sits below the library; its line format is stable",
 	// Embedding the verdict would put its Commands (every argv) into
 	// every Result and its JSON; Warnings also holds what the run adds.
 	{"policy.Verdict", "shellguard.Result"}: "Result carries the verdict's fields, not its Commands",

@@ -20,7 +20,9 @@ import (
 // apply), the remembering itself and the Grant a Result reports, plus
 // why "always" cannot be offered (GrantsError); the scope is a string and
 // the proposed rule comes from policy.Grant, so no further names.
-const rootBudget = 57
+// 57 -> 58: ErrAuditUnavailable, the refusal of a command whose audit
+// line cannot be written ahead, matched with errors.Is.
+const rootBudget = 58
 
 // exportedNames lists the exported names of the package at importPath
 // (its non-test files for this platform), methods as "Type.Method".
