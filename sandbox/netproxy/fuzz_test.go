@@ -113,7 +113,7 @@ func FuzzHandle(f *testing.F) {
 			},
 			HeaderTimeout: time.Second,
 		})
-		p.handle(&byteConn{r: bytes.NewReader(b)})
+		p.handle(&byteConn{r: bytes.NewReader(b)}, nil)
 		if dialed {
 			t.Fatalf("dialled for %q", b)
 		}

@@ -37,6 +37,10 @@ type Conn struct {
 // Options configure a Proxy. The zero value of each field is usable.
 type Options struct {
 	Allow Allowlist
+	// Discover, when set, is called once, at the first connection, and
+	// its entries are added to Allow: deriving the list (see Discover)
+	// costs nothing to commands that never connect.
+	Discover func() Allowlist
 	// Lookup resolves a name (default: the system resolver).
 	Lookup func(ctx context.Context, host string) ([]netip.Addr, error)
 	// Dial connects to a checked address (default: net.Dialer).
@@ -61,6 +65,9 @@ type Proxy struct {
 	closed bool
 	wg     sync.WaitGroup
 	refuse atomic.Int64
+
+	allowOnce sync.Once
+	allow     Allowlist
 }
 
 // maxLog bounds the records kept for Since.
@@ -86,12 +93,26 @@ func New(opt Options) *Proxy {
 	return &Proxy{opt: opt, lns: map[net.Listener]bool{}, conns: map[net.Conn]bool{}}
 }
 
-// Allowlist returns the proxy's allowlist.
-func (p *Proxy) Allowlist() Allowlist { return p.opt.Allow }
+// Allowlist returns the proxy's allowlist (deriving it on first use).
+func (p *Proxy) Allowlist() Allowlist {
+	p.allowOnce.Do(func() {
+		p.allow.Entries = append([]Entry(nil), p.opt.Allow.Entries...)
+		if p.opt.Discover != nil {
+			d := p.opt.Discover()
+			p.allow.Entries = append(d.Entries, p.allow.Entries...)
+		}
+	})
+	return p.allow
+}
+
+// Refused counts the refused connections so far.
+func (p *Proxy) Refused() int64 { return p.refuse.Load() }
 
 // Serve accepts connections on l until l or the proxy is closed. It
 // returns nil when the proxy was closed.
-func (p *Proxy) Serve(l net.Listener) error {
+func (p *Proxy) Serve(l net.Listener) error { return p.serve(l, nil) }
+
+func (p *Proxy) serve(l net.Listener, a *Attached) error {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -122,12 +143,20 @@ func (p *Proxy) Serve(l net.Listener) error {
 			c.Close()
 			return nil
 		}
+		if a != nil && !a.track(c, true) {
+			p.track(c, false)
+			c.Close()
+			continue
+		}
 		p.wg.Add(1)
 		go func() {
 			defer p.wg.Done()
 			defer p.track(c, false)
 			defer c.Close()
-			p.handle(c)
+			if a != nil {
+				defer a.track(c, false)
+			}
+			p.handle(c, a)
 		}()
 	}
 }
@@ -183,7 +212,7 @@ func (p *Proxy) Since(mark uint64) []Conn {
 	return out
 }
 
-func (p *Proxy) record(c Conn) {
+func (p *Proxy) record(c Conn, a *Attached) {
 	p.mu.Lock()
 	p.seq++
 	c.seq = p.seq
@@ -198,6 +227,74 @@ func (p *Proxy) record(c Conn) {
 	if p.opt.OnConn != nil {
 		p.opt.OnConn(c)
 	}
+	if a != nil {
+		a.mu.Lock()
+		if len(a.recs) < maxLog {
+			a.recs = append(a.recs, c)
+		}
+		a.mu.Unlock()
+	}
+}
+
+// Attached is one listener served by the proxy, with the records of its
+// own connections: a sandboxed command's share of a shared proxy.
+type Attached struct {
+	p     *Proxy
+	l     net.Listener
+	done  chan struct{}
+	mu    sync.Mutex
+	conns map[net.Conn]bool
+	wg    sync.WaitGroup
+	recs  []Conn
+	shut  bool
+}
+
+// Attach serves l until the Attached or the proxy is closed.
+func (p *Proxy) Attach(l net.Listener) *Attached {
+	a := &Attached{p: p, l: l, done: make(chan struct{}), conns: map[net.Conn]bool{}}
+	go func() {
+		defer close(a.done)
+		p.serve(l, a)
+	}()
+	return a
+}
+
+func (a *Attached) track(c net.Conn, add bool) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if add {
+		if a.shut {
+			return false
+		}
+		a.conns[c] = true
+		a.wg.Add(1)
+	} else if a.conns[c] {
+		delete(a.conns, c)
+		a.wg.Done()
+	}
+	return true
+}
+
+// Records returns the records of the connections that have ended.
+func (a *Attached) Records() []Conn {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]Conn(nil), a.recs...)
+}
+
+// Close stops the listener, ends its open connections, waits for them
+// and returns every record.
+func (a *Attached) Close() []Conn {
+	a.mu.Lock()
+	a.shut = true
+	for c := range a.conns {
+		c.Close()
+	}
+	a.mu.Unlock()
+	a.l.Close()
+	<-a.done
+	a.wg.Wait()
+	return a.Records()
 }
 
 // Refusal is why a destination is not allowed.
@@ -237,7 +334,8 @@ func (p *Proxy) Check(ctx context.Context, host string, port int) ([]netip.Addr,
 	if port < 1 || port > 65535 {
 		return nil, refuse("bad port")
 	}
-	al := &p.opt.Allow
+	allow := p.Allowlist()
+	al := &allow
 	if a, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")); err == nil {
 		a = a.Unmap()
 		host = a.String()
@@ -313,7 +411,7 @@ func (p *Proxy) dial(ctx context.Context, host string, port int) (net.Conn, stri
 
 // handle serves one client connection: SOCKS5 when its first byte is 5,
 // HTTP otherwise.
-func (p *Proxy) handle(c net.Conn) {
+func (p *Proxy) handle(c net.Conn, a *Attached) {
 	c.SetReadDeadline(time.Now().Add(p.opt.HeaderTimeout))
 	lr := &io.LimitedReader{R: c, N: 64 << 10}
 	br := bufio.NewReaderSize(lr, 4096)
@@ -322,13 +420,14 @@ func (p *Proxy) handle(c net.Conn) {
 		return
 	}
 	if first[0] == 5 {
-		p.socks(c, br, lr)
+		p.socks(c, br, lr, a)
 		return
 	}
-	p.http(c, br, lr)
+	p.http(c, br, lr, a)
 }
 
-func (p *Proxy) http(c net.Conn, br *bufio.Reader, lr *io.LimitedReader) {
+func (p *Proxy) http(c net.Conn, br *bufio.Reader, lr *io.LimitedReader, a *Attached) {
+	record := func(r Conn) { p.record(r, a) }
 	req, err := http.ReadRequest(br)
 	if err != nil {
 		io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: text/plain\r\n\r\nshellguard proxy: bad request\n")
@@ -370,7 +469,7 @@ func (p *Proxy) http(c net.Conn, br *bufio.Reader, lr *io.LimitedReader) {
 		}
 		fmt.Fprintf(c, "HTTP/1.1 %s\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: %d\r\nX-Shellguard-Refused: %s\r\n\r\n%s",
 			status, len(body), hostPort(host, port), body)
-		p.record(rec)
+		record(rec)
 		return
 	}
 	defer up.Close()
@@ -379,11 +478,11 @@ func (p *Proxy) http(c net.Conn, br *bufio.Reader, lr *io.LimitedReader) {
 	lr.N = 1<<63 - 1
 	if req.Method == http.MethodConnect {
 		if _, err := io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
-			p.record(rec)
+			record(rec)
 			return
 		}
 		rec.Sent, rec.Received = splice(c, up, br)
-		p.record(rec)
+		record(rec)
 		return
 	}
 	// Plain HTTP: one request per connection, in origin form.
@@ -395,13 +494,13 @@ func (p *Proxy) http(c net.Conn, br *bufio.Reader, lr *io.LimitedReader) {
 	if err := req.Write(cw); err != nil {
 		rec.Reason = "forwarding the request: " + err.Error()
 		rec.Sent = cw.n
-		p.record(rec)
+		record(rec)
 		return
 	}
 	rec.Sent = cw.n
 	n, _ := io.Copy(c, up)
 	rec.Received = n
-	p.record(rec)
+	record(rec)
 }
 
 // splice copies both ways until either side ends; buffered holds what the

@@ -117,7 +117,8 @@ func socksReply(w io.Writer, code byte) error {
 	return err
 }
 
-func (p *Proxy) socks(c net.Conn, br *bufio.Reader, lr *io.LimitedReader) {
+func (p *Proxy) socks(c net.Conn, br *bufio.Reader, lr *io.LimitedReader, a *Attached) {
+	record := func(r Conn) { p.record(r, a) }
 	if err := readSocksGreeting(br, c); err != nil {
 		return
 	}
@@ -127,7 +128,7 @@ func (p *Proxy) socks(c net.Conn, br *bufio.Reader, lr *io.LimitedReader) {
 			socksReply(c, code)
 		}
 		if req.Host != "" {
-			p.record(Conn{Host: req.Host, Port: req.Port, Proto: "socks5", Start: time.Now(), Reason: err.Error()})
+			record(Conn{Host: req.Host, Port: req.Port, Proto: "socks5", Start: time.Now(), Reason: err.Error()})
 		}
 		return
 	}
@@ -142,7 +143,7 @@ func (p *Proxy) socks(c net.Conn, br *bufio.Reader, lr *io.LimitedReader) {
 			socksReply(c, socksHostUnreach)
 			rec.Allowed, rec.Reason = true, err.Error()
 		}
-		p.record(rec)
+		record(rec)
 		return
 	}
 	defer up.Close()
@@ -150,9 +151,9 @@ func (p *Proxy) socks(c net.Conn, br *bufio.Reader, lr *io.LimitedReader) {
 	c.SetReadDeadline(time.Time{})
 	lr.N = 1<<63 - 1
 	if err := socksReply(c, socksOK); err != nil {
-		p.record(rec)
+		record(rec)
 		return
 	}
 	rec.Sent, rec.Received = splice(c, up, br)
-	p.record(rec)
+	record(rec)
 }
