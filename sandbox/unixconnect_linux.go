@@ -300,6 +300,15 @@ func (s *supervisor) decide(n *seccompNotif) (int64, syscall.Errno) {
 	addrPtr, addrLen := n.Args[1], n.Args[2]
 	pidfd, err := unix.PidfdOpen(pid, 0)
 	if err != nil {
+		// pid is a thread other than its process's leader (a Go
+		// program dials on any thread; the kernel says EINVAL or
+		// ENOENT): its descriptors are those of its thread group
+		// (net_linux.go).
+		if tg := threadGroup(pid); tg > 0 && tg != pid {
+			pidfd, err = unix.PidfdOpen(tg, 0)
+		}
+	}
+	if err != nil {
 		return -1, unix.ESRCH
 	}
 	defer unix.Close(pidfd)
