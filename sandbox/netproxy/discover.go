@@ -214,7 +214,7 @@ func goProxies(ctx context.Context, o DiscoverOptions) []Entry {
 		}
 	default:
 		name, _, _ := strings.Cut(f[0], "+")
-		if e, err := ParseEntry(name, "go env GOSUMDB"); err == nil && e.prefix.IsValid() == false {
+		if e, err := ParseEntry(name, "go env GOSUMDB"); err == nil && !e.prefix.IsValid() {
 			es = append(es, e)
 		}
 	}
