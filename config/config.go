@@ -93,8 +93,10 @@ type Config struct {
 		BuiltinDefaults     bool     `json:"builtin_defaults"`
 	} `json:"rules"`
 	Sandbox struct {
-		Mode             string   `json:"mode"` // auto | required | off
-		Network          bool     `json:"network"`
+		Mode             string   `json:"mode"`    // auto | required | off
+		Network          string   `json:"network"` // off | allowlist | on
+		NetworkAllow     []string `json:"network_allow"`
+		NetworkDeny      []string `json:"network_deny"`
 		WritableRoots    []string `json:"writable_roots"`
 		MaskedPaths      []string `json:"masked_paths"`
 		HomeAllow        []string `json:"home_allow"`

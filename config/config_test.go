@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/shellguard/shellguard/sandbox/netproxy"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -46,7 +47,7 @@ func TestDefaults(t *testing.T) {
 	}
 	if c.Timeout.Default != 120 || c.Timeout.Max != 600 || c.Output.MaxBytes != 65536 ||
 		c.Output.MaxTotalBytes != 1<<30 || !c.Rules.BuiltinDefaults || c.Rules.Readonly ||
-		c.Sandbox.Mode != "auto" || c.Sandbox.Network || c.Tasks.Max != 64 ||
+		c.Sandbox.Mode != "auto" || c.Sandbox.Network != "allowlist" || c.Tasks.Max != 64 ||
 		c.Tasks.RingLines != 10000 || c.Tasks.BlockingBudget != 50 || c.Audit.Path != "" {
 		t.Errorf("unexpected defaults: %+v", c)
 	}
@@ -93,7 +94,18 @@ var keyCases = map[string]struct {
 	"rules.unrestricted":     {"rules: {unrestricted: true}", func(c *Config) bool { return c.PolicyRules().Unrestricted }},
 	"rules.builtin_defaults": {"rules: {builtin_defaults: false}", func(c *Config) bool { return c.PolicyRules().DisableDefaults }},
 	"sandbox.mode":           {"sandbox: {mode: required}", func(c *Config) bool { return c.Sandbox.Mode == "required" }},
-	"sandbox.network":        {"sandbox: {network: true}", func(c *Config) bool { return c.Sandbox.Network }},
+	"sandbox.network":        {"sandbox: {network: true}", func(c *Config) bool { return c.Sandbox.Network == "on" }},
+	"sandbox.network_allow": {"sandbox: {network_allow: ['*.corp.test:8443']}", func(c *Config) bool {
+		var al netproxy.Allowlist
+		c.applyNetworkLists(&al)
+		return len(al.Entries) == 1 && al.Entries[0].String() == "*.corp.test:8443"
+	}},
+	"sandbox.network_deny": {"sandbox: {network_deny: [npm.mirror.test]}", func(c *Config) bool {
+		var al netproxy.Allowlist
+		al.Add("test", "npm.mirror.test", "other.test")
+		c.applyNetworkLists(&al)
+		return strings.Join(al.Hosts(), " ") == "other.test"
+	}},
 	"sandbox.writable_roots": {"sandbox: {writable_roots: [/var/cache/x]}", func(c *Config) bool {
 		return reflect.DeepEqual(c.Sandbox.WritableRoots, []string{"/var/cache/x"})
 	}},
@@ -352,7 +364,7 @@ func TestFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !c.Sandbox.Network || c.Sandbox.Mode != "off" || c.Provenance["sandbox.mode"].String() != "flag --sandbox" {
+	if c.Sandbox.Network != "on" || c.Sandbox.Mode != "off" || c.Provenance["sandbox.mode"].String() != "flag --sandbox" {
 		t.Errorf("flags: %+v %v", c.Sandbox, c.Provenance["sandbox.mode"])
 	}
 	_, err = Load(Options{NoUserFile: true, Flags: []Setting{{Flag: "--timeout", Key: "timeout.default", Value: "soon"}}})
@@ -452,7 +464,9 @@ func TestProjectCannotLoosen(t *testing.T) {
 		{"", "rules: {unrestricted: true}", "1", "rules.unrestricted: a project file may only set this to false"},
 		{"", "rules: {builtin_defaults: false}", "1", "rules.builtin_defaults: a project file may only set this to true"},
 		{"", "sandbox: {mode: off}", "1", "sandbox.mode: a project file may only make the sandbox stricter (now auto, project says off)"},
-		{"", "sandbox: {network: true}", "1", "sandbox.network: a project file may only set this to false"},
+		{"", "sandbox: {network: true}", "1", "sandbox.network: a project file may only make this stricter (now allowlist, project says on)"},
+		{"", "sandbox: {network: on}", "1", "sandbox.network: a project file may only make this stricter (now allowlist, project says on)"},
+		{"", "sandbox: {network_allow: [evil.test]}", "1", "sandbox.network_allow: not allowed in a project file"},
 		{"", "sandbox: {writable_roots: [/etc]}", "1", "sandbox.writable_roots: not allowed"},
 		{"", "sandbox: {excluded_commands: [\"bash *\"]}", "1", "sandbox.excluded_commands: not allowed"},
 		{"", "sandbox: {allow_unsandboxed: true}", "1", "sandbox.allow_unsandboxed: a project file may only set this to false"},

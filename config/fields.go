@@ -12,6 +12,7 @@ import (
 	"github.com/shellguard/shellguard/internal/lazyre"
 	"github.com/shellguard/shellguard/policy"
 	"github.com/shellguard/shellguard/redact"
+	"github.com/shellguard/shellguard/sandbox/netproxy"
 )
 
 type kind int
@@ -58,7 +59,7 @@ var schemaOrder = []string{
 	"rules.allow", "rules.ask", "rules.deny", "rules.custom_deny_patterns", "rules.custom_allow_patterns",
 	"rules.allowed_commands", "rules.blocked_commands", "rules.allowed_roots",
 	"rules.readonly", "rules.unrestricted", "rules.builtin_defaults",
-	"sandbox.mode", "sandbox.network", "sandbox.writable_roots", "sandbox.masked_paths",
+	"sandbox.mode", "sandbox.network", "sandbox.network_allow", "sandbox.network_deny", "sandbox.writable_roots", "sandbox.masked_paths",
 	"sandbox.home_allow",
 	"sandbox.excluded_commands", "sandbox.allow_unsandboxed", "sandbox.pool",
 	"sandbox.limits.processes", "sandbox.limits.memory_mb", "sandbox.limits.file_size_mb",
@@ -91,8 +92,12 @@ var fields = map[string]field{
 	"rules.unrestricted":          {kBool, tFalseOnly, func(c *Config) any { return &c.Rules.Unrestricted }, false},
 	"rules.builtin_defaults":      {kBool, tTrueOnly, func(c *Config) any { return &c.Rules.BuiltinDefaults }, false},
 
-	"sandbox.mode":           {kString, tStricterMode, func(c *Config) any { return &c.Sandbox.Mode }, false},
-	"sandbox.network":        {kBool, tFalseOnly, func(c *Config) any { return &c.Sandbox.Network }, false},
+	"sandbox.mode":    {kString, tStricterMode, func(c *Config) any { return &c.Sandbox.Mode }, false},
+	"sandbox.network": {kString, tStricterMode, func(c *Config) any { return &c.Sandbox.Network }, false},
+	// Hosts let out through the allowlist proxy: only the user may add,
+	// a project file may only remove (network_deny).
+	"sandbox.network_allow":  {kStrings, tForbidden, func(c *Config) any { return &c.Sandbox.NetworkAllow }, false},
+	"sandbox.network_deny":   {kStrings, tAdd, func(c *Config) any { return &c.Sandbox.NetworkDeny }, false},
 	"sandbox.writable_roots": {kStrings, tForbidden, func(c *Config) any { return &c.Sandbox.WritableRoots }, true},
 	"sandbox.masked_paths":   {kStrings, tAdd, func(c *Config) any { return &c.Sandbox.MaskedPaths }, true},
 	// Bringing more of HOME into the sandbox loosens it: user file only.
@@ -132,6 +137,8 @@ var modeRank = map[string]int{"off": 0, "auto": 1, "required": 2, "strict": 3}
 var modeRanks = map[string]map[string]int{
 	"sandbox.mode":   modeRank,
 	"output.escapes": {"keep": 0, "strip": 1},
+	// true and false (the boolean this key was) are read as on and off.
+	"sandbox.network": {"on": 0, "allowlist": 1, "off": 2},
 }
 
 func rankNames(r map[string]int) string {
@@ -220,6 +227,17 @@ func (l *loader) set(f field, key string, n *yaml.Node, src Source) {
 		*f.ptr(c).(*bool) = v
 		c.Provenance[key] = at
 	case kString:
+		if key == "sandbox.network" && n.Kind == yaml.ScalarNode && n.Tag == "!!bool" {
+			// The boolean form: true is on, false is off.
+			c := *n
+			c.Tag = "!!str"
+			if v := strings.ToLower(n.Value); v == "true" || v == "yes" || v == "on" {
+				c.Value = "on"
+			} else {
+				c.Value = "off"
+			}
+			n = &c
+		}
 		if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
 			l.errorf(n, src, key, "want a string, got %s", describe(n))
 			return
@@ -255,6 +273,14 @@ func (l *loader) set(f field, key string, n *yaml.Node, src Source) {
 		vals, nodes, ok := l.stringList(n, src, key)
 		if !ok {
 			return
+		}
+		if key == "sandbox.network_allow" || key == "sandbox.network_deny" {
+			for i, v := range vals {
+				if _, err := netproxy.ParseEntry(v, ""); err != nil {
+					l.errorf(nodes[i], src, key, "%v", err)
+					return
+				}
+			}
 		}
 		if f.path {
 			for i := range vals {

@@ -66,11 +66,13 @@ func (c *Config) GuardConfig() (shellguard.Config, error) {
 	// Off is a spec too, so every result says plainly that no sandbox ran.
 	spec := &sandbox.Spec{
 		Mode:          mode,
-		Network:       c.Sandbox.Network,
 		WritableRoots: append(append([]string(nil), c.Sandbox.WritableRoots...), c.Rules.AllowedRoots...),
 		MaskedPaths:   c.Sandbox.MaskedPaths,
 		HomeAllow:     c.Sandbox.HomeAllow,
 		Pool:          c.Sandbox.Pool,
+	}
+	if err := c.networkSpec(spec); err != nil {
+		return gc, err
 	}
 	if spec.Pool == 0 {
 		spec.Pool = -1 // sandbox.pool: 0 means no warm helpers

@@ -28,7 +28,7 @@ type settings struct {
 	// SandboxLayers names the protections the sandbox applied, in a few
 	// words each; empty: no sandbox.
 	SandboxLayers []string
-	Network       bool // commands may use the network
+	Network       string // "on", "allowlist" (through the proxy) or "off"
 	// AlwaysDenied is a short human list of what is always denied.
 	AlwaysDenied []string
 
@@ -63,7 +63,7 @@ func settingsOf(g *shellguard.Guard, so shellguard.SessionOptions) settings {
 		DefaultTimeout: c.Timeout,
 		MaxTimeout:     c.MaxTimeout,
 		MaxOutput:      c.MaxOutput,
-		Network:        true,
+		Network:        "on",
 		AlwaysDenied:   alwaysDenied,
 		DisableSandbox: c.AllowUnsandboxed,
 	}
@@ -76,7 +76,12 @@ func settingsOf(g *shellguard.Guard, so shellguard.SessionOptions) settings {
 		if len(s.SandboxLayers) > 0 {
 			s.WritableRoots = a.Writable
 		}
-		s.Network = a.Network != "none"
+		switch a.Network {
+		case "none":
+			s.Network = "off"
+		case "allowlist":
+			s.Network = "allowlist"
+		}
 	}
 	return s
 }
@@ -99,10 +104,13 @@ func describe(s settings) string {
 	} else {
 		b.WriteString("Sandbox: none available; commands run as the server's user. ")
 	}
-	if s.Network {
+	switch s.Network {
+	case "on":
 		b.WriteString("Network: on.\n")
-	} else {
-		b.WriteString("Network: off.\n")
+	case "allowlist":
+		b.WriteString("Network: only the package registries the machine is configured for and hosts the user listed, through a proxy that HTTP_PROXY, HTTPS_PROXY and ALL_PROXY point at (npm, pip, go, git and curl use it on their own); any other host is refused at once with a 403 naming it: do not work around it, ask the user to add the host to sandbox.network_allow.\n")
+	default:
+		b.WriteString("Network: off (loopback only; package managers are set to offline).\n")
 	}
 	if s.DisableSandbox && len(s.SandboxLayers) > 0 {
 		b.WriteString("dangerously_disable_sandbox: true runs a command outside the sandbox, only with the user's approval; use it only when the sandbox itself breaks the command.\n")

@@ -331,7 +331,7 @@ func TestGuardSettings(t *testing.T) {
 	if s.DisableSandbox {
 		t.Errorf("features: %+v", s)
 	}
-	if len(s.SandboxLayers) == 0 || s.Network {
+	if len(s.SandboxLayers) == 0 || s.Network == "on" {
 		t.Logf("no sandbox layers here (or the network stays on): %+v", s)
 	}
 	if len(s.SandboxLayers) > 0 && !slices.Contains(s.WritableRoots, ws) {
@@ -360,7 +360,7 @@ func TestGuardSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := settingsOf(g, shellguard.SessionOptions{}); len(s.SandboxLayers) != 0 || !s.Network {
+	if s := settingsOf(g, shellguard.SessionOptions{}); len(s.SandboxLayers) != 0 || s.Network != "on" {
 		t.Errorf("no sandbox: %+v", s)
 	}
 }

@@ -97,6 +97,10 @@ func TestDescribe(t *testing.T) {
 			t.Errorf("description lacks %q:\n%s", want, d)
 		}
 	}
+	s := settings{Workspace: "/ws", Network: "allowlist", SandboxLayers: []string{"namespaces"}}
+	if d := describe(s); !strings.Contains(d, "HTTP_PROXY") || !strings.Contains(d, "sandbox.network_allow") {
+		t.Errorf("allowlist mode not described:\n%s", d)
+	}
 	if len(d) > 1500 {
 		t.Errorf("description is %d bytes", len(d))
 	}

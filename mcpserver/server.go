@@ -107,7 +107,7 @@ func New(g *shellguard.Guard, opts *Options) *Server {
 		Description:  describe(s.set),
 		InputSchema:  inputSchema(s.set),
 		OutputSchema: shellguard.ResultSchema(),
-		Annotations:  &mcp.ToolAnnotations{DestructiveHint: boolp(true), OpenWorldHint: boolp(s.set.Network)},
+		Annotations:  &mcp.ToolAnnotations{DestructiveHint: boolp(true), OpenWorldHint: boolp(s.set.Network != "off")},
 	}, s.recovered(s.handle))
 	return s
 }

@@ -24,6 +24,10 @@ var cacheVars = []struct {
 	{"PIP_CACHE_DIR", "pip", false},
 	{"CARGO_HOME", "cargo", true},
 	{"GRADLE_USER_HOME", "gradle", true},
+	// GOPATH holds the checksum database's state (pkg/sumdb: without it
+	// writable, fetching a module not in the cache fails to verify) and
+	// go install's bin/.
+	{"GOPATH", "gopath", true},
 }
 
 // wsCacheDir is the per-workspace part of cacheDir for ws.

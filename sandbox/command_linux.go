@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/shellguard/shellguard/internal/steptime"
+	"github.com/shellguard/shellguard/sandbox/netproxy"
 	"golang.org/x/sys/unix"
 )
 
@@ -33,6 +34,7 @@ type helperSpec struct {
 	ReadOnly  []string `json:"ro"`
 	Masked    []string `json:"mask"`
 	Network   bool     `json:"net"`
+	Proxy     bool     `json:"proxy"` // allowlist mode (net_linux.go)
 	Limits    Limits   `json:"limits"`
 	UserNS    bool     `json:"userns"`
 	NetNS     bool     `json:"netns"`
@@ -95,6 +97,11 @@ type Handle struct {
 	// done is called once at the end of Close (the pool warms the
 	// replacement of a warm helper then).
 	done func()
+	// proxy serves the command's listener (netAtt) in allowlist mode;
+	// netUse gets its records at Close (net_linux.go).
+	proxy  *netproxy.Proxy
+	netAtt *netproxy.Attached
+	netUse *NetUse
 }
 
 // nsDisabled caches "user namespaces cannot be created here" after a
@@ -205,6 +212,7 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 	cmd.Args[0] = "shellguard-sandbox"
 	cmd.Env = withCacheEnv(env, cacheDirOf(spec, env), hs.Writable, hs.Workspace)
 	cmd.Env = goProxyEnv(cmd.Env, env, hs.FS.Home)
+	cmd.Env = netEnv(cmd.Env, spec)
 	cmd.Dir = dir
 	// fd 3: the report; fd 4: the control channel (ctl_linux.go); fd 5
 	// and up: the idmapped trees (rootmap_linux.go), then the marks.
@@ -252,7 +260,7 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 	ws := prepareWSGuard(hs.Workspace, lookGit(env))
 	steptime.Mark("sb.wsguard")
 	return cmd, &Handle{mode: spec.Mode, r: r, w: w, ctl: ctl, ctlChild: ctlChild, userns: hs.UserNS, git: gst, ov: ovs, rm: rmFiles, post: &PostRun{}, cg: rc, cgErr: cgErr,
-		ws: ws}, nil
+		ws: ws, proxy: spec.Proxy}, nil
 }
 
 const (
@@ -350,7 +358,7 @@ func (h *Handle) Applied() (Applied, error) {
 			h.err = ErrNoReport
 			return
 		}
-		b, sup, err := readReport(h.r)
+		b, sup, netFD, err := readReport(h.r)
 		steptime.Mark("sb.report")
 		h.sup = sup
 		h.r.Close()
@@ -370,6 +378,7 @@ func (h *Handle) Applied() (Applied, error) {
 		}
 		h.applied = rep.Applied
 		h.applied.Post = h.post
+		h.attachNet(netFD)
 		if h.ov != nil {
 			h.ov.mounted = h.applied.Has(LayerOverlay)
 		}
@@ -398,6 +407,7 @@ func (h *Handle) Applied() (Applied, error) {
 // has been waited for. Safe to call more than once.
 func (h *Handle) Close() error {
 	h.closeCtl()
+	h.closeNet()
 	if h.sup != nil {
 		h.sup.Stop()
 		h.sup = nil
@@ -581,7 +591,7 @@ func cacheDirOf(spec Spec, env []string) string {
 
 // resolve fills in every default of spec.
 func resolve(spec Spec, env []string, dir string) (*helperSpec, error) {
-	hs := &helperSpec{Mode: spec.Mode, Network: spec.Network, BashInit: spec.BashAsInit}
+	hs := &helperSpec{Mode: spec.Mode, Network: spec.Network, Proxy: !spec.Network && spec.Proxy != nil, BashInit: spec.BashAsInit}
 	ws := spec.Workspace
 	if ws == "" {
 		ws = dir

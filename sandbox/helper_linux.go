@@ -53,6 +53,8 @@ type helper struct {
 	// failed (rootmap_linux.go).
 	rootMapUsed map[int]bool
 	rootMapErr  error
+	// netProxy: the proxy's listener was handed out (net_linux.go).
+	netProxy bool
 }
 
 func (h *helper) ok(name, detail string) {
@@ -136,11 +138,13 @@ func helperMain(specJSON, script string, warm bool) int {
 		steptime.Mark("h.chdir")
 	}
 	if hs.NetNS {
-		if err := loopbackUp(); err != nil {
+		err := loopbackUp()
+		if err != nil {
 			h.miss(LayerLoopback, err, "")
 		} else {
 			h.ok(LayerLoopback, "lo up, 127.0.0.1 only")
 		}
+		h.proxyListener(err == nil) // net_linux.go: allowlist mode
 	}
 	if !mountsOK {
 		h.session()
@@ -159,6 +163,8 @@ func helperMain(specJSON, script string, warm bool) int {
 	switch {
 	case hs.Network:
 		h.applied.Network = "host"
+	case hs.NetNS && h.applied.Has(LayerNetNS) && h.netProxy:
+		h.applied.Network = NetAllowlist
 	case hs.NetNS && h.applied.Has(LayerNetNS):
 		h.applied.Network = "none"
 	case h.applied.Has(LayerLandlockNet) && h.applied.Has(LayerSeccomp):

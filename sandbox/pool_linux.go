@@ -125,7 +125,7 @@ func (p *Pool) Command(ctx context.Context, spec Spec, script string, env []stri
 	steptime.Mark("pool.take")
 	if w != nil {
 		w.h.call = &poolCall{Script: script, Dir: realpath(dir),
-			Env: goProxyEnv(withCacheEnv(env, cacheDirOf(spec, env), hs.Writable, hs.Workspace), env, hs.FS.Home)}
+			Env: netEnv(goProxyEnv(withCacheEnv(env, cacheDirOf(spec, env), hs.Writable, hs.Workspace), env, hs.FS.Home), spec)}
 		w.h.applied.Warm = true
 		// The post-run workspace search starts from now (and from what
 		// exists now), not from when the helper was warmed.

@@ -33,6 +33,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/shellguard/shellguard/sandbox/netproxy"
 )
 
 // Mode says what to do when a layer cannot be applied.
@@ -130,6 +132,12 @@ type Spec struct {
 	// namespace with only loopback, or, without one, Landlock TCP rules and
 	// a seccomp rule against UDP/raw sockets.
 	Network bool `json:"network,omitempty"`
+	// Proxy, with Network false, is the allowlist mode: the command's
+	// network namespace still has only loopback, and the proxy's listener
+	// is brought into it at ProxyAddr (a descriptor the helper opens
+	// there and hands out); the proxy settings of the environment point
+	// at it. Nil: no network at all (see NetMode).
+	Proxy *netproxy.Proxy `json:"-"`
 	// CacheDir is a writable directory owned by shellguard where build and
 	// package caches go (GOCACHE, npm_config_cache, PIP_CACHE_DIR,
 	// CARGO_HOME, XDG_CACHE_HOME …). Default: DefaultCacheDir.
@@ -242,6 +250,9 @@ const (
 	// owned by root on disk is owned by RootMapID, and what the command
 	// creates there is owned by root on disk.
 	LayerRootMap = "rootmap"
+	// LayerNetProxy: in allowlist mode, the proxy's listener inside the
+	// network namespace (net_linux.go).
+	LayerNetProxy = "netproxy"
 )
 
 // Layer is one protection of the sandbox: applied (in Applied.Layers,
@@ -262,7 +273,9 @@ type Applied struct {
 	Layers   []Layer `json:"layers"`
 	Missing  []Layer `json:"missing,omitempty"`
 	// Network is "none" (loopback-only namespace or TCP/UDP denied),
-	// "host" (network allowed) or "partial" (some of it denied).
+	// "allowlist" (loopback-only namespace, the hosts of the allowlist
+	// through the proxy), "host" (network allowed) or "partial" (some of
+	// it denied).
 	Network   string   `json:"network"`
 	Workspace string   `json:"workspace,omitempty"`
 	Writable  []string `json:"writable,omitempty"`
@@ -281,6 +294,9 @@ type Applied struct {
 	// before it arrived (a session's warm helper, see Pool); it sees
 	// exactly what a helper started for it would.
 	Warm bool `json:"warm,omitempty"`
+	// Net is what the command did through the allowlist proxy (net.go);
+	// filled in when the run's handle is closed.
+	Net *NetUse `json:"net,omitempty"`
 }
 
 // Has reports whether the layer name was applied.
@@ -319,6 +335,7 @@ func (a Applied) Warnings() []string {
 	if a.Post != nil {
 		w = append(w, a.Post.Warnings...)
 	}
+	w = append(w, a.Net.warnings()...)
 	return w
 }
 

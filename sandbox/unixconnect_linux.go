@@ -107,10 +107,10 @@ func reportChannel() (r, w *os.File, err error) {
 
 // readReport reads the channel to its end: the report, and, when the
 // helper installed the connect filter, the listener (started here).
-func readReport(r *os.File) ([]byte, *supervisor, error) {
+func readReport(r *os.File) ([]byte, *supervisor, int, error) {
 	rc, err := r.SyscallConn()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, -1, err
 	}
 	data, fds, err := recvAll(1<<20, 4, func(p, oob []byte) (n, oobn int, err error) {
 		cerr := rc.Read(func(fd uintptr) bool {
@@ -123,24 +123,27 @@ func readReport(r *os.File) ([]byte, *supervisor, error) {
 		return n, oobn, err
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, -1, err
 	}
+	// The proxy listener of the allowlist mode comes first (net_linux.go).
+	data, fds, netFD := takeNetListener(data, fds)
 	if len(data) == 0 || data[0] != 'L' {
 		closeAll(fds)
-		return data, nil, nil
+		return data, nil, netFD, nil
 	}
 	var info listenerInfo
 	rest, err := wireDecodePrefix(string(data[1:]), &info)
 	if len(fds) != 1 || err != nil {
 		closeAll(fds)
-		return nil, nil, errors.New("sandbox: bad connect-supervisor message")
+		closeAll([]int{netFD})
+		return nil, nil, -1, errors.New("sandbox: bad connect-supervisor message")
 	}
 	s, err := startSupervisor(fds[0], info)
 	if err != nil {
 		unix.Close(fds[0])
-		return []byte(rest), nil, err
+		return []byte(rest), nil, netFD, err
 	}
-	return []byte(rest), s, nil
+	return []byte(rest), s, netFD, nil
 }
 
 // recvAll reads a unix socket to its end (or until limit bytes) through
@@ -296,6 +299,15 @@ func (s *supervisor) decide(n *seccompNotif) (int64, syscall.Errno) {
 	sockfd := int(int32(n.Args[0]))
 	addrPtr, addrLen := n.Args[1], n.Args[2]
 	pidfd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		// pid is a thread other than its process's leader (a Go
+		// program dials on any thread; the kernel says EINVAL or
+		// ENOENT): its descriptors are those of its thread group
+		// (net_linux.go).
+		if tg := threadGroup(pid); tg > 0 && tg != pid {
+			pidfd, err = unix.PidfdOpen(tg, 0)
+		}
+	}
 	if err != nil {
 		return -1, unix.ESRCH
 	}

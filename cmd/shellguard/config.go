@@ -54,6 +54,9 @@ func configMain(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, err)
 			return 1
 		}
+		if !*asJSON {
+			printNetwork(stdout, c)
+		}
 		return 0
 	case "check":
 		fs := flag.NewFlagSet("config", flag.ContinueOnError)

@@ -5,6 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+
+	"github.com/shellguard/shellguard/config"
 
 	"github.com/shellguard/shellguard/sandbox"
 )
@@ -40,6 +43,12 @@ func doctorMain(args []string, stdout, stderr io.Writer) int {
 		}
 	} else {
 		fmt.Fprint(stdout, r.String())
+		// The network mode of the configuration that applies here.
+		if wd, err := os.Getwd(); err == nil {
+			if c, err := config.Load(config.Options{Workspace: wd}); err == nil {
+				printNetwork(stdout, c)
+			}
+		}
 	}
 	if !r.RequiredOK {
 		return 1

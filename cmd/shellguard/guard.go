@@ -20,7 +20,26 @@ type guardFlags struct {
 	config    string
 	workspace string
 	sandbox   string
-	network   bool
+	network   netFlag
+}
+
+// netFlag is --network: bare it means on, else off, allowlist or on.
+type netFlag string
+
+func (n *netFlag) String() string   { return string(*n) }
+func (n *netFlag) IsBoolFlag() bool { return true }
+func (n *netFlag) Set(v string) error {
+	switch v {
+	case "true", "on":
+		*n = "on"
+	case "false", "off":
+		*n = "off"
+	case "allowlist":
+		*n = "allowlist"
+	default:
+		return fmt.Errorf("want off, allowlist or on, got %q", v)
+	}
+	return nil
 }
 
 func addGuardFlags(fs *flag.FlagSet, withSandbox bool) *guardFlags {
@@ -29,7 +48,7 @@ func addGuardFlags(fs *flag.FlagSet, withSandbox bool) *guardFlags {
 	fs.StringVar(&g.workspace, "workspace", "", "project `DIR`: writable, and where paths are confined (default: the current directory)")
 	if withSandbox {
 		fs.StringVar(&g.sandbox, "sandbox", "", "kernel sandbox `MODE`: auto (apply what the kernel allows; default), required (fail closed), strict (required with a copy-on-write workspace) or off")
-		fs.BoolVar(&g.network, "network", false, "allow network access (default: no network)")
+		fs.Var(&g.network, "network", "network `MODE`: off, allowlist (the hosts of sandbox.network_allow and the toolchains' registries, through a proxy; default) or on; bare --network means on")
 	}
 	return g
 }
@@ -60,7 +79,7 @@ func (g *guardFlags) load(extra ...config.Setting) (*config.Config, error) {
 		flags = append(flags, config.Setting{Flag: "--sandbox", Key: "sandbox.mode", Value: strconv.Quote(g.sandbox)})
 	}
 	if set["network"] {
-		flags = append(flags, config.Setting{Flag: "--network", Key: "sandbox.network", Value: strconv.FormatBool(g.network)})
+		flags = append(flags, config.Setting{Flag: "--network", Key: "sandbox.network", Value: string(g.network)})
 	}
 	flags = append(flags, extra...)
 	return config.Load(config.Options{

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/shellguard/shellguard/internal/steptime"
 	"github.com/shellguard/shellguard/internal/version"
@@ -100,7 +101,7 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer, usage
 	usage := fs.Usage
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	err := fs.Parse(args)
+	err := fs.Parse(joinNetworkArg(fs, args))
 	fs.Usage = usage
 	switch {
 	case errors.Is(err, flag.ErrHelp):
@@ -125,4 +126,31 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer, usage
 func argError(w io.Writer, cmd, msg string) int {
 	fmt.Fprintf(w, "shellguard %s: %s\nsee 'shellguard %s --help'\n", cmd, msg, cmd)
 	return exitUsage
+}
+
+// joinNetworkArg lets --network take its mode as the next word
+// ("--network allowlist") although it is a boolean flag (bare --network
+// means on): the word is joined to it before parsing. Only words before
+// the first non-flag or "--" count.
+func joinNetworkArg(fs *flag.FlagSet, args []string) []string {
+	if fs.Lookup("network") == nil {
+		return args
+	}
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || !strings.HasPrefix(a, "-") {
+			return append(out, args[i:]...)
+		}
+		if (a == "--network" || a == "-network") && i+1 < len(args) {
+			switch args[i+1] {
+			case "off", "allowlist", "on":
+				out = append(out, a+"="+args[i+1])
+				i++
+				continue
+			}
+		}
+		out = append(out, a)
+	}
+	return out
 }

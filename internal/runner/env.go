@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"net/url"
 	"slices"
 	"strings"
 )
@@ -61,14 +62,20 @@ func BuildEnv(parent []string, p EnvPolicy) (env []string, droppedSecrets []stri
 			continue
 		}
 		explicit := slices.Contains(p.Allow, name)
-		secret := p.IsSecretName(name)
+		// A registry variable is judged by its value, not its name
+		// (GOPRIVATE holds module patterns, not a secret).
+		registry := !explicit && IsRegistryVar(name)
+		secret := p.IsSecretName(name) && !registry
+		if registry && HasCredentials(val) {
+			secret = true
+		}
 		if secret && !explicit {
 			if len(val) >= 6 {
 				droppedSecrets = append(droppedSecrets, val)
 			}
 			continue
 		}
-		if !explicit && !slices.Contains(baseAllow, name) && !strings.HasPrefix(name, "LC_") {
+		if !explicit && !registry && !slices.Contains(baseAllow, name) && !strings.HasPrefix(name, "LC_") {
 			continue
 		}
 		if name == "TERM" || seen[name] {
@@ -106,4 +113,52 @@ func Getenv(env []string, name string) string {
 		}
 	}
 	return ""
+}
+
+// registryVars name the variables that tell toolchains which registry or
+// module proxy to use: the command must ask the same ones as its caller.
+var registryVars = []string{
+	"GOPROXY", "GOSUMDB", "GOPRIVATE", "GONOSUMDB", "GONOPROXY", "GOINSECURE",
+	"PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_TRUSTED_HOST", "PIP_FIND_LINKS",
+	"UV_INDEX_URL", "UV_DEFAULT_INDEX", "UV_EXTRA_INDEX_URL", "UV_INDEX",
+	"CARGO_REGISTRY_DEFAULT", "YARN_NPM_REGISTRY_SERVER", "YARN_REGISTRY", "BUN_CONFIG_REGISTRY",
+}
+
+// IsRegistryVar reports whether name configures a registry or module
+// proxy: one of registryVars, npm's npm_config_*registry (any case), or
+// Cargo's CARGO_REGISTRIES_<name>_INDEX.
+func IsRegistryVar(name string) bool {
+	if slices.Contains(registryVars, name) {
+		return true
+	}
+	low := strings.ToLower(name)
+	if strings.HasPrefix(low, "npm_config_") && strings.HasSuffix(low, "registry") {
+		return true
+	}
+	return strings.HasPrefix(name, "CARGO_REGISTRIES_") && strings.HasSuffix(name, "_INDEX")
+}
+
+// HasCredentials reports whether a registry value carries credentials: a
+// URL with a user or password in it (any of the comma-, pipe- or
+// space-separated URLs of the value), or a query with a token-like name.
+func HasCredentials(val string) bool {
+	for _, f := range strings.FieldsFunc(val, func(r rune) bool { return r == ',' || r == '|' || r == ' ' }) {
+		f = strings.TrimPrefix(strings.TrimPrefix(f, "sparse+"), "git+")
+		if !strings.Contains(f, "@") && !strings.Contains(f, "?") {
+			continue
+		}
+		u, err := url.Parse(f)
+		if err != nil {
+			return true // fail closed: unreadable and holds an @ or ?
+		}
+		if u.User != nil {
+			return true
+		}
+		for k := range u.Query() {
+			if (EnvPolicy{}).IsSecretName(k) {
+				return true
+			}
+		}
+	}
+	return false
 }

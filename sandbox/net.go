@@ -1,0 +1,135 @@
+package sandbox
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/shellguard/shellguard/sandbox/netproxy"
+)
+
+// The network modes of a Spec: off (Network false, Proxy nil: a network
+// namespace with only loopback), allowlist (Proxy set: the same namespace,
+// plus the proxy's listener brought in as a descriptor at ProxyAddr) and
+// on (Network true: the host's network).
+const (
+	NetOff       = "off"
+	NetAllowlist = "allowlist"
+	NetOn        = "on"
+)
+
+// ParseNetMode parses off, allowlist or on (true and false, the old
+// boolean, mean on and off).
+func ParseNetMode(s string) (string, bool) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "off", "false", "none":
+		return NetOff, true
+	case "allowlist", "proxy":
+		return NetAllowlist, true
+	case "on", "true", "host":
+		return NetOn, true
+	}
+	return "", false
+}
+
+// NetMode is the Spec's network mode.
+func (s Spec) NetMode() string {
+	switch {
+	case s.Network:
+		return NetOn
+	case s.Proxy != nil:
+		return NetAllowlist
+	}
+	return NetOff
+}
+
+// ProxyPort is where the proxy listens inside the command's network
+// namespace, on 127.0.0.1 (the namespace is the command's own, so the
+// port is free). It speaks HTTP, CONNECT and SOCKS5 on the one port.
+const ProxyPort = 3128
+
+// ProxyAddr is ProxyPort on the namespace's loopback.
+var ProxyAddr = "127.0.0.1:" + strconv.Itoa(ProxyPort)
+
+// NetUse is what the command did with the network in allowlist mode: each
+// connection through the proxy. Filled in when the run's handle is closed.
+type NetUse struct {
+	Proxy       string          `json:"proxy"`
+	Connections []netproxy.Conn `json:"connections,omitempty"`
+	// Refused are the hosts (host:port) refused, each once.
+	Refused []string `json:"refused,omitempty"`
+}
+
+func (u *NetUse) fill(recs []netproxy.Conn) {
+	u.Connections = recs
+	seen := map[string]bool{}
+	for _, r := range recs {
+		if hp := r.Host + ":" + strconv.Itoa(r.Port); !r.Allowed && !seen[hp] {
+			seen[hp] = true
+			u.Refused = append(u.Refused, hp)
+		}
+	}
+	sort.Strings(u.Refused)
+}
+
+// warnings are one sentence per refused host.
+func (u *NetUse) warnings() []string {
+	if u == nil || len(u.Refused) == 0 {
+		return nil
+	}
+	return []string{"network: refused " + strings.Join(u.Refused, ", ") +
+		" (not in the allowlist; add hosts to " + netproxy.Setting + " in the user configuration)"}
+}
+
+// proxyEnv points every proxy setting of the command's environment at the
+// proxy: the standard variables in both cases, and the settings of the
+// toolchains that read their own (npm, pip, Cargo, yarn). Loopback is
+// reached directly (NO_PROXY), so a server the command starts answers.
+func proxyEnv(env []string) []string {
+	http := "http://" + ProxyAddr
+	socks := "socks5h://" + ProxyAddr
+	for _, kv := range [][2]string{
+		{"HTTP_PROXY", http}, {"HTTPS_PROXY", http}, {"ALL_PROXY", socks},
+		{"http_proxy", http}, {"https_proxy", http}, {"all_proxy", socks},
+		{"NO_PROXY", "localhost,127.0.0.1,::1"}, {"no_proxy", "localhost,127.0.0.1,::1"},
+		{"npm_config_proxy", http}, {"npm_config_https_proxy", http},
+		{"PIP_PROXY", http}, {"CARGO_HTTP_PROXY", http},
+		{"YARN_HTTP_PROXY", http}, {"YARN_HTTPS_PROXY", http},
+		// git reads http_proxy, but a user's http.proxy would win.
+		{"GIT_CONFIG_COUNT", "1"}, {"GIT_CONFIG_KEY_0", "http.proxy"}, {"GIT_CONFIG_VALUE_0", http},
+	} {
+		env = envSet(env, kv[0], kv[1])
+	}
+	return env
+}
+
+// offlineEnv tells the toolchains that have a switch for it that there is
+// no network, so they fail at once instead of retrying.
+func offlineEnv(env []string) []string {
+	for _, kv := range [][2]string{
+		{"npm_config_offline", "true"}, {"PIP_NO_INDEX", "1"}, {"CARGO_NET_OFFLINE", "true"},
+		{"UV_OFFLINE", "1"}, {"YARN_ENABLE_OFFLINE_MODE", "1"}, {"HF_HUB_OFFLINE", "1"},
+	} {
+		env = envSet(env, kv[0], kv[1])
+	}
+	// GOPROXY=off: module downloads fail at once; a local file://
+	// proxy in front (the user's module cache) keeps serving.
+	off := "off"
+	if v, _ := envGet(env, "GOPROXY"); strings.HasPrefix(v, "file://") {
+		first, _, _ := strings.Cut(v, ",")
+		off = first + ",off"
+	}
+	env = envSet(env, "GOPROXY", off)
+	return env
+}
+
+// netEnv adds the network mode's variables to a command's environment.
+func netEnv(env []string, spec Spec) []string {
+	switch spec.NetMode() {
+	case NetAllowlist:
+		return proxyEnv(env)
+	case NetOff:
+		return offlineEnv(env)
+	}
+	return env
+}

@@ -1,0 +1,119 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// netMsg prefixes the message that carries the proxy listener on the
+// report channel (before the connect supervisor's 'L' and the report).
+const netMsg = 'N'
+
+// proxyListener opens the proxy's listening socket on the loopback of the
+// command's network namespace and hands it to the parent over fd 3: the
+// parent accepts there, so the namespace stays loopback-only and no
+// process inside ever holds a socket of the host's network.
+func (h *helper) proxyListener(loopbackOK bool) {
+	if !h.hs.Proxy {
+		return
+	}
+	fail := func(err error) {
+		// Not a missing protection: without its listener the command
+		// has no network at all, stricter than asked.
+		h.applied.Unavailable = append(h.applied.Unavailable, Layer{Name: LayerNetProxy, Reason: err.Error(),
+			Fix: "the allowlist needs the network namespace with loopback up"})
+	}
+	if !h.hs.NetNS || !h.applied.Has(LayerNetNS) || !loopbackOK {
+		fail(errors.New("no network namespace of its own"))
+		return
+	}
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		fail(fmt.Errorf("socket: %w", err))
+		return
+	}
+	defer unix.Close(fd)
+	unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_REUSEADDR, 1)
+	if err := unix.Bind(fd, &unix.SockaddrInet4{Port: ProxyPort, Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		fail(fmt.Errorf("bind %s: %w", ProxyAddr, err))
+		return
+	}
+	if err := unix.Listen(fd, 128); err != nil {
+		fail(fmt.Errorf("listen: %w", err))
+		return
+	}
+	if err := unix.Sendmsg(3, []byte{netMsg}, unix.UnixRights(fd), nil, 0); err != nil {
+		fail(fmt.Errorf("send listener: %w", err))
+		return
+	}
+	h.ok(LayerNetProxy, "allowlist proxy at "+ProxyAddr+" (HTTP, CONNECT, SOCKS5); nothing else leaves the namespace")
+	h.netProxy = true
+}
+
+// takeNetListener splits the proxy listener's message off the front of
+// the report channel's data: the descriptor (or -1) and the rest.
+func takeNetListener(data []byte, fds []int) ([]byte, []int, int) {
+	if len(data) == 0 || data[0] != netMsg || len(fds) == 0 {
+		return data, fds, -1
+	}
+	return data[1:], fds[1:], fds[0]
+}
+
+// attachNet serves the listener the helper sent (fd, or -1) with the
+// spec's proxy.
+func (h *Handle) attachNet(fd int) {
+	if fd < 0 {
+		return
+	}
+	if h.proxy == nil || h.applied.Network != NetAllowlist {
+		unix.Close(fd)
+		return
+	}
+	f := os.NewFile(uintptr(fd), "sandbox-netproxy")
+	l, err := net.FileListener(f)
+	f.Close()
+	if err != nil {
+		h.applied.Network = "none"
+		h.applied.Unavailable = append(h.applied.Unavailable, Layer{Name: LayerNetProxy, Reason: err.Error()})
+		return
+	}
+	h.netAtt = h.proxy.Attach(l)
+	h.netUse = &NetUse{Proxy: ProxyAddr}
+	h.applied.Net = h.netUse
+}
+
+// closeNet stops serving the command's listener and fills in its records.
+func (h *Handle) closeNet() {
+	if h.netAtt == nil {
+		return
+	}
+	recs := h.netAtt.Close()
+	h.netAtt = nil
+	if h.netUse != nil {
+		h.netUse.fill(recs)
+	}
+}
+
+// threadGroup returns the thread group (process) of thread tid, or -1.
+func threadGroup(tid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", tid))
+	if err != nil {
+		return -1
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "Tgid:"); ok {
+			if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
+				return n
+			}
+		}
+	}
+	return -1
+}

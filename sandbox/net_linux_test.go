@@ -1,0 +1,111 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"net/url"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shellguard/shellguard/sandbox/netproxy"
+)
+
+// registryProxy is a fake registry on 127.0.0.1 and a proxy whose
+// allowlist names it registry.test (resolved to 127.0.0.1 by a fake
+// resolver), plus meta.test, which resolves to a metadata address.
+func registryProxy(t *testing.T) (*netproxy.Proxy, string) {
+	t.Helper()
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "registry-ok "+r.URL.Path)
+	}))
+	t.Cleanup(up.Close)
+	u, _ := url.Parse(up.URL)
+	var al netproxy.Allowlist
+	if err := al.Add("test", "registry.test:"+u.Port(), "meta.test:*"); err != nil {
+		t.Fatal(err)
+	}
+	p := netproxy.New(netproxy.Options{Allow: al, Lookup: func(_ context.Context, h string) ([]netip.Addr, error) {
+		switch h {
+		case "registry.test":
+			return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+		case "meta.test":
+			return []netip.Addr{netip.MustParseAddr("169.254.169.254")}, nil
+		}
+		return nil, errors.New("no such host")
+	}})
+	t.Cleanup(func() { p.Close() })
+	return p, u.Port()
+}
+
+func TestNetworkAllowlist(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		skipOrFail(t, "curl not installed")
+	}
+	p, port := registryProxy(t)
+	f := newFixture(t)
+	spec := Spec{Proxy: p}
+	a := f.assertActive(t, spec)
+	need(t, a, LayerNetNS, LayerLoopback, LayerNetProxy)
+	if a.Network != NetAllowlist {
+		t.Fatalf("Applied.Network = %q, want allowlist", a.Network)
+	}
+	script := fmt.Sprintf(`curl -sS -m 10 http://registry.test:%[1]s/http; echo
+curl -sS -m 10 --socks5-hostname "$HTTP_PROXY" http://registry.test:%[1]s/socks 2>&1 | tr -d '\n'; echo
+curl -sS -m 10 -o /dev/null -w 'other=%%{http_code}\n' http://other.test/ 
+curl -sS -m 10 -o /dev/null -w 'meta=%%{http_code}\n' http://meta.test/
+curl -sS -m 10 -o /dev/null -w 'ip=%%{http_code}\n' http://198.51.100.7:%[1]s/
+curl -sS -m 10 http://other.test/ | head -2
+echo proxy=$HTTPS_PROXY`, port)
+	start := time.Now()
+	r := f.run(t, spec, strings.ReplaceAll(script, "--socks5-hostname \"$HTTP_PROXY\"", "--socks5-hostname "+ProxyAddr), 60*time.Second)
+	if d := time.Since(start); d > 30*time.Second {
+		t.Fatalf("took %v", d)
+	}
+	for _, want := range []string{"registry-ok /http", "registry-ok /socks", "other=403", "meta=403", "ip=403",
+		"connection to other.test:80 refused: not in the allowlist", netproxy.Setting, "proxy=http://" + ProxyAddr} {
+		if !strings.Contains(r.out, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.out)
+		}
+	}
+	if r.applied.Net == nil {
+		t.Fatalf("no connection records: %+v", r.applied)
+	}
+	var allowed, refused int
+	for _, c := range r.applied.Net.Connections {
+		if c.Allowed {
+			allowed++
+			if c.Host != "registry.test" || c.Received == 0 {
+				t.Errorf("record %+v", c)
+			}
+		} else {
+			refused++
+		}
+	}
+	if allowed != 2 || refused != 4 {
+		t.Errorf("allowed %d refused %d: %+v", allowed, refused, r.applied.Net.Connections)
+	}
+	w := strings.Join(r.applied.Warnings(), "\n")
+	for _, h := range []string{"other.test:80", "meta.test:80", "198.51.100.7:" + port} {
+		if !strings.Contains(w, h) {
+			t.Errorf("warnings lack %s: %s", h, w)
+		}
+	}
+}
+
+// Off mode: no listener, toolchains told they are offline.
+func TestNetworkOffTellsToolchains(t *testing.T) {
+	f := newFixture(t)
+	r := f.run(t, Spec{}, `echo "npm=$npm_config_offline go=$GOPROXY proxy=$HTTP_PROXY"; (exec 3<>/dev/tcp/127.0.0.1/`+fmt.Sprint(ProxyPort)+`) 2>/dev/null && echo LISTENER`, 20*time.Second)
+	if !strings.Contains(r.out, "npm=true") || !strings.Contains(r.out, "go=off") || !strings.Contains(r.out, "proxy=\n") || strings.Contains(r.out, "LISTENER") {
+		t.Fatalf("off mode:\n%s", r.out)
+	}
+}

@@ -1,0 +1,571 @@
+package netproxy
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Conn is the record of one connection through the proxy.
+type Conn struct {
+	Host    string `json:"host"`
+	Port    int    `json:"port"`
+	Proto   string `json:"proto"` // "http", "connect" or "socks5"
+	Allowed bool   `json:"allowed"`
+	// Reason says why a connection was refused or failed.
+	Reason string `json:"reason,omitempty"`
+	// Addr is the address dialled.
+	Addr string `json:"addr,omitempty"`
+	// Sent and Received count the bytes from the client to the host and
+	// back (the tunnel's payload, or the request and response).
+	Sent     int64     `json:"sent"`
+	Received int64     `json:"received"`
+	Start    time.Time `json:"-"`
+	seq      uint64
+}
+
+// Options configure a Proxy. The zero value of each field is usable.
+type Options struct {
+	Allow Allowlist
+	// Discover, when set, is called once, at the first connection, and
+	// its entries are added to Allow: deriving the list (see Discover)
+	// costs nothing to commands that never connect.
+	Discover func() Allowlist
+	// Lookup resolves a name (default: the system resolver).
+	Lookup func(ctx context.Context, host string) ([]netip.Addr, error)
+	// Dial connects to a checked address (default: net.Dialer).
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// DialTimeout bounds resolution plus dialling (default 15 s).
+	DialTimeout time.Duration
+	// HeaderTimeout bounds the wait for a request (default 30 s).
+	HeaderTimeout time.Duration
+	// OnConn is called once per connection when it ends (or is refused).
+	OnConn func(Conn)
+}
+
+// Proxy serves the allowlist on any number of listeners.
+type Proxy struct {
+	opt Options
+
+	mu     sync.Mutex
+	lns    map[net.Listener]bool
+	conns  map[net.Conn]bool
+	log    []Conn
+	seq    uint64
+	closed bool
+	wg     sync.WaitGroup
+	refuse atomic.Int64
+
+	allowOnce sync.Once
+	allow     Allowlist
+}
+
+// maxLog bounds the records kept for Since.
+const maxLog = 4096
+
+// New returns a proxy for opt.
+func New(opt Options) *Proxy {
+	if opt.Lookup == nil {
+		opt.Lookup = func(ctx context.Context, host string) ([]netip.Addr, error) {
+			return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+		}
+	}
+	if opt.Dial == nil {
+		d := &net.Dialer{}
+		opt.Dial = d.DialContext
+	}
+	if opt.DialTimeout <= 0 {
+		opt.DialTimeout = 15 * time.Second
+	}
+	if opt.HeaderTimeout <= 0 {
+		opt.HeaderTimeout = 30 * time.Second
+	}
+	return &Proxy{opt: opt, lns: map[net.Listener]bool{}, conns: map[net.Conn]bool{}}
+}
+
+// Allowlist returns the proxy's allowlist (deriving it on first use).
+func (p *Proxy) Allowlist() Allowlist {
+	p.allowOnce.Do(func() {
+		p.allow.Entries = append([]Entry(nil), p.opt.Allow.Entries...)
+		if p.opt.Discover != nil {
+			d := p.opt.Discover()
+			p.allow.Entries = append(d.Entries, p.allow.Entries...)
+		}
+	})
+	return p.allow
+}
+
+// Refused counts the refused connections so far.
+func (p *Proxy) Refused() int64 { return p.refuse.Load() }
+
+// Serve accepts connections on l until l or the proxy is closed. It
+// returns nil when the proxy was closed.
+func (p *Proxy) Serve(l net.Listener) error { return p.serve(l, nil) }
+
+func (p *Proxy) serve(l net.Listener, a *Attached) error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		l.Close()
+		return nil
+	}
+	p.lns[l] = true
+	p.wg.Add(1)
+	p.mu.Unlock()
+	defer p.wg.Done()
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			p.mu.Lock()
+			closed := p.closed
+			delete(p.lns, l)
+			p.mu.Unlock()
+			var ne net.Error
+			if !closed && errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			if closed || errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			return err
+		}
+		if !p.track(c, true) {
+			c.Close()
+			return nil
+		}
+		if a != nil && !a.track(c, true) {
+			p.track(c, false)
+			c.Close()
+			continue
+		}
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			defer p.track(c, false)
+			defer c.Close()
+			if a != nil {
+				defer a.track(c, false)
+			}
+			p.handle(c, a)
+		}()
+	}
+}
+
+func (p *Proxy) track(c net.Conn, add bool) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if add {
+		if p.closed {
+			return false
+		}
+		p.conns[c] = true
+	} else {
+		delete(p.conns, c)
+	}
+	return true
+}
+
+// Close stops every listener and connection and waits for their
+// goroutines.
+func (p *Proxy) Close() error {
+	p.mu.Lock()
+	p.closed = true
+	for l := range p.lns {
+		l.Close()
+	}
+	for c := range p.conns {
+		c.Close()
+	}
+	p.mu.Unlock()
+	p.wg.Wait()
+	return nil
+}
+
+// Mark returns a position in the connection log for Since.
+func (p *Proxy) Mark() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.seq
+}
+
+// Since returns the records of the connections that ended after mark,
+// oldest first.
+func (p *Proxy) Since(mark uint64) []Conn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []Conn
+	for _, c := range p.log {
+		if c.seq > mark {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (p *Proxy) record(c Conn, a *Attached) {
+	p.mu.Lock()
+	p.seq++
+	c.seq = p.seq
+	p.log = append(p.log, c)
+	if len(p.log) > maxLog {
+		p.log = append(p.log[:0], p.log[len(p.log)-maxLog/2:]...)
+	}
+	p.mu.Unlock()
+	if !c.Allowed {
+		p.refuse.Add(1)
+	}
+	if p.opt.OnConn != nil {
+		p.opt.OnConn(c)
+	}
+	if a != nil {
+		a.mu.Lock()
+		if len(a.recs) < maxLog {
+			a.recs = append(a.recs, c)
+		}
+		a.mu.Unlock()
+	}
+}
+
+// Attached is one listener served by the proxy, with the records of its
+// own connections: a sandboxed command's share of a shared proxy.
+type Attached struct {
+	p     *Proxy
+	l     net.Listener
+	done  chan struct{}
+	mu    sync.Mutex
+	conns map[net.Conn]bool
+	wg    sync.WaitGroup
+	recs  []Conn
+	shut  bool
+}
+
+// Attach serves l until the Attached or the proxy is closed.
+func (p *Proxy) Attach(l net.Listener) *Attached {
+	a := &Attached{p: p, l: l, done: make(chan struct{}), conns: map[net.Conn]bool{}}
+	go func() {
+		defer close(a.done)
+		p.serve(l, a)
+	}()
+	return a
+}
+
+func (a *Attached) track(c net.Conn, add bool) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if add {
+		if a.shut {
+			return false
+		}
+		a.conns[c] = true
+		a.wg.Add(1)
+	} else if a.conns[c] {
+		delete(a.conns, c)
+		a.wg.Done()
+	}
+	return true
+}
+
+// Records returns the records of the connections that have ended.
+func (a *Attached) Records() []Conn {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]Conn(nil), a.recs...)
+}
+
+// Close stops the listener, ends its open connections, waits for them
+// and returns every record.
+func (a *Attached) Close() []Conn {
+	a.mu.Lock()
+	a.shut = true
+	for c := range a.conns {
+		c.Close()
+	}
+	a.mu.Unlock()
+	a.l.Close()
+	<-a.done
+	a.wg.Wait()
+	return a.Records()
+}
+
+// Refusal is why a destination is not allowed.
+type Refusal struct {
+	Host   string
+	Port   int
+	Reason string
+}
+
+func (r *Refusal) Error() string {
+	return fmt.Sprintf("connection to %s refused: %s", hostPort(r.Host, r.Port), r.Reason)
+}
+
+// Message is the refusal as the command sees it: the host, why, and the
+// setting that would allow it.
+func (r *Refusal) Message() string {
+	return fmt.Sprintf("shellguard: connection to %s refused: %s.\nTo allow it, add %q to %s in the user configuration (shellguard config path).\n",
+		hostPort(r.Host, r.Port), r.Reason, suggest(r.Host, r.Port), Setting)
+}
+
+func suggest(host string, port int) string {
+	e := Entry{Host: host, Port: port}
+	if port == 80 || port == 443 {
+		e.Port = 0
+	}
+	return e.String()
+}
+
+func hostPort(h string, port int) string {
+	return net.JoinHostPort(h, strconv.Itoa(port))
+}
+
+// Check decides whether host:port may be reached and returns the
+// addresses to dial (every one checked). host is a name or an IP literal.
+func (p *Proxy) Check(ctx context.Context, host string, port int) ([]netip.Addr, error) {
+	refuse := func(why string) error { return &Refusal{Host: host, Port: port, Reason: why} }
+	if port < 1 || port > 65535 {
+		return nil, refuse("bad port")
+	}
+	allow := p.Allowlist()
+	al := &allow
+	if a, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")); err == nil {
+		a = a.Unmap()
+		host = a.String()
+		if forbidden, _, why := addrClass(a); forbidden {
+			return nil, refuse(why + ", never allowed")
+		}
+		if _, ok := al.matchAddr(a, port); !ok {
+			return nil, refuse("an IP address that is not listed (name the host instead)")
+		}
+		return []netip.Addr{a}, nil
+	}
+	name, err := NormalizeName(host)
+	if err != nil {
+		return nil, refuse(err.Error())
+	}
+	host = name
+	_, exact, ok := al.matchName(name, port)
+	if !ok {
+		if isLocalhostName(name) {
+			return nil, refuse("a name of this machine, not listed")
+		}
+		return nil, refuse("not in the allowlist")
+	}
+	if isLocalhostName(name) && !exact {
+		return nil, refuse("a name of this machine, not listed")
+	}
+	addrs, err := p.opt.Lookup(ctx, name)
+	if err != nil {
+		return nil, refuse("cannot resolve: " + err.Error())
+	}
+	if len(addrs) == 0 {
+		return nil, refuse("the name has no address")
+	}
+	out := make([]netip.Addr, 0, len(addrs))
+	for _, a := range addrs {
+		a = a.Unmap().WithZone("")
+		forbidden, local, why := addrClass(a)
+		if forbidden {
+			// One bad address refuses the name: a resolver that mixes
+			// a metadata address in is not to be trusted with the rest.
+			return nil, refuse("resolves to " + a.String() + ", " + why + ", never allowed")
+		}
+		if local && !exact {
+			if _, ok := al.matchAddr(a, port); !ok {
+				return nil, refuse("resolves to " + a.String() + ", " + why + " (list the name itself or the range)")
+			}
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// dial checks host:port and dials the first checked address that
+// answers.
+func (p *Proxy) dial(ctx context.Context, host string, port int) (net.Conn, string, error) {
+	ctx, cancel := context.WithTimeout(ctx, p.opt.DialTimeout)
+	defer cancel()
+	addrs, err := p.Check(ctx, host, port)
+	if err != nil {
+		return nil, "", err
+	}
+	var last error
+	for _, a := range addrs {
+		addr := netip.AddrPortFrom(a, uint16(port)).String()
+		c, err := p.opt.Dial(ctx, "tcp", addr)
+		if err == nil {
+			return c, addr, nil
+		}
+		last = err
+	}
+	return nil, "", last
+}
+
+// handle serves one client connection: SOCKS5 when its first byte is 5,
+// HTTP otherwise.
+func (p *Proxy) handle(c net.Conn, a *Attached) {
+	c.SetReadDeadline(time.Now().Add(p.opt.HeaderTimeout))
+	lr := &io.LimitedReader{R: c, N: 64 << 10}
+	br := bufio.NewReaderSize(lr, 4096)
+	first, err := br.Peek(1)
+	if err != nil {
+		return
+	}
+	if first[0] == 5 {
+		p.socks(c, br, lr, a)
+		return
+	}
+	p.http(c, br, lr, a)
+}
+
+func (p *Proxy) http(c net.Conn, br *bufio.Reader, lr *io.LimitedReader, a *Attached) {
+	record := func(r Conn) { p.record(r, a) }
+	req, err := http.ReadRequest(br)
+	if err != nil {
+		io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: text/plain\r\n\r\nshellguard proxy: bad request\n")
+		return
+	}
+	rec := Conn{Proto: "http", Start: time.Now()}
+	var host string
+	var port int
+	if req.Method == http.MethodConnect {
+		rec.Proto = "connect"
+		host, port, err = SplitHostPort(req.RequestURI, 0)
+	} else {
+		if req.URL == nil || req.URL.Host == "" || !req.URL.IsAbs() {
+			io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: text/plain\r\n\r\nshellguard proxy: only absolute http:// URLs (or CONNECT) are proxied\n")
+			return
+		}
+		if req.URL.Scheme != "http" {
+			io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: text/plain\r\n\r\nshellguard proxy: only http:// URLs are forwarded; https goes through CONNECT\n")
+			return
+		}
+		host, port, err = SplitHostPort(req.URL.Host, 80)
+	}
+	if err != nil {
+		io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: text/plain\r\n\r\nshellguard proxy: "+err.Error()+"\n")
+		return
+	}
+	rec.Host, rec.Port = host, port
+	up, addr, err := p.dial(context.Background(), host, port)
+	if err != nil {
+		rec.Reason = err.Error()
+		var ref *Refusal
+		status := "502 Bad Gateway"
+		body := "shellguard: cannot reach " + hostPort(host, port) + ": " + err.Error() + "\n"
+		if errors.As(err, &ref) {
+			status, body = "403 Forbidden", ref.Message()
+			rec.Reason = ref.Reason
+		} else {
+			rec.Allowed = true
+		}
+		fmt.Fprintf(c, "HTTP/1.1 %s\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: %d\r\nX-Shellguard-Refused: %s\r\n\r\n%s",
+			status, len(body), hostPort(host, port), body)
+		record(rec)
+		return
+	}
+	defer up.Close()
+	rec.Allowed, rec.Addr = true, addr
+	c.SetReadDeadline(time.Time{})
+	lr.N = 1<<63 - 1
+	if req.Method == http.MethodConnect {
+		if _, err := io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
+			record(rec)
+			return
+		}
+		rec.Sent, rec.Received = splice(c, up, br)
+		record(rec)
+		return
+	}
+	// Plain HTTP: one request per connection, in origin form.
+	req.Header.Del("Proxy-Connection")
+	req.Header.Del("Proxy-Authorization")
+	req.Close = true
+	req.RequestURI = ""
+	cw := &countWriter{w: up}
+	if err := req.Write(cw); err != nil {
+		rec.Reason = "forwarding the request: " + err.Error()
+		rec.Sent = cw.n
+		record(rec)
+		return
+	}
+	rec.Sent = cw.n
+	n, _ := io.Copy(c, up)
+	rec.Received = n
+	record(rec)
+}
+
+// splice copies both ways until either side ends; buffered holds what the
+// client sent after its request.
+func splice(c, up net.Conn, buffered *bufio.Reader) (sent, received int64) {
+	done := make(chan int64, 1)
+	go func() {
+		n, _ := io.Copy(c, up)
+		closeWrite(c)
+		done <- n
+	}()
+	var n int64
+	if k := buffered.Buffered(); k > 0 {
+		b, _ := buffered.Peek(k)
+		m, _ := up.Write(b)
+		n += int64(m)
+	}
+	m, _ := io.Copy(up, c)
+	n += m
+	closeWrite(up)
+	received = <-done
+	return n, received
+}
+
+func closeWrite(c net.Conn) {
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
+		cw.CloseWrite()
+	} else {
+		c.Close()
+	}
+}
+
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	return n, err
+}
+
+// SplitHostPort splits "host:port", "[v6]:port" or, with a default port,
+// a bare host, and checks the port.
+func SplitHostPort(s string, defPort int) (string, int, error) {
+	if s == "" {
+		return "", 0, errors.New("empty host")
+	}
+	h, ps, err := net.SplitHostPort(s)
+	if err != nil {
+		if defPort == 0 {
+			return "", 0, fmt.Errorf("bad host:port %q", s)
+		}
+		h, ps = strings.TrimSuffix(strings.TrimPrefix(s, "["), "]"), strconv.Itoa(defPort)
+		if strings.ContainsAny(h, "[]") {
+			return "", 0, fmt.Errorf("bad host %q", s)
+		}
+	}
+	if h == "" {
+		return "", 0, fmt.Errorf("bad host:port %q", s)
+	}
+	port, err := parsePort(ps)
+	if err != nil {
+		return "", 0, err
+	}
+	return h, port, nil
+}

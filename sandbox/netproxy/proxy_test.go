@@ -1,0 +1,380 @@
+package netproxy
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"encoding/binary"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fakeDNS maps names to addresses; others do not resolve.
+func fakeDNS(m map[string][]string) func(context.Context, string) ([]netip.Addr, error) {
+	return func(_ context.Context, host string) ([]netip.Addr, error) {
+		var out []netip.Addr
+		for _, s := range m[host] {
+			out = append(out, netip.MustParseAddr(s))
+		}
+		if out == nil {
+			return nil, errors.New("no such host")
+		}
+		return out, nil
+	}
+}
+
+type env struct {
+	proxy    *Proxy
+	addr     string // the proxy's listener
+	upPort   int    // the fake registry's port (plain HTTP)
+	tlsPort  int    // the fake registry's port (TLS)
+	upstream *httptest.Server
+}
+
+// newEnv starts a fake registry (HTTP and HTTPS) on 127.0.0.1 and a proxy
+// whose allowlist names it as registry.test, plus names that resolve to
+// forbidden or private addresses.
+func newEnv(t *testing.T, extra ...string) *env {
+	t.Helper()
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "registry says hello to "+r.URL.Path)
+	})
+	up := httptest.NewServer(h)
+	t.Cleanup(up.Close)
+	ups := httptest.NewTLSServer(h)
+	t.Cleanup(ups.Close)
+	port := func(s *httptest.Server) int {
+		u, _ := url.Parse(s.URL)
+		p, _ := strconv.Atoi(u.Port())
+		return p
+	}
+	e := &env{upPort: port(up), tlsPort: port(ups), upstream: ups}
+	var al Allowlist
+	specs := []string{
+		"registry.test:" + strconv.Itoa(e.upPort), "registry.test:" + strconv.Itoa(e.tlsPort),
+		"*.mirror.test:*", "meta.test:*", "rebind.test:*",
+	}
+	if err := al.Add("test", append(specs, extra...)...); err != nil {
+		t.Fatal(err)
+	}
+	e.proxy = New(Options{Allow: al, Lookup: fakeDNS(map[string][]string{
+		"registry.test":      {"127.0.0.1"},
+		"a.mirror.test":      {"10.1.2.3"},
+		"lo.mirror.test":     {"127.0.0.1"},
+		"meta.test":          {"169.254.169.254"},
+		"rebind.test":        {"127.0.0.1", "169.254.169.254"},
+		"ll6.mirror.test":    {"fe80::1"},
+		"aliyun.mirror.test": {"100.100.100.200"},
+	}), DialTimeout: 5 * time.Second})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.addr = l.Addr().String()
+	go e.proxy.Serve(l)
+	t.Cleanup(func() { e.proxy.Close() })
+	return e
+}
+
+func (e *env) client() *http.Client {
+	pu, _ := url.Parse("http://" + e.addr)
+	tr := &http.Transport{Proxy: http.ProxyURL(pu), TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}
+	return &http.Client{Transport: tr, Timeout: 20 * time.Second}
+}
+
+func (e *env) socksClient() *http.Client {
+	pu, _ := url.Parse("socks5h://" + e.addr)
+	tr := &http.Transport{Proxy: http.ProxyURL(pu), TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}
+	return &http.Client{Transport: tr, Timeout: 20 * time.Second}
+}
+
+func get(t *testing.T, c *http.Client, u string) (int, string) {
+	t.Helper()
+	resp, err := c.Get(u)
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func TestAllowedHostOverHTTPConnectAndSOCKS(t *testing.T) {
+	e := newEnv(t)
+	for _, tc := range []struct {
+		name string
+		c    *http.Client
+		url  string
+	}{
+		{"http", e.client(), "http://registry.test:" + strconv.Itoa(e.upPort) + "/pkg"},
+		{"connect", e.client(), "https://registry.test:" + strconv.Itoa(e.tlsPort) + "/pkg"},
+		{"socks5-http", e.socksClient(), "http://registry.test:" + strconv.Itoa(e.upPort) + "/pkg"},
+		{"socks5-https", e.socksClient(), "https://registry.test:" + strconv.Itoa(e.tlsPort) + "/pkg"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mark := e.proxy.Mark()
+			code, body := get(t, tc.c, tc.url)
+			if code != 200 || body != "registry says hello to /pkg" {
+				t.Fatalf("got %d %q", code, body)
+			}
+			tc.c.CloseIdleConnections()
+			recs := waitRecords(t, e.proxy, mark, 1)
+			r := recs[0]
+			if !r.Allowed || r.Host != "registry.test" || r.Sent == 0 || r.Received == 0 || !strings.HasPrefix(r.Addr, "127.0.0.1:") {
+				t.Fatalf("record %+v", r)
+			}
+		})
+	}
+}
+
+// waitRecords waits (bounded) for n records after mark: a tunnel's record
+// is written when both sides have closed.
+func waitRecords(t *testing.T, p *Proxy, mark uint64, n int) []Conn {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if r := p.Since(mark); len(r) >= n {
+			return r
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no record after 20 s: %+v", p.Since(mark))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestRefusals(t *testing.T) {
+	e := newEnv(t)
+	up := strconv.Itoa(e.upPort)
+	for _, tc := range []struct {
+		name, url, why string
+	}{
+		{"unlisted", "http://other.test/", "not in the allowlist"},
+		{"unlisted-port", "http://registry.test:1/", "not in the allowlist"},
+		{"ip-literal", "http://127.0.0.1:" + up + "/", "an IP address that is not listed"},
+		{"ip6-literal", "http://[::1]:" + up + "/", "an IP address that is not listed"},
+		{"mapped-literal", "http://[::ffff:127.0.0.1]:" + up + "/", "an IP address that is not listed"},
+		{"metadata-literal", "http://169.254.169.254/", "never allowed"},
+		{"localhost", "http://localhost:" + up + "/", "a name of this machine"},
+		{"localhost-sub", "http://x.localhost:" + up + "/", "a name of this machine"},
+		{"private-by-pattern", "http://a.mirror.test/", "a private address"},
+		{"loopback-by-pattern", "http://lo.mirror.test:" + up + "/", "a loopback address"},
+		{"metadata-name", "http://meta.test/", "169.254.169.254"},
+		{"rebind", "http://rebind.test:" + up + "/", "169.254.169.254"},
+		{"link-local-v6", "http://ll6.mirror.test/", "link-local"},
+		{"metadata-other", "http://aliyun.mirror.test/", "metadata"},
+		{"unresolvable-pattern", "http://nx.mirror.test/", "cannot resolve"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, via := range []string{"http", "connect", "socks"} {
+				mark := e.proxy.Mark()
+				start := time.Now()
+				switch via {
+				case "http":
+					code, body := get(t, e.client(), tc.url)
+					if code != 403 || !strings.Contains(body, tc.why) || !strings.Contains(body, Setting) {
+						t.Fatalf("http: got %d %q, want 403 with %q", code, body, tc.why)
+					}
+				case "connect":
+					u, _ := url.Parse(tc.url)
+					hp := u.Host
+					if u.Port() == "" {
+						hp = net.JoinHostPort(u.Hostname(), "443")
+					}
+					code, body := connect(t, e.addr, hp)
+					name := u.Hostname()
+					if a, err := netip.ParseAddr(name); err == nil {
+						name = a.Unmap().String()
+					}
+					if code != 403 || !strings.Contains(body, tc.why) || !strings.Contains(body, name) {
+						t.Fatalf("connect: got %d %q", code, body)
+					}
+				case "socks":
+					u, _ := url.Parse(tc.url)
+					port, _ := strconv.Atoi(u.Port())
+					if port == 0 {
+						port = 80
+					}
+					if rep := socksConnect(t, e.addr, u.Hostname(), port); rep != socksNotAllowed {
+						t.Fatalf("socks: reply %d, want %d", rep, socksNotAllowed)
+					}
+				}
+				if d := time.Since(start); d > 20*time.Second {
+					t.Fatalf("%s: refusal took %v", via, d)
+				}
+				recs := waitRecords(t, e.proxy, mark, 1)
+				if recs[0].Allowed || !strings.Contains(recs[0].Reason, strings.Split(tc.why, " (")[0]) {
+					t.Fatalf("%s: record %+v", via, recs[0])
+				}
+			}
+		})
+	}
+}
+
+// connect sends a CONNECT and returns the status and body.
+func connect(t *testing.T, proxy, hostport string) (int, string) {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", proxy, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(20 * time.Second))
+	io.WriteString(c, "CONNECT "+hostport+" HTTP/1.1\r\nHost: "+hostport+"\r\n\r\n")
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// socksConnect sends a SOCKS5 CONNECT by name (or IP when host is one)
+// and returns the reply code.
+func socksConnect(t *testing.T, proxy, host string, port int) byte {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", proxy, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(20 * time.Second))
+	c.Write([]byte{5, 1, 0})
+	var rep [2]byte
+	if _, err := io.ReadFull(c, rep[:]); err != nil || rep != [2]byte{5, 0} {
+		t.Fatalf("greeting reply %v %v", rep, err)
+	}
+	msg := []byte{5, 1, 0}
+	if a, err := netip.ParseAddr(host); err == nil {
+		if a.Is4() {
+			b := a.As4()
+			msg = append(append(msg, 1), b[:]...)
+		} else {
+			b := a.As16()
+			msg = append(append(msg, 4), b[:]...)
+		}
+	} else {
+		msg = append(append(msg, 3, byte(len(host))), host...)
+	}
+	msg = binary.BigEndian.AppendUint16(msg, uint16(port))
+	c.Write(msg)
+	var r [10]byte
+	if _, err := io.ReadFull(c, r[:]); err != nil {
+		t.Fatalf("socks reply: %v", err)
+	}
+	return r[1]
+}
+
+func TestListedAddressesAndRanges(t *testing.T) {
+	up := "127.0.0.1"
+	e := newEnv(t, up+":*", "10.0.0.0/8")
+	code, body := get(t, e.client(), "http://127.0.0.1:"+strconv.Itoa(e.upPort)+"/x")
+	if code != 200 {
+		t.Fatalf("listed IP: %d %q", code, body)
+	}
+	// A range entry lets a pattern's private address through (checked,
+	// not dialled: nothing listens on 10.1.2.3 here).
+	if _, err := e.proxy.Check(context.Background(), "a.mirror.test", 443); err != nil {
+		t.Fatalf("range-listed private address refused: %v", err)
+	}
+	// Metadata stays refused whatever is listed.
+	e2 := newEnv(t, "169.254.0.0/16:*", "*.test:*")
+	if _, err := e2.proxy.Check(context.Background(), "meta.test", 80); err == nil {
+		t.Fatal("metadata address allowed")
+	}
+	if _, err := e2.proxy.Check(context.Background(), "169.254.169.254", 80); err == nil {
+		t.Fatal("metadata literal allowed")
+	}
+}
+
+func TestSOCKSUnsupported(t *testing.T) {
+	e := newEnv(t)
+	c, err := net.Dial("tcp", e.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(20 * time.Second))
+	c.Write([]byte{5, 1, 2}) // user/password only
+	var rep [2]byte
+	io.ReadFull(c, rep[:])
+	if rep != [2]byte{5, 0xff} {
+		t.Fatalf("reply %v, want no acceptable method", rep)
+	}
+	c2, _ := net.Dial("tcp", e.addr)
+	defer c2.Close()
+	c2.SetDeadline(time.Now().Add(20 * time.Second))
+	c2.Write([]byte{5, 1, 0})
+	io.ReadFull(c2, rep[:])
+	c2.Write([]byte{5, 2, 0, 3, 13, 'r', 'e', 'g', 'i', 's', 't', 'r', 'y', '.', 't', 'e', 's', 't', 0, 80}) // BIND
+	var r [10]byte
+	io.ReadFull(c2, r[:])
+	if r[1] != socksCmdUnsupp {
+		t.Fatalf("BIND reply %d", r[1])
+	}
+}
+
+func TestBadHTTPRequests(t *testing.T) {
+	e := newEnv(t)
+	for _, req := range []string{
+		"GET /relative HTTP/1.1\r\nHost: registry.test\r\n\r\n",
+		"CONNECT registry.test HTTP/1.1\r\n\r\n",
+		"GET ftp://registry.test/ HTTP/1.1\r\n\r\n",
+		"garbage\r\n\r\n",
+	} {
+		c, err := net.Dial("tcp", e.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetDeadline(time.Now().Add(20 * time.Second))
+		io.WriteString(c, req)
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		c.Close()
+		if err != nil || resp.StatusCode != 400 {
+			t.Fatalf("%q: %v %v", req, resp, err)
+		}
+	}
+}
+
+func TestParseEntry(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"Registry.NPMjs.org", "registry.npmjs.org"},
+		{"registry.test.", "registry.test"},
+		{"*.Example.com:8443", "*.example.com:8443"},
+		{"host:*", "host:*"},
+		{"[::1]:80", "[::1]:80"},
+		{"::1", "[::1]"},
+		{"10.1.2.3/8", "10.0.0.0/8"},
+		{"[fd00::/8]:443", "[fd00::/8]:443"},
+	} {
+		e, err := ParseEntry(tc.in, "t")
+		if err != nil || e.String() != tc.want {
+			t.Errorf("ParseEntry(%q) = %q, %v; want %q", tc.in, e.String(), err, tc.want)
+		}
+	}
+	for _, bad := range []string{"", "a..b", "host:0", "host:70000", "host:", "[::1", "*.", "a b", "é.test", "host:+1", "[::1]x", "1.2.3.4/99", "-"} {
+		if e, err := ParseEntry(bad, "t"); err == nil && bad != "-" {
+			t.Errorf("ParseEntry(%q) = %+v, want an error", bad, e)
+		}
+	}
+}
+
+func TestRemove(t *testing.T) {
+	var al Allowlist
+	al.Add("a", "x.test", "y.test:8080", "y.test:9090")
+	if ok, _ := al.Remove("y.test"); !ok {
+		t.Fatal("not removed")
+	}
+	if got := strings.Join(al.Hosts(), " "); got != "x.test" {
+		t.Fatalf("left %q", got)
+	}
+}
