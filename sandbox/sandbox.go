@@ -33,6 +33,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Mode says what to do when a layer cannot be applied.
@@ -101,6 +102,10 @@ func (m *Mode) UnmarshalText(b []byte) error {
 	return nil
 }
 
+// DefaultPostRunTimeout bounds all post-run work of one run (see
+// Spec.PostRunTimeout).
+const DefaultPostRunTimeout = 5 * time.Second
+
 // Spec is what to enforce. The zero value is a sensible default: Auto
 // mode, the command's directory as workspace, no network, the built-in
 // secret list masked, default limits.
@@ -143,6 +148,11 @@ type Spec struct {
 	// (and $TMPDIR) and /dev/shm. Empty: a fresh, empty /tmp and /dev/shm
 	// per run.
 	SessionTmp string `json:"-"`
+	// PostRunTimeout bounds the steps shellguard takes outside the
+	// sandbox after the run (applying the strict overlay, the .git view,
+	// the workspace search); 0 means DefaultPostRunTimeout (5 s). When it
+	// passes, the run is reported failed-closed (PostRun.Unfinished).
+	PostRunTimeout time.Duration `json:"post_run_timeout,omitempty"`
 	// Pool is how many warm helpers a long-lived caller keeps ready (a
 	// shellguard Session, see Pool): 0 means DefaultPool, a negative
 	// value none (every command starts cold).
