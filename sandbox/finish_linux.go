@@ -52,7 +52,7 @@ type finisher struct {
 var finishers = []finisher{
 	{
 		name:     "overlay-apply",
-		paths:    []string{"**/f"},
+		paths:    []string{"**/applied-here"},
 		ordinary: true,
 		run: func(h *Handle, fc *finishCtx) ([]string, []string) {
 			if h.ov == nil {

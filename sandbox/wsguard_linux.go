@@ -394,8 +394,7 @@ func (g *wsGuard) checkGitDir(gfd int, rel string, depth int) (warns []string) {
 }
 
 // checkGitSubdirs checks every git directory below name in gfd
-// (worktrees/<w>, modules/<path…>: a directory with a HEAD is one, any
-// other is searched further).
+// (worktrees/<w>, modules/<path…>).
 func (g *wsGuard) checkGitSubdirs(gfd int, rel, name string, depth int) (warns []string) {
 	if depth > gitDirMaxDepth {
 		return nil
@@ -420,10 +419,12 @@ func (g *wsGuard) checkGitSubdirs(gfd int, rel, name string, depth int) (warns [
 		if err != nil {
 			continue
 		}
+		// Every directory here is taken for a git directory (what
+		// it holds is git's alone); one without a HEAD may also hold
+		// others (a submodule named a/b is modules/a/b).
+		warns = append(warns, g.checkGitDir(cfd, joinRel(rel, e.name), depth)...)
 		var hs unix.Stat_t
-		if unix.Fstatat(cfd, "HEAD", &hs, unix.AT_SYMLINK_NOFOLLOW) == nil || filepath.Base(rel) == "worktrees" {
-			warns = append(warns, g.checkGitDir(cfd, joinRel(rel, e.name), depth)...)
-		} else {
+		if unix.Fstatat(cfd, "HEAD", &hs, unix.AT_SYMLINK_NOFOLLOW) != nil {
 			warns = append(warns, g.checkGitSubdirs(dfd, joinRel(rel, e.name), e.name, depth+1)...)
 		}
 		unix.Close(cfd)
