@@ -44,7 +44,11 @@ type finisher struct {
 	// a directory as such, never through it); a warning is only due for
 	// what it refuses.
 	ordinary bool
-	run      func(h *Handle, fc *finishCtx) (notes, warns []string)
+	// active says whether the run has work for it; release gives it up
+	// unrun (the deadline passed first).
+	active  func(h *Handle) bool
+	run     func(h *Handle, fc *finishCtx) (notes, warns []string)
+	release func(h *Handle)
 }
 
 // finishers are all the post-run steps, in the order they run: the
@@ -54,35 +58,42 @@ var finishers = []finisher{
 		name:     "overlay-apply",
 		paths:    []string{"**/applied-here"},
 		ordinary: true,
+		active:   func(h *Handle) bool { return h.ov != nil },
 		run: func(h *Handle, fc *finishCtx) ([]string, []string) {
-			if h.ov == nil {
-				return nil, nil
-			}
 			return h.ov.finish(fc)
 		},
+		// The command's changes are dropped.
+		release: func(h *Handle) { h.ov.discard() },
 	},
 	{
 		name: "git-view",
 		paths: []string{".git/config", ".git/HEAD", ".git/description", ".git/rebase-merge/",
 			".git/hooks/pre-commit", ".git/commondir", ".git/info/"},
+		active: func(h *Handle) bool { return h.git != nil },
 		run: func(h *Handle, fc *finishCtx) ([]string, []string) {
 			return h.git.finish(fc)
 		},
+		// Unlocked as it is: the next run brings the view in line.
+		release: func(h *Handle) { h.git.release() },
 	},
 	{
 		name:  "protected-files",
 		paths: wsProtectedNew,
+		active: func(h *Handle) bool { return h.ws != nil },
 		run: func(h *Handle, fc *finishCtx) ([]string, []string) {
 			return nil, h.ws.finishProtected(fc)
 		},
+		release: func(h *Handle) {},
 	},
 	{
 		name: "git-search",
 		paths: []string{"**/.git", "**/.git/config", "**/.git/commondir", "**/.git/hooks/",
 			"**/.git/hooks/pre-commit", "**/.git/modules/m/config", "**/.git/worktrees/w/hooks/post-checkout"},
+		active: func(h *Handle) bool { return h.ws != nil },
 		run: func(h *Handle, fc *finishCtx) ([]string, []string) {
 			return nil, h.ws.finishSearch(fc)
 		},
+		release: func(h *Handle) {},
 	},
 }
 
@@ -137,13 +148,13 @@ func (h *Handle) runFinishers() {
 	var unfinished []string
 	abandoned := false
 	for i, f := range finishers {
-		if !h.hasFinisher(f.name) {
+		if !f.active(h) {
 			continue
 		}
 		countFinisher(f.name)
 		if time.Now().After(fc.deadline) {
 			unfinished = append(unfinished, f.name)
-			h.release(f.name)
+			f.release(h)
 			continue
 		}
 		sub := &finishCtx{deadline: fc.deadline}
@@ -184,33 +195,6 @@ func (h *Handle) runFinishers() {
 		post.Unfinished = unfinished
 		post.Warnings = append(post.Warnings, fmt.Sprintf("failed closed: the post-run checks did not finish within %s (not finished: %s); what the command left in the workspace was not all checked", timeout, strings.Join(unfinished, ", ")))
 	}
-}
-
-// release gives up the named step without running it: the overlay's
-// changes are dropped, the .git view is unlocked as it is (the next run
-// brings it in line).
-func (h *Handle) release(name string) {
-	switch name {
-	case "overlay-apply":
-		h.ov.discard()
-	case "git-view":
-		h.git.done = true
-		unix.Close(h.git.lockFd)
-		unix.Close(h.git.dfd)
-	}
-}
-
-// hasFinisher says whether h has state for the named step.
-func (h *Handle) hasFinisher(name string) bool {
-	switch name {
-	case "overlay-apply":
-		return h.ov != nil
-	case "git-view":
-		return h.git != nil
-	case "protected-files", "git-search":
-		return h.ws != nil
-	}
-	return false
 }
 
 // resolveBeneath are the openat2 resolve flags of every finisher open.

@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -91,14 +92,14 @@ func deputyWarnDue(fin finisher, trap, p string, dir bool) bool {
 // TestDeputy is the deputy test: for every path every finisher touches,
 // each trap in turn, in auto and strict: the run returns, nothing
 // outside changes or is read, no process is left, and the trap is
-// reported.
+// reported. Paths of one finisher that do not hold each other get the
+// same trap in the same run (one run per group, not per path).
 func TestDeputy(t *testing.T) {
 	modes := postModes
 	if testing.Short() {
 		modes = []Mode{Strict}
 	}
 	// The sandbox is in force, with the layers the finishers meet.
-	active := map[Mode]Applied{}
 	for _, mode := range modes {
 		g := gitFixture(t)
 		a := g.assertActive(t, Spec{Mode: mode})
@@ -106,7 +107,6 @@ func TestDeputy(t *testing.T) {
 		if mode == Strict {
 			need(t, a, LayerOverlay)
 		}
-		active[mode] = a
 	}
 	planted := map[string]int{}
 	before := map[string]int64{}
@@ -114,18 +114,13 @@ func TestDeputy(t *testing.T) {
 		before[fin.name] = finisherRunCount(fin.name)
 	}
 	for _, fin := range finishers {
-		for _, pat := range fin.paths {
-			dir := strings.HasSuffix(pat, "/")
-			for _, p := range deputyPaths(strings.TrimSuffix(pat, "/")) {
-				for _, trap := range deputyTraps {
-					for _, mode := range modes {
-						name := fin.name + "/" + strings.ReplaceAll(p, "/", "|") + "/" + trap.name + "/" + mode.String()
-						t.Run(name, func(t *testing.T) {
-							if deputyCase(t, fin, p, dir, trap, mode) {
-								planted[fin.name]++
-							}
-						})
-					}
+		for gi, group := range deputyGroups(fin.paths) {
+			for _, trap := range deputyTraps {
+				for _, mode := range modes {
+					name := fin.name + "/" + strconv.Itoa(gi) + "/" + trap.name + "/" + mode.String()
+					t.Run(name, func(t *testing.T) {
+						planted[fin.name] += deputyCase(t, fin, group, trap, mode)
+					})
 				}
 			}
 		}
@@ -146,6 +141,42 @@ func TestDeputy(t *testing.T) {
 	}
 }
 
+// deputyPath is one concrete path of a finisher; dir: a directory is
+// expected there.
+type deputyPath struct {
+	p   string
+	dir bool
+}
+
+// deputyGroups expands the patterns and groups the paths so that no path
+// of a group lies inside another of it.
+func deputyGroups(pats []string) [][]deputyPath {
+	var groups [][]deputyPath
+	for _, pat := range pats {
+		dir := strings.HasSuffix(pat, "/")
+		for _, p := range deputyPaths(strings.TrimSuffix(pat, "/")) {
+			placed := false
+			for i, g := range groups {
+				clash := false
+				for _, q := range g {
+					if strings.HasPrefix(p+"/", q.p+"/") || strings.HasPrefix(q.p+"/", p+"/") {
+						clash = true
+					}
+				}
+				if !clash {
+					groups[i] = append(g, deputyPath{p, dir})
+					placed = true
+					break
+				}
+			}
+			if !placed {
+				groups = append(groups, []deputyPath{{p, dir}})
+			}
+		}
+	}
+	return groups
+}
+
 func finisherRunCount(name string) int64 {
 	finisherRunsMu.Lock()
 	defer finisherRunsMu.Unlock()
@@ -155,46 +186,56 @@ func finisherRunCount(name string) int64 {
 	return 0
 }
 
-// deputyCase runs one trap; it says whether the trap was planted.
-func deputyCase(t *testing.T, fin finisher, p string, dir bool, trap deputyTrap, mode Mode) bool {
+// deputyCase plants one trap at every path of a group in one run; it
+// returns how many were planted.
+func deputyCase(t *testing.T, fin finisher, group []deputyPath, trap deputyTrap, mode Mode) int {
 	f := newPostFixture(t)
-	if strings.HasPrefix(fin.name, "git-view") {
+	if fin.name == "git-view" {
 		g := gitFixture(t)
 		os.RemoveAll(f.ws)
 		if err := os.Rename(g.ws, f.ws); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if trap.pre != nil {
-		trap.pre(t, f, p)
+	var script strings.Builder
+	for i, dp := range group {
+		if trap.pre != nil {
+			trap.pre(t, f, dp.p)
+		}
+		plant := trap.script(dp.p, dp.dir)
+		if trap.pre == nil {
+			plant = `rm -rf ` + dp.p + ` 2>/dev/null; mkdir -p "$(dirname ` + dp.p + `)" && ` + plant
+		}
+		script.WriteString(`( ` + plant + ` ) 2>/dev/null && echo PLANTED-` + strconv.Itoa(i) + "\n")
 	}
+	script.WriteString("true\n")
 	f.before = nil
-	plant := trap.script(p, dir)
-	if trap.pre == nil {
-		plant = `rm -rf ` + p + ` 2>/dev/null; mkdir -p "$(dirname ` + p + `)" && ` + plant
-	}
-	r := f.postRun(t, mode, f.sub(`( `+plant+` ) 2>/dev/null && echo PLANTED; true`))
+	r := f.postRun(t, mode, f.sub(script.String()))
 	if r.err != nil {
 		// Strict refused to run at all (a device where .git is): nothing
 		// ran, nothing to finish.
-		return false
+		return 0
 	}
-	if !strings.Contains(r.out, "PLANTED") {
-		// The sandbox itself kept the command from planting it (a
-		// read-only part of the .git view, an overlay that cannot copy
-		// a device up): nothing for a finisher to meet.
-		return false
-	}
-	if deputyWarnDue(fin, trap.name, p, dir) && (fin.name != "overlay-apply" || mode == Strict) {
-		var ws []string
-		if r.applied.Post != nil {
-			ws = r.applied.Post.Warnings
+	n := 0
+	for i, dp := range group {
+		if !strings.Contains(r.out, "PLANTED-"+strconv.Itoa(i)+"\n") {
+			// The sandbox itself kept the command from planting it (a
+			// read-only part of the .git view, an overlay that cannot
+			// copy a device up): nothing for a finisher to meet.
+			continue
 		}
-		if !warnedAbout(ws, p) {
-			t.Errorf("no warning names %s: %q\n%s", p, ws, r.out)
+		n++
+		if deputyWarnDue(fin, trap.name, dp.p, dp.dir) && (fin.name != "overlay-apply" || mode == Strict) {
+			var ws []string
+			if r.applied.Post != nil {
+				ws = r.applied.Post.Warnings
+			}
+			if !warnedAbout(ws, dp.p) {
+				t.Errorf("no warning names %s: %q\n%s", dp.p, ws, r.out)
+			}
 		}
 	}
-	return true
+	return n
 }
 
 // warnedAbout says whether a warning names p (as a path, not as a part
@@ -255,5 +296,89 @@ func TestFinishersListed(t *testing.T) {
 	}
 	if calls < len(finishers) {
 		t.Errorf("%d finish calls found for %d finishers: the table does not call them", calls, len(finishers))
+	}
+}
+
+// TestFinishDeadline: a post-run step that does not return within the
+// deadline does not hold the run: Close returns, the step is named as
+// unfinished and the run is reported failed closed; the steps after it
+// are not run.
+func TestFinishDeadline(t *testing.T) {
+	block := make(chan struct{})
+	defer close(block)
+	var laterRan bool
+	saved := finishers
+	t.Cleanup(func() { finishers = saved })
+	finishers = []finisher{
+		{name: "test-blocking", paths: []string{"x"}, active: func(*Handle) bool { return true },
+			run: func(*Handle, *finishCtx) ([]string, []string) {
+				<-block
+				return nil, nil
+			}, release: func(*Handle) {}},
+		{name: "test-later", paths: []string{"y"}, active: func(*Handle) bool { return true },
+			run: func(*Handle, *finishCtx) ([]string, []string) {
+				laterRan = true
+				return nil, nil
+			}, release: func(*Handle) {}},
+	}
+	h := &Handle{post: &PostRun{}, postTimeout: 200 * time.Millisecond}
+	done := make(chan struct{})
+	go func() {
+		h.runFinishers()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("runFinishers did not return within 20 s of a 200 ms deadline")
+	}
+	if strings.Join(h.post.Unfinished, ",") != "test-blocking,test-later" || laterRan {
+		t.Errorf("unfinished = %q (the later step ran: %v), want both named and the later one not run", h.post.Unfinished, laterRan)
+	}
+	if len(h.post.Warnings) != 1 || !strings.HasPrefix(h.post.Warnings[0], "failed closed:") {
+		t.Errorf("warnings = %q, want one saying the run failed closed", h.post.Warnings)
+	}
+}
+
+// TestFinishDeadlineEndToEnd: with no time left at all, a sandboxed run
+// reports every post-run step it had as unfinished.
+func TestFinishDeadlineEndToEnd(t *testing.T) {
+	f := gitFixture(t)
+	f.assertActive(t, Spec{})
+	r := f.run(t, Spec{PostRunTimeout: time.Nanosecond}, `echo x > new.txt`, 30*time.Second)
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if r.applied.Post == nil || len(r.applied.Post.Unfinished) == 0 {
+		t.Fatalf("post-run = %+v, want unfinished steps", r.applied.Post)
+	}
+	for _, want := range []string{"git-view", "git-search"} {
+		if !strings.Contains(strings.Join(r.applied.Post.Unfinished, " "), want) {
+			t.Errorf("unfinished = %q, want %s among them", r.applied.Post.Unfinished, want)
+		}
+	}
+	// The view was released: the next run works.
+	r = f.run(t, Spec{}, `git status --porcelain >/dev/null && echo ok`, 30*time.Second)
+	if !strings.Contains(r.out, "ok") {
+		t.Errorf("the run after a failed-closed one: %s", r.out)
+	}
+}
+
+// TestSearchLimitFailsClosed: a workspace with more directories than the
+// search reads is reported unfinished, not passed.
+func TestSearchLimitFailsClosed(t *testing.T) {
+	old := wsScanLimit
+	wsScanLimit = 3
+	t.Cleanup(func() { wsScanLimit = old })
+	ws := t.TempDir()
+	for _, d := range []string{"a/b/c", "d/e", "f"} {
+		os.MkdirAll(filepath.Join(ws, d), 0o755)
+	}
+	g := prepareWSGuard(ws, false)
+	defer g.close()
+	fc := &finishCtx{deadline: time.Now().Add(time.Minute)}
+	warns := g.finishSearch(fc)
+	if !fc.ranOut || len(warns) != 1 || !strings.HasPrefix(warns[0], "failed closed:") {
+		t.Errorf("ranOut %v, warnings %q: want the search to fail closed at its limit", fc.ranOut, warns)
 	}
 }

@@ -396,6 +396,17 @@ func copyInto(p string, b []byte, old os.DirEntry) error {
 	return err
 }
 
+// release unlocks the view of a run whose post-run steps ran out of
+// time before this one: nothing is moved back.
+func (st *gitState) release() {
+	if st.done {
+		return
+	}
+	st.done = true
+	unix.Close(st.lockFd)
+	unix.Close(st.dfd)
+}
+
 // discard gives up a view that could not be prepared: the state
 // directories go back, and the view and its lock are removed.
 func (st *gitState) discard() {

@@ -293,6 +293,14 @@ var postAttacks = []postAttack{
 
 // TestPostRunAttacks runs every fixture in auto and strict.
 func TestPostRunAttacks(t *testing.T) {
+	for _, mode := range postModes {
+		g := gitFixture(t)
+		a := g.assertActive(t, Spec{Mode: mode})
+		need(t, a, LayerGit)
+		if mode == Strict {
+			need(t, a, LayerOverlay)
+		}
+	}
 	for _, a := range postAttacks {
 		for _, mode := range postModes {
 			t.Run(a.class+"/"+a.name+"/"+mode.String(), func(t *testing.T) {
@@ -304,13 +312,6 @@ func TestPostRunAttacks(t *testing.T) {
 					if err := os.Rename(g.ws, f.ws); err != nil {
 						t.Fatal(err)
 					}
-				}
-				applied := f.assertActive(t, Spec{Mode: mode})
-				if mode == Strict {
-					need(t, applied, LayerOverlay)
-				}
-				if a.git {
-					need(t, applied, LayerGit)
 				}
 				if a.setup != nil {
 					a.setup(t, f)

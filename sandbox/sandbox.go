@@ -23,6 +23,22 @@
 // bound the total memory of a process tree (rlimits are per process; there
 // is no cgroup support).
 //
+// After the run, and only after every process of it is gone, the parent
+// takes a few steps outside the sandbox, with the user's rights, on what
+// the command left: the "finishers", all listed with the paths they touch
+// in one table (finish_linux.go) — the strict overlay's apply step, the
+// .git view's return (git state moved back, config changes brokered), the
+// protected files (.envrc, .shellguard.yaml) and the search for git
+// metadata in the workspace. They touch only the workspace, and only
+// through descriptors: openat2 RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS|
+// RESOLVE_NO_MAGICLINKS from a descriptor of the workspace (or of the real
+// .git) taken before the run, O_NOFOLLOW|O_NONBLOCK, a regular-file check
+// before any read, unlinkat/renameat on the parent's descriptor. They run
+// no program (git config is parsed in process) and share one deadline
+// (Spec.PostRunTimeout); past it the run is reported failed closed
+// (PostRun.Unfinished). Before the run the parent also prepares the .git
+// view and the overlay's directories and snapshots the protected files.
+//
 // Only Linux is supported; on other platforms [Command] runs bash without a
 // sandbox in Auto mode and fails in Required mode, and [Probe] says so.
 package sandbox
