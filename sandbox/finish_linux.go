@@ -77,8 +77,8 @@ var finishers = []finisher{
 		release: func(h *Handle) { h.git.release() },
 	},
 	{
-		name:  "protected-files",
-		paths: wsProtectedNew,
+		name:   "protected-files",
+		paths:  wsProtectedNew,
 		active: func(h *Handle) bool { return h.ws != nil },
 		run: func(h *Handle, fc *finishCtx) ([]string, []string) {
 			return nil, h.ws.finishProtected(fc)
@@ -120,14 +120,18 @@ func (fc *finishCtx) expired() bool {
 
 // finisherRuns counts, per finisher, the runs where it had something to
 // do (tests: every listed step is exercised).
-var finisherRuns sync.Map // name -> *int64 (under finisherRunsMu)
-var finisherRunsMu sync.Mutex
+var finisherRuns struct {
+	sync.Mutex
+	n map[string]int64
+}
 
 func countFinisher(name string) {
-	finisherRunsMu.Lock()
-	defer finisherRunsMu.Unlock()
-	v, _ := finisherRuns.LoadOrStore(name, new(int64))
-	*v.(*int64)++
+	finisherRuns.Lock()
+	defer finisherRuns.Unlock()
+	if finisherRuns.n == nil {
+		finisherRuns.n = map[string]int64{}
+	}
+	finisherRuns.n[name]++
 }
 
 // runFinishers runs every finisher of h under one deadline and records
@@ -251,9 +255,6 @@ func openWalk(dfd int, rel string, flags int) (int, error) {
 		fd, err := unix.Openat(cur, p, fl|unix.O_CLOEXEC|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
 		closeCur()
 		if err != nil {
-			if err == unix.ELOOP {
-				err = unix.ELOOP
-			}
 			return -1, err
 		}
 		cur = fd

@@ -178,12 +178,9 @@ func deputyGroups(pats []string) [][]deputyPath {
 }
 
 func finisherRunCount(name string) int64 {
-	finisherRunsMu.Lock()
-	defer finisherRunsMu.Unlock()
-	if v, ok := finisherRuns.Load(name); ok {
-		return *v.(*int64)
-	}
-	return 0
+	finisherRuns.Lock()
+	defer finisherRuns.Unlock()
+	return finisherRuns.n[name]
 }
 
 // deputyCase plants one trap at every path of a group in one run; it
@@ -380,5 +377,67 @@ func TestSearchLimitFailsClosed(t *testing.T) {
 	warns := g.finishSearch(fc)
 	if !fc.ranOut || len(warns) != 1 || !strings.HasPrefix(warns[0], "failed closed:") {
 		t.Errorf("ranOut %v, warnings %q: want the search to fail closed at its limit", fc.ranOut, warns)
+	}
+}
+
+// TestOpenBeneath: the finishers' opens refuse a symlink anywhere in the
+// path and ".." out of the directory, never block on a FIFO, and read
+// only regular files; the walk used without openat2 does the same.
+func TestOpenBeneath(t *testing.T) {
+	root := t.TempDir()
+	ws, out := filepath.Join(root, "ws"), filepath.Join(root, "out")
+	os.MkdirAll(filepath.Join(ws, "a"), 0o755)
+	os.MkdirAll(out, 0o755)
+	os.WriteFile(filepath.Join(ws, "a", "f"), []byte("inside"), 0o644)
+	os.WriteFile(filepath.Join(out, "f"), []byte("outside"), 0o644)
+	os.Symlink(out, filepath.Join(ws, "link"))
+	os.Symlink("f", filepath.Join(ws, "a", "flink"))
+	if err := unix.Mkfifo(filepath.Join(ws, "a", "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Mkdir(filepath.Join(ws, "a", "d"), 0o755)
+	wsfd, err := unix.Open(ws, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(wsfd)
+	opens := map[string]func(int, string, int) (int, error){"openat2": openBeneath, "walk": openWalk}
+	for name, open := range opens {
+		if fd, err := open(wsfd, "a/f", unix.O_RDONLY); err != nil {
+			t.Errorf("%s a/f: %v", name, err)
+		} else {
+			unix.Close(fd)
+		}
+		for _, bad := range []string{"link/f", "a/flink", "../out/f", "a/../../out/f"} {
+			if fd, err := open(wsfd, bad, unix.O_RDONLY); err == nil {
+				unix.Close(fd)
+				t.Errorf("%s %s: opened, want refused", name, bad)
+			}
+		}
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := readRegularAt(wsfd, "a/fifo")
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != errNotRegular {
+			t.Errorf("FIFO: %v, want errNotRegular", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("reading a FIFO blocked")
+	}
+	if _, err := readRegularAt(wsfd, "a/d"); err != errNotRegular {
+		t.Errorf("directory: %v, want errNotRegular", err)
+	}
+	if b, err := readRegularAt(wsfd, "a/f"); err != nil || string(b) != "inside" {
+		t.Errorf("a/f: %q %v", b, err)
+	}
+	if err := removeBeneath(wsfd, "link"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "f")); err != nil {
+		t.Errorf("removing a symlink to a directory touched the directory: %v", err)
 	}
 }

@@ -66,6 +66,11 @@ func parseGitConfig(b []byte) ([]gitConfigEntry, error) {
 			for i < len(b) && (b[i] == ' ' || b[i] == '\t') {
 				i++
 			}
+			// The entry's bytes start with its line's indentation (or,
+			// after a section header on the same line, with the name).
+			if j := lineIndent(b, start); j == 0 || b[j-1] == '\n' {
+				start = j
+			}
 			e := gitConfigEntry{key: section + "." + name, start: start}
 			if i < len(b) && b[i] == '=' {
 				v, n, lines, err := parseGitValue(b[i+1:])
@@ -91,6 +96,14 @@ func parseGitConfig(b []byte) ([]gitConfigEntry, error) {
 		}
 	}
 	return out, nil
+}
+
+// lineIndent returns where the blanks before i begin.
+func lineIndent(b []byte, i int) int {
+	for i > 0 && (b[i-1] == ' ' || b[i-1] == '\t') {
+		i--
+	}
+	return i
 }
 
 func isAlpha(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
