@@ -100,8 +100,10 @@ func TestDeputy(t *testing.T) {
 		modes = []Mode{Strict}
 	}
 	// The sandbox is in force, with the layers the finishers meet.
+	repo := gitFixture(t)
+	deputyRepo = repo.ws
 	for _, mode := range modes {
-		g := gitFixture(t)
+		g := repo
 		a := g.assertActive(t, Spec{Mode: mode})
 		need(t, a, LayerGit)
 		if mode == Strict {
@@ -140,6 +142,9 @@ func TestDeputy(t *testing.T) {
 		}
 	}
 }
+
+// deputyRepo is a repository the git cases copy (git runs once).
+var deputyRepo string
 
 // deputyPath is one concrete path of a finisher; dir: a directory is
 // expected there.
@@ -188,11 +193,7 @@ func finisherRunCount(name string) int64 {
 func deputyCase(t *testing.T, fin finisher, group []deputyPath, trap deputyTrap, mode Mode) int {
 	f := newPostFixture(t)
 	if fin.name == "git-view" {
-		g := gitFixture(t)
-		os.RemoveAll(f.ws)
-		if err := os.Rename(g.ws, f.ws); err != nil {
-			t.Fatal(err)
-		}
+		f.repoFrom(t, deputyRepo)
 	}
 	var script strings.Builder
 	for i, dp := range group {

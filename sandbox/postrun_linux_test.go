@@ -196,6 +196,22 @@ type postAttack struct {
 	warn       string
 }
 
+// repoFrom makes the workspace a copy of the repository in dir (cheaper
+// than running git for every case).
+func (f *postFixture) repoFrom(t *testing.T, dir string) {
+	t.Helper()
+	os.RemoveAll(f.ws)
+	if err := os.CopyFS(f.ws, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	// A copy of the view the template's runs left is not a view of this
+	// repository.
+	views, _ := filepath.Glob(filepath.Join(f.ws, ".git", gitViewPrefix+"*"))
+	for _, v := range views {
+		os.RemoveAll(v)
+	}
+}
+
 func gitInitAt(t *testing.T, f *postFixture, dir string, args ...string) {
 	t.Helper()
 	gitOutside(t, f.fixture, append([]string{"init", "-q"}, append(args, dir)...)...)
@@ -293,9 +309,9 @@ var postAttacks = []postAttack{
 
 // TestPostRunAttacks runs every fixture in auto and strict.
 func TestPostRunAttacks(t *testing.T) {
+	repo := gitFixture(t)
 	for _, mode := range postModes {
-		g := gitFixture(t)
-		a := g.assertActive(t, Spec{Mode: mode})
+		a := repo.assertActive(t, Spec{Mode: mode})
 		need(t, a, LayerGit)
 		if mode == Strict {
 			need(t, a, LayerOverlay)
@@ -306,12 +322,7 @@ func TestPostRunAttacks(t *testing.T) {
 			t.Run(a.class+"/"+a.name+"/"+mode.String(), func(t *testing.T) {
 				f := newPostFixture(t)
 				if a.git {
-					g := gitFixture(t)
-					// The repository of gitFixture, in this fixture.
-					os.RemoveAll(f.ws)
-					if err := os.Rename(g.ws, f.ws); err != nil {
-						t.Fatal(err)
-					}
+					f.repoFrom(t, repo.ws)
 				}
 				if a.setup != nil {
 					a.setup(t, f)
