@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"reflect"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -147,6 +148,10 @@ func (g *Guard) fillSandbox(res *Result, launch any) {
 	if a, ok := launch.(sandbox.Applied); ok {
 		res.Sandbox = &a
 		res.SandboxWarnings = a.Warnings()
+		if a.Post != nil && len(a.Post.Unfinished) > 0 && res.Error == "" {
+			// What the command left was not all checked: failed closed.
+			res.Error = "the checks after the run did not finish (" + strings.Join(a.Post.Unfinished, ", ") + "): the workspace may hold what the command left unchecked"
+		}
 	}
 	switch {
 	case res.Unsandboxed:

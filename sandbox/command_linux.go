@@ -74,11 +74,13 @@ type Handle struct {
 	sup      *supervisor // unix connect supervisor (unixconnect_linux.go)
 	// git is the .git view to move back after the run (git_linux.go);
 	// post is filled in by Close and shared with the reported Applied.
-	git  *gitState
-	ws   *wsGuard
-	ov   *overlayState // Strict mode's upper directory (overlay_linux.go)
-	rm   []*os.File    // the idmapped trees passed to the helper (rootmap_linux.go)
-	post *PostRun
+	git *gitState
+	ws  *wsGuard
+	ov  *overlayState // Strict mode's upper directory (overlay_linux.go)
+	// postTimeout bounds the post-run steps (Spec.PostRunTimeout).
+	postTimeout time.Duration
+	rm          []*os.File // the idmapped trees passed to the helper (rootmap_linux.go)
+	post        *PostRun
 	// cg is the run's cgroup (nil: cgErr says why there is none).
 	cg    *runCgroup
 	cgErr error
@@ -257,10 +259,10 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 	}
 	cmd.SysProcAttr = attr
 	steptime.Mark("sb.cgroup")
-	ws := prepareWSGuard(hs.Workspace, lookGit(env))
+	ws := prepareWSGuard(hs.Workspace, gst != nil)
 	steptime.Mark("sb.wsguard")
 	return cmd, &Handle{mode: spec.Mode, r: r, w: w, ctl: ctl, ctlChild: ctlChild, userns: hs.UserNS, git: gst, ov: ovs, rm: rmFiles, post: &PostRun{}, cg: rc, cgErr: cgErr,
-		ws: ws, proxy: spec.Proxy}, nil
+		ws: ws, proxy: spec.Proxy, postTimeout: spec.PostRunTimeout}, nil
 }
 
 const (
@@ -425,33 +427,10 @@ func (h *Handle) Close() error {
 			h.cg = nil
 		}
 	}
-	if h.ov != nil {
-		// First: the post-run search below looks at the real workspace.
-		notes, warns := h.ov.finish()
-		h.ov = nil
-		if h.post != nil {
-			h.post.Overlay = append(notes, warns...)
-			h.post.Warnings = append(h.post.Warnings, warns...)
-		}
-	}
-	if h.git != nil {
-		notes, warns := h.git.finish()
-		steptime.Mark("sb.git-finish")
-		h.git = nil
-		if h.post != nil {
-			h.post.Git = append(notes, warns...)
-			h.post.Warnings = append(h.post.Warnings, warns...)
-		}
-	}
-	if h.ws != nil {
-		warns := h.ws.finish()
-		steptime.Mark("sb.wsguard-finish")
-		h.ws = nil
-		if h.post != nil {
-			h.post.Git = append(h.post.Git, warns...)
-			h.post.Warnings = append(h.post.Warnings, warns...)
-		}
-	}
+	// Every step outside the sandbox on what the command left, under
+	// one deadline (finish_linux.go).
+	h.runFinishers()
+	steptime.Mark("sb.finish")
 	if h.w != nil {
 		h.w.Close()
 		h.w = nil

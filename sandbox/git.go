@@ -15,6 +15,11 @@ type PostRun struct {
 	Overlay []string `json:"overlay,omitempty"`
 	// Warnings are the refusals among them, in plain words.
 	Warnings []string `json:"warnings,omitempty"`
+	// Unfinished names the post-run steps that did not finish (the
+	// deadline, Spec.PostRunTimeout, passed, or the workspace search
+	// reached its limit): what the command left was not all checked, and
+	// the run is reported as failed closed.
+	Unfinished []string `json:"unfinished,omitempty"`
 }
 
 // gitStateFiles are the files directly in .git that git itself writes for

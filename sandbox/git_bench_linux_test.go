@@ -50,7 +50,7 @@ func BenchmarkGitView(b *testing.B) {
 		if err != nil || g == nil {
 			b.Fatal(err)
 		}
-		if notes, warns := st.finish(); len(notes)+len(warns) > 0 {
+		if notes, warns := st.finish(nil); len(notes)+len(warns) > 0 {
 			b.Fatal(notes, warns)
 		}
 	}
@@ -80,6 +80,6 @@ func BenchmarkPoolTake(b *testing.B) {
 		if w, hs := p.take(spec, env, ws); w != nil || hs == nil && i > 0 {
 			b.Fatalf("take: %v %v (%s)", w, hs, p.lastMiss)
 		}
-		prepareWSGuard(ws, lookGit(env))
+		prepareWSGuard(ws, true).close()
 	}
 }

@@ -8,11 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -41,7 +39,7 @@ type gitState struct {
 	moved     []string                 // state dirs moved into the view
 	config    []byte                   // the real config before the run
 	copies    map[string][]byte        // other files, copied
-	git       string                   // git binary for the config broker
+	dfd       int                      // the real .git, opened before the run
 	lockFd    int
 	done      bool
 }
@@ -80,8 +78,14 @@ func prepareGit(ws string, env []string) (*gitSpec, *gitState, error) {
 		}
 	}
 	gs := &gitSpec{Dir: gd, View: view}
-	st := &gitState{dir: gd, view: view, lockFd: lockFd, bound: map[string]bool{}, links: map[string]uint64{}, mtimes: map[string]unix.Timespec{}, copies: map[string][]byte{}}
-	st.git = lookGit(env)
+	dfd, err := unix.Open(gd, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		if lockFd >= 0 {
+			unix.Close(lockFd)
+		}
+		return nil, nil, err
+	}
+	st := &gitState{dir: gd, view: view, dfd: dfd, lockFd: lockFd, bound: map[string]bool{}, links: map[string]uint64{}, mtimes: map[string]unix.Timespec{}, copies: map[string][]byte{}}
 	if err := st.syncView(gs, ents); err != nil {
 		st.discard()
 		return nil, nil, err
@@ -281,7 +285,7 @@ func (st *gitState) syncView(gs *gitSpec, ents []os.DirEntry) error {
 			}
 			st.links[name], st.mtimes[name] = vs.Ino, vs.Mtim
 		case t.IsRegular():
-			b, err := os.ReadFile(src)
+			b, err := readRegularAt(st.dfd, name)
 			if err != nil {
 				return err
 			}
@@ -392,6 +396,17 @@ func copyInto(p string, b []byte, old os.DirEntry) error {
 	return err
 }
 
+// release unlocks the view of a run whose post-run steps ran out of
+// time before this one: nothing is moved back.
+func (st *gitState) release() {
+	if st.done {
+		return
+	}
+	st.done = true
+	unix.Close(st.lockFd)
+	unix.Close(st.dfd)
+}
+
 // discard gives up a view that could not be prepared: the state
 // directories go back, and the view and its lock are removed.
 func (st *gitState) discard() {
@@ -402,6 +417,7 @@ func (st *gitState) discard() {
 	os.RemoveAll(st.view)
 	os.Remove(st.view + ".lock")
 	unix.Close(st.lockFd)
+	unix.Close(st.dfd)
 }
 
 // onlySamples reports whether dir is empty or holds only git's *.sample
@@ -425,27 +441,6 @@ func onlySamples(dir string) bool {
 		}
 	}
 	return true
-}
-
-// lookGit finds git on the PATH of env ("" if there is none).
-func lookGit(env []string) string {
-	p, _ := envGet(env, "PATH")
-	for _, d := range filepath.SplitList(p) {
-		if c := filepath.Join(d, "git"); filepath.IsAbs(c) {
-			if fi, err := os.Stat(c); err == nil && fi.Mode().IsRegular() {
-				return c
-			}
-		}
-	}
-	return ""
-}
-
-func inode(p string) uint64 {
-	var st unix.Stat_t
-	if unix.Lstat(p, &st) != nil {
-		return 0
-	}
-	return st.Ino
 }
 
 // gitView binds the view over .git inside the sandbox (helper side, in
@@ -492,10 +487,16 @@ func (h *helper) gitView(g *gitSpec) error {
 }
 
 // finish moves what git wrote back into the real .git, applies the
-// allowed config changes, reports the refused ones and removes the view.
-// Every sandboxed process is dead when it runs (the handle is closed
-// after the pid namespace is gone).
-func (st *gitState) finish() (notes, warns []string) {
+// allowed config changes, reports the refused ones and leaves the view
+// for the next run. Every sandboxed process is dead when it runs (the
+// handle is closed after the pid namespace is gone).
+//
+// It works from descriptors of the real .git (taken before the run; the
+// command cannot reach it) and of the view in it: what the command left
+// in the view is looked at with fstatat, read only when it is a regular
+// file (opened O_NOFOLLOW|O_NONBLOCK), moved with renameat and removed
+// with unlinkat, never followed.
+func (st *gitState) finish(fc *finishCtx) (notes, warns []string) {
 	if st == nil || st.done {
 		return nil, nil
 	}
@@ -504,61 +505,111 @@ func (st *gitState) finish() (notes, warns []string) {
 	// removed from it now, the rest is brought in line then. The lock is
 	// released last.
 	defer unix.Close(st.lockFd)
+	defer unix.Close(st.dfd)
+	vfd, err := unix.Openat(st.dfd, filepath.Base(st.view), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, []string{fmt.Sprintf("failed closed: the .git view could not be opened: %v", err)}
+	}
+	defer unix.Close(vfd)
+	dfd := st.dfd
+	typeAt := func(fd int, name string) (unix.Stat_t, bool) {
+		var s unix.Stat_t
+		return s, unix.Fstatat(fd, name, &s, unix.AT_SYMLINK_NOFOLLOW) == nil
+	}
+	isDir := func(s unix.Stat_t) bool { return s.Mode&unix.S_IFMT == unix.S_IFDIR }
+	isReg := func(s unix.Stat_t) bool { return s.Mode&unix.S_IFMT == unix.S_IFREG }
 	for _, d := range st.moved {
-		if _, err := os.Lstat(filepath.Join(st.view, d)); err != nil {
+		s, ok := typeAt(vfd, d)
+		if !ok {
 			continue // git finished it (rebase done)
 		}
-		if err := os.Rename(filepath.Join(st.view, d), filepath.Join(st.dir, d)); err != nil {
+		if !isDir(s) {
+			warns = append(warns, fmt.Sprintf("refused: .git/%s (a %s written inside the sandbox) was dropped", d, kindAt(vfd, d)))
+			removeNameAt(vfd, d)
+			continue
+		}
+		if err := unix.Renameat(vfd, d, dfd, d); err != nil {
 			warns = append(warns, fmt.Sprintf(".git/%s could not be moved back: %v", d, err))
 		}
 	}
-	ents, _ := os.ReadDir(st.view)
 	seen := map[string]bool{}
-	for _, e := range ents {
-		name := e.Name()
+	for _, e := range readDirentsFd(vfd, make([]byte, 16<<10)) {
+		if fc.expired() {
+			return notes, warns
+		}
+		name := e.name
 		seen[name] = true
-		src, dst := filepath.Join(st.view, name), filepath.Join(st.dir, name)
+		vs, ok := typeAt(vfd, name)
+		if !ok {
+			continue
+		}
 		switch {
-		case st.bound[name] || contains(st.moved, name):
-		case gitStateDirs[name] && e.IsDir():
-			if _, err := os.Lstat(dst); err == nil {
+		case contains(st.moved, name):
+		case st.bound[name]:
+			// Bound over inside, or (hooks/, branches/ …) an empty
+			// directory of the view: anything in the view's own
+			// directory was written there by the command.
+			warns = append(warns, st.dropInView(vfd, name, vs)...)
+		case gitStateDirs[name] && isDir(vs):
+			if _, ok := typeAt(dfd, name); ok {
 				warns = append(warns, fmt.Sprintf(".git/%s exists already; the sandbox's copy was dropped", name))
-				os.RemoveAll(src)
-			} else if err := os.Rename(src, dst); err != nil {
+				removeNameAt(vfd, name)
+			} else if err := unix.Renameat(vfd, name, dfd, name); err != nil {
 				warns = append(warns, fmt.Sprintf(".git/%s: %v", name, err))
 			}
-		case gitStateFiles[name] && e.Type().IsRegular():
+		case gitStateFiles[name] && isReg(vs):
 			ino, had := st.links[name]
-			if had && inode(src) == ino {
+			if had && vs.Ino == ino {
 				continue // unchanged, or written in place (same inode)
 			}
 			// Changed outside meanwhile (the user's own git during a long
 			// run): keep theirs rather than go back in time.
-			var cur unix.Stat_t
-			curErr := unix.Lstat(dst, &cur)
-			if (had && (curErr != nil || cur.Ino != ino || cur.Mtim != st.mtimes[name])) || (!had && curErr == nil) {
+			cur, curOK := typeAt(dfd, name)
+			if (had && (!curOK || cur.Ino != ino || cur.Mtim != st.mtimes[name])) || (!had && curOK) {
 				warns = append(warns, fmt.Sprintf(".git/%s changed outside during the run; the sandbox's version was dropped", name))
 				continue
 			}
-			if err := os.Rename(src, dst); err != nil {
+			if vs.Nlink != 1 {
+				// A second name of the file elsewhere: not git's.
+				warns = append(warns, fmt.Sprintf("refused: .git/%s (a file with another name inside the sandbox) was dropped", name))
+				removeNameAt(vfd, name)
+				continue
+			}
+			if err := unix.Renameat(vfd, name, dfd, name); err != nil {
 				warns = append(warns, fmt.Sprintf(".git/%s: %v", name, err))
 			}
 		case name == "config":
-			b, err := os.ReadFile(src)
-			if err == nil && !bytes.Equal(b, st.config) {
-				n, w := st.brokerConfig(src)
+			b, err := readRegularAt(vfd, name)
+			if err != nil {
+				warns = append(warns, fmt.Sprintf("refused: .git/config was replaced inside the sandbox by a %s; the change was dropped", kindAt(vfd, name)))
+				removeNameAt(vfd, name)
+				continue
+			}
+			if !bytes.Equal(b, st.config) {
+				n, w := st.brokerConfig(b)
 				notes, warns = append(notes, n...), append(warns, w...)
 			}
-		case strings.HasSuffix(name, ".lock"):
+		case strings.HasSuffix(name, ".lock") && isReg(vs):
 		default:
 			old, existed := st.copies[name]
 			if !existed {
-				warns = append(warns, fmt.Sprintf("refused: .git/%s created inside the sandbox was dropped (git metadata outside objects/refs/logs and the state files cannot be added)", name))
-				os.RemoveAll(src)
+				warns = append(warns, fmt.Sprintf("refused: .git/%s (a %s) created inside the sandbox was dropped (git metadata outside objects/refs/logs and the state files cannot be added)", name, kindAt(vfd, name)))
+				removeNameAt(vfd, name)
 				continue
 			}
-			if b, err := os.ReadFile(src); err != nil || !bytes.Equal(b, old) {
+			var b []byte
+			var err error
+			if bytes.HasPrefix(old, []byte("symlink:")) {
+				var l string
+				if l, err = readlinkAt(vfd, name); err == nil {
+					b = []byte("symlink:" + l)
+				}
+			} else {
+				b, err = readRegularAt(vfd, name)
+			}
+			if err != nil || !bytes.Equal(b, old) {
 				warns = append(warns, fmt.Sprintf("refused: the change to .git/%s was dropped", name))
+				removeNameAt(vfd, name)
 			}
 		}
 	}
@@ -567,10 +618,8 @@ func (st *gitState) finish() (notes, warns []string) {
 	}
 	for name, ino := range st.links {
 		if !seen[name] {
-			real := filepath.Join(st.dir, name)
-			var cur unix.Stat_t
-			if unix.Lstat(real, &cur) == nil && cur.Ino == ino && cur.Mtim == st.mtimes[name] {
-				os.Remove(real) // git removed it (MERGE_HEAD after a commit …)
+			if cur, ok := typeAt(dfd, name); ok && cur.Ino == ino && cur.Mtim == st.mtimes[name] {
+				unix.Unlinkat(dfd, name, 0) // git removed it (MERGE_HEAD after a commit …)
 			}
 		}
 	}
@@ -582,6 +631,28 @@ func (st *gitState) finish() (notes, warns []string) {
 	return notes, warns
 }
 
+// dropInView empties the view's own directory name (bound over inside
+// the sandbox, or one the view keeps empty) of what the command put
+// there, or removes what replaced it.
+func (st *gitState) dropInView(vfd int, name string, vs unix.Stat_t) []string {
+	if vs.Mode&unix.S_IFMT != unix.S_IFDIR {
+		kind := kindAt(vfd, name)
+		removeNameAt(vfd, name)
+		return []string{fmt.Sprintf("refused: .git/%s (a %s written inside the sandbox) was dropped", name, kind)}
+	}
+	cfd, err := unix.Openat(vfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	defer unix.Close(cfd)
+	var warns []string
+	for _, e := range readDirentsFd(cfd, make([]byte, 8<<10)) {
+		warns = append(warns, fmt.Sprintf("refused: .git/%s/%s (a %s written inside the sandbox) was dropped", name, e.name, kindAt(cfd, e.name)))
+		removeNameAt(cfd, e.name)
+	}
+	return warns
+}
+
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
@@ -591,30 +662,19 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// brokerConfig applies the allowed key changes of the view's config to
-// the real .git/config with `git config --file` (which runs nothing: no
-// repository, no includes, no system or global config).
-func (st *gitState) brokerConfig(viewConfig string) (notes, warns []string) {
-	if st.git == "" {
-		return nil, []string{"refused: .git/config changes were dropped (git not found to apply them)"}
-	}
-	real := filepath.Join(st.dir, "config")
-	oldVals, err1 := st.gitList(real)
-	newVals, err2 := st.gitList(viewConfig)
+// brokerConfig applies the allowed key changes of the view's config
+// (viewConfig, its content) to the real .git/config: both parsed in
+// process, the real one rewritten beside itself and renamed over it
+// under git's own lock (config.lock).
+func (st *gitState) brokerConfig(viewConfig []byte) (notes, warns []string) {
+	// Compare against the config as it was before the run, not as it is
+	// now, so concurrent outside changes are kept.
+	oldEnts, err1 := parseGitConfig(st.config)
+	newEnts, err2 := parseGitConfig(viewConfig)
 	if err1 != nil || err2 != nil {
 		return nil, []string{fmt.Sprintf("refused: .git/config changes were dropped (cannot parse: %v %v)", err1, err2)}
 	}
-	// Compare against the config as it was before the run, not as it is
-	// now, so concurrent outside changes are kept.
-	tmp, err := os.CreateTemp(st.view, "orig-config-")
-	if err == nil {
-		defer os.Remove(tmp.Name())
-		tmp.Write(st.config)
-		tmp.Close()
-		if o, err := st.gitList(tmp.Name()); err == nil {
-			oldVals = o
-		}
-	}
+	oldVals, newVals := gitConfigValues(oldEnts), gitConfigValues(newEnts)
 	keys := map[string]bool{}
 	for k := range oldVals {
 		keys[k] = true
@@ -627,6 +687,8 @@ func (st *gitState) brokerConfig(viewConfig string) (notes, warns []string) {
 		sorted = append(sorted, k)
 	}
 	sort.Strings(sorted)
+	set := map[string][]string{}
+	var applied []string
 	for _, k := range sorted {
 		o, n := oldVals[k], newVals[k]
 		if strings.Join(o, "\x00") == strings.Join(n, "\x00") {
@@ -643,53 +705,36 @@ func (st *gitState) brokerConfig(viewConfig string) (notes, warns []string) {
 			warns = append(warns, fmt.Sprintf("refused: git config %s was not applied to .git/config (it can make git run a program, or is not on the list of keys the sandbox passes on: user.*, remote.*.url/fetch, branch.*)", k))
 			continue
 		}
-		if err := st.gitRun("--file", real, "--unset-all", k); err != nil && !isExit(err, 5) {
-			warns = append(warns, fmt.Sprintf("git config %s: %v", k, err))
-			continue
+		set[k] = n
+		applied = append(applied, k)
+	}
+	if len(set) == 0 {
+		return nil, warns
+	}
+	real, err := readRegularAt(st.dfd, "config")
+	var ents []gitConfigEntry
+	if err == nil {
+		ents, err = parseGitConfig(real)
+	}
+	var out []byte
+	if err == nil {
+		out, err = editGitConfig(real, ents, set)
+	}
+	if err == nil {
+		var cs unix.Stat_t
+		mode := uint32(0o644)
+		if unix.Fstatat(st.dfd, "config", &cs, unix.AT_SYMLINK_NOFOLLOW) == nil {
+			mode = cs.Mode & 0o666
 		}
-		for _, v := range n {
-			if err := st.gitRun("--file", real, "--add", k, v); err != nil {
-				warns = append(warns, fmt.Sprintf("git config %s: %v", k, err))
-			}
-		}
+		err = writeFileAt(st.dfd, "config", out, mode)
+	}
+	if err != nil {
+		return nil, append(warns, fmt.Sprintf("git config %s: not applied: %v", strings.Join(applied, ", "), err))
+	}
+	for _, k := range applied {
 		notes = append(notes, "applied git config "+k)
 	}
 	return notes, warns
-}
-
-func isExit(err error, code int) bool {
-	var ee *exec.ExitError
-	return errors.As(err, &ee) && ee.ExitCode() == code
-}
-
-func (st *gitState) gitCmd(args ...string) *exec.Cmd {
-	c := exec.Command(st.git, append([]string{"config"}, args...)...)
-	c.Dir = "/"
-	c.Env = []string{"PATH=/usr/bin:/bin", "HOME=/nonexistent", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CEILING_DIRECTORIES=/", "LC_ALL=C"}
-	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	c.WaitDelay = time.Second
-	return c
-}
-
-func (st *gitState) gitRun(args ...string) error {
-	return st.gitCmd(args...).Run()
-}
-
-// gitList returns key -> values (in order) of a config file.
-func (st *gitState) gitList(file string) (map[string][]string, error) {
-	out, err := st.gitCmd("--file", file, "--list", "--null").Output()
-	if err != nil {
-		return nil, err
-	}
-	m := map[string][]string{}
-	for _, rec := range strings.Split(string(out), "\x00") {
-		if rec == "" {
-			continue
-		}
-		k, v, _ := strings.Cut(rec, "\n")
-		m[k] = append(m[k], v)
-	}
-	return m, nil
 }
 
 // gitLayer applies the .git view when the parent prepared one and reports

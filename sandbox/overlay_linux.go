@@ -28,6 +28,7 @@ type overlaySpec struct {
 // to the workspace and removed by Handle.Close.
 type overlayState struct {
 	ws     string
+	wsfd   int    // the workspace, opened before the run
 	dir    string // holds upper/ and work/
 	lockFd int
 	// mounted: the helper reported the overlay layer; before that the
@@ -69,7 +70,11 @@ func prepareOverlay(ws string) (*overlaySpec, *overlayState, error) {
 		os.Remove(dir)
 		return nil, nil, fmt.Errorf("locking %s: %w", dir, err)
 	}
-	os_ := &overlayState{ws: ws, dir: dir, lockFd: lockFd}
+	os_ := &overlayState{ws: ws, dir: dir, lockFd: lockFd, wsfd: -1}
+	if os_.wsfd, err = unix.Open(ws, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0); err != nil {
+		os_.discard()
+		return nil, nil, err
+	}
 	for _, d := range []string{"upper", "work"} {
 		if err := os.Mkdir(filepath.Join(dir, d), 0o700); err != nil {
 			os_.discard()
@@ -121,6 +126,9 @@ func (o *overlayState) discard() {
 	removeTree(o.dir)
 	os.Remove(o.dir + ".lock")
 	unix.Close(o.lockFd)
+	if o.wsfd >= 0 {
+		unix.Close(o.wsfd)
+	}
 	o.dir = ""
 }
 
@@ -249,7 +257,9 @@ func overlayConfig(fd int, ov *overlaySpec) error {
 
 // finish applies the upper directory to the workspace and removes it.
 // Every process of the run is gone (the pid namespace died with it).
-func (o *overlayState) finish() (notes, warns []string) {
+// Both trees are walked by descriptor (the workspace's taken before the
+// run), nothing is followed, and the walk stops at the deadline.
+func (o *overlayState) finish(fc *finishCtx) (notes, warns []string) {
 	if o == nil || o.dir == "" {
 		return nil, nil
 	}
@@ -257,14 +267,33 @@ func (o *overlayState) finish() (notes, warns []string) {
 	if !o.mounted {
 		return nil, nil
 	}
-	a := &overlayApply{}
-	if err := a.run(filepath.Join(o.dir, "upper"), o.ws); err != nil {
+	a := &overlayApply{fc: fc}
+	if err := a.run(filepath.Join(o.dir, "upper"), o.wsfd); err != nil {
 		a.warns = append(a.warns, "the workspace changes could not all be applied: "+err.Error())
 	}
 	if a.changed > 0 {
 		notes = append(notes, fmt.Sprintf("overlay: %d workspace changes applied", a.changed))
 	}
+	for i, w := range a.warns {
+		// The command saw the .git view as .git.
+		a.warns[i] = unviewName(w)
+	}
 	return notes, a.warns
+}
+
+// unviewName drops the name of a .git view from the paths in s.
+func unviewName(s string) string {
+	for {
+		i := strings.Index(s, ".git/"+gitViewPrefix)
+		if i < 0 {
+			return s
+		}
+		j := strings.IndexByte(s[i+5:], '/')
+		if j < 0 {
+			return s
+		}
+		s = s[:i+5] + s[i+5+j+1:]
+	}
 }
 
 // overlayApply copies an overlay upper directory onto a directory tree,
@@ -272,18 +301,19 @@ func (o *overlayState) finish() (notes, warns []string) {
 type overlayApply struct {
 	changed int
 	warns   []string
+	fc      *finishCtx
 }
 
 // applyNamePrefix names the temporary files written beside their target.
 const applyNamePrefix = ".shellguard-apply-"
 
-func (a *overlayApply) run(upper, ws string) error {
+func (a *overlayApply) run(upper string, wsfd int) error {
 	ufd, err := unix.Open(upper, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return err
 	}
 	defer unix.Close(ufd)
-	wfd, err := unix.Open(ws, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	wfd, err := unix.Openat(wsfd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return err
 	}
@@ -310,6 +340,9 @@ func (a *overlayApply) dir(ufd, wfd int, rel string, depth int) error {
 	for _, n := range names {
 		if n == "." || n == ".." || strings.ContainsRune(n, '/') {
 			continue
+		}
+		if a.fc.expired() {
+			return fmt.Errorf("%s: the post-run deadline passed; the rest was not applied", rel)
 		}
 		if err := a.entry(ufd, wfd, n, joinRel(rel, n), depth); err != nil {
 			a.warns = append(a.warns, "overlay: "+err.Error())

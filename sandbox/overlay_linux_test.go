@@ -167,8 +167,13 @@ func TestOverlayApply(t *testing.T) {
 	os.MkdirAll(filepath.Join(upper, "redir"), 0o755)
 	unix.Setxattr(filepath.Join(upper, "redir"), "user.overlay.redirect", []byte("/elsewhere"), 0)
 
+	wsfd, err := unix.Open(ws, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(wsfd)
 	a := &overlayApply{}
-	if err := a.run(upper, ws); err != nil {
+	if err := a.run(upper, wsfd); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("warnings: %q", a.warns)

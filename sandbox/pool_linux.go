@@ -129,7 +129,8 @@ func (p *Pool) Command(ctx context.Context, spec Spec, script string, env []stri
 		w.h.applied.Warm = true
 		// The post-run workspace search starts from now (and from what
 		// exists now), not from when the helper was warmed.
-		w.h.ws = prepareWSGuard(hs.Workspace, lookGit(env))
+		w.h.ws = prepareWSGuard(hs.Workspace, w.h.git != nil)
+		w.h.postTimeout = spec.PostRunTimeout
 		// Its replacement is warmed once the command has ended: warming
 		// takes a few milliseconds of CPU, which the command would lose
 		// on a machine with few cores (take leaves it to us).
@@ -432,6 +433,7 @@ func (p *Pool) start(key string, pr *poolProto) (*warmHelper, error) {
 	// The post-run workspace search belongs to the call (set at take
 	// time): run for a helper that is discarded unused, a search from
 	// now would take files the user creates meanwhile for the sandbox's.
+	h.ws.close()
 	h.ws = nil
 	// The helper that will run must be the one the key describes.
 	var hs helperSpec

@@ -23,6 +23,22 @@
 // bound the total memory of a process tree (rlimits are per process; there
 // is no cgroup support).
 //
+// After the run, and only after every process of it is gone, the parent
+// takes a few steps outside the sandbox, with the user's rights, on what
+// the command left: the "finishers", all listed with the paths they touch
+// in one table (finish_linux.go) — the strict overlay's apply step, the
+// .git view's return (git state moved back, config changes brokered), the
+// protected files (.envrc, .shellguard.yaml) and the search for git
+// metadata in the workspace. They touch only the workspace, and only
+// through descriptors: openat2 RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS|
+// RESOLVE_NO_MAGICLINKS from a descriptor of the workspace (or of the real
+// .git) taken before the run, O_NOFOLLOW|O_NONBLOCK, a regular-file check
+// before any read, unlinkat/renameat on the parent's descriptor. They run
+// no program (git config is parsed in process) and share one deadline
+// (Spec.PostRunTimeout); past it the run is reported failed closed
+// (PostRun.Unfinished). Before the run the parent also prepares the .git
+// view and the overlay's directories and snapshots the protected files.
+//
 // Only Linux is supported; on other platforms [Command] runs bash without a
 // sandbox in Auto mode and fails in Required mode, and [Probe] says so.
 package sandbox
@@ -33,6 +49,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/shellguard/shellguard/sandbox/netproxy"
 )
@@ -103,6 +120,10 @@ func (m *Mode) UnmarshalText(b []byte) error {
 	return nil
 }
 
+// DefaultPostRunTimeout bounds all post-run work of one run (see
+// Spec.PostRunTimeout).
+const DefaultPostRunTimeout = 5 * time.Second
+
 // Spec is what to enforce. The zero value is a sensible default: Auto
 // mode, the command's directory as workspace, no network, the built-in
 // secret list masked, default limits.
@@ -151,6 +172,11 @@ type Spec struct {
 	// (and $TMPDIR) and /dev/shm. Empty: a fresh, empty /tmp and /dev/shm
 	// per run.
 	SessionTmp string `json:"-"`
+	// PostRunTimeout bounds the steps shellguard takes outside the
+	// sandbox after the run (applying the strict overlay, the .git view,
+	// the workspace search); 0 means DefaultPostRunTimeout (5 s). When it
+	// passes, the run is reported failed-closed (PostRun.Unfinished).
+	PostRunTimeout time.Duration `json:"post_run_timeout,omitempty"`
 	// Pool is how many warm helpers a long-lived caller keeps ready (a
 	// shellguard Session, see Pool): 0 means DefaultPool, a negative
 	// value none (every command starts cold).

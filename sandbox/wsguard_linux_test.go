@@ -22,14 +22,15 @@ func TestWSGuardSkipsDependencyTrees(t *testing.T) {
 		}
 	}
 	os.WriteFile(filepath.Join(ws, "target", "CACHEDIR.TAG"), []byte("Signature: 8a477f597d28d172789f06886806bc55\n"), 0o644)
-	g := prepareWSGuard(ws, "git")
+	time.Sleep(20 * time.Millisecond) // the trees are older than the run
+	g := prepareWSGuard(ws, false)
 	gitfile := []byte("gitdir: /tmp/elsewhere\n")
 	for _, p := range []string{"src/pkg/.git", "node_modules/left-pad/.git", "target/debug/.git"} {
 		if err := os.WriteFile(filepath.Join(ws, p), gitfile, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	warns := g.finish()
+	warns := g.finishAll()
 	if _, err := os.Lstat(filepath.Join(ws, "src/pkg/.git")); !os.IsNotExist(err) {
 		t.Errorf("the gitfile in src/pkg survived the search (%v); warnings %q", err, warns)
 	}
@@ -68,9 +69,9 @@ func TestWSGuardRemembersDirectories(t *testing.T) {
 	time.Sleep(wsRacyWindow + 50*time.Millisecond) // the tree is settled
 	search := func() (warns []string, read int64) {
 		time.Sleep(20 * time.Millisecond) // a run starts after the last search
-		g := prepareWSGuard(ws, "git")
+		g := prepareWSGuard(ws, false)
 		before := wsDirsRead.Load()
-		warns = g.finish()
+		warns = g.finishAll()
 		return warns, wsDirsRead.Load() - before
 	}
 	if warns, read := search(); len(warns) != 0 || read != 6 {
@@ -81,13 +82,13 @@ func TestWSGuardRemembersDirectories(t *testing.T) {
 	}
 
 	// A gitfile written deep down: only its directory is read again.
-	g := prepareWSGuard(ws, "git")
+	g := prepareWSGuard(ws, false)
 	deep := filepath.Join(ws, "a/b/c/.git")
 	if err := os.WriteFile(deep, gitfile, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	before := wsDirsRead.Load()
-	warns := g.finish()
+	warns := g.finishAll()
 	if _, err := os.Lstat(deep); !os.IsNotExist(err) || len(warns) != 1 {
 		t.Fatalf("the new gitfile in a/b/c survived (%v); warnings %q", err, warns)
 	}
@@ -97,11 +98,11 @@ func TestWSGuardRemembersDirectories(t *testing.T) {
 
 	// A remembered gitfile rewritten in place (its directory's times do
 	// not move) is still checked.
-	g = prepareWSGuard(ws, "git")
+	g = prepareWSGuard(ws, false)
 	if err := os.WriteFile(oldGitfile, []byte("gitdir: /somewhere/else\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	warns = g.finish()
+	warns = g.finishAll()
 	if _, err := os.Lstat(oldGitfile); !os.IsNotExist(err) || len(warns) != 1 {
 		t.Fatalf("the rewritten gitfile in a/d survived (%v); warnings %q", err, warns)
 	}
@@ -109,14 +110,21 @@ func TestWSGuardRemembersDirectories(t *testing.T) {
 	// A directory changed just before a search is not remembered: a
 	// gitfile created right after that search, within the same clock
 	// tick, is found by the next one.
-	g = prepareWSGuard(ws, "git")
+	g = prepareWSGuard(ws, false)
 	os.Mkdir(filepath.Join(ws, "e/f"), 0o755)
-	g.finish()
-	g = prepareWSGuard(ws, "git")
+	g.finishAll()
+	g = prepareWSGuard(ws, false)
 	quick := filepath.Join(ws, "e/f/.git")
 	os.WriteFile(quick, gitfile, 0o644)
-	warns = g.finish()
+	warns = g.finishAll()
 	if _, err := os.Lstat(quick); !os.IsNotExist(err) || len(warns) != 1 {
 		t.Fatalf("the gitfile in e/f survived (%v); warnings %q", err, warns)
 	}
+}
+
+// finishAll runs the guard's two finishers, as Handle.Close would.
+func (g *wsGuard) finishAll() []string {
+	fc := &finishCtx{deadline: time.Now().Add(time.Minute)}
+	defer g.close()
+	return append(g.finishProtected(fc), g.finishSearch(fc)...)
 }
