@@ -1,6 +1,9 @@
 package capture
 
-import "io"
+import (
+	"encoding/binary"
+	"io"
+)
 
 // EscapeFilter removes terminal control sequences that act on the
 // terminal rather than colour the text, from a stream of output on its way
@@ -55,6 +58,14 @@ func (f *EscapeFilter) Write(p []byte) (int, error) {
 	if f.err != nil {
 		return 0, f.err
 	}
+	if f.st == stGround && !f.lead && f.need == 0 && plain(p) {
+		// Nothing to remove and nothing held: p passes as it is.
+		if _, err := f.w.Write(p); err != nil {
+			f.err = err
+			return 0, err
+		}
+		return len(p), nil
+	}
 	f.out = f.out[:0]
 	for i := 0; i < len(p); {
 		if f.st == stGround && !f.lead && f.need == 0 {
@@ -103,6 +114,26 @@ func (f *EscapeFilter) Close() error {
 		}
 	}
 	return f.err
+}
+
+// plain reports whether p is ASCII without ESC: text the filter passes
+// unchanged from the ground state. It tests eight bytes at a time.
+func plain(p []byte) bool {
+	const ones, highs, escs = 0x0101010101010101, 0x8080808080808080, 0x1b1b1b1b1b1b1b1b
+	for len(p) >= 8 {
+		x := binary.LittleEndian.Uint64(p)
+		y := x ^ escs // a zero byte where x has ESC
+		if (x|(y-ones)&^y)&highs != 0 {
+			return false
+		}
+		p = p[8:]
+	}
+	for _, c := range p {
+		if c >= 0x80 || c == esc {
+			return false
+		}
+	}
+	return true
 }
 
 const (

@@ -113,3 +113,32 @@ func BenchmarkEscapeFilterText(b *testing.B) {
 type ioDiscard struct{}
 
 func (ioDiscard) Write(p []byte) (int, error) { return len(p), nil }
+
+// TestPlain checks the eight-bytes-at-a-time test against a byte loop, for
+// every length up to 24 and every place of one byte that makes text not
+// plain (and of bytes next to those values that keep it plain).
+func TestPlain(t *testing.T) {
+	naive := func(p []byte) bool {
+		for _, c := range p {
+			if c >= 0x80 || c == esc {
+				return false
+			}
+		}
+		return true
+	}
+	for n := 0; n <= 24; n++ {
+		for at := 0; at < n; at++ {
+			for _, c := range []byte{esc, 0x1a, 0x1c, 0x3b, 0x9b, 0x7f, 0x80, 0xff, 0x00, 0x01} {
+				p := bytes.Repeat([]byte{'a'}, n)
+				p[at] = c
+				if got, want := plain(p), naive(p); got != want {
+					t.Fatalf("plain(%q) = %v, want %v", p, got, want)
+				}
+				p[(at+5)%n] = 0x00 // a zero byte beside it (borrows in the subtraction)
+				if got, want := plain(p), naive(p); got != want {
+					t.Fatalf("plain(%q) = %v, want %v", p, got, want)
+				}
+			}
+		}
+	}
+}
