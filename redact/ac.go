@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/binary"
 	"sync"
 	"sync/atomic"
 )
@@ -13,7 +14,8 @@ import (
 const (
 	acFlag    = 1 << 31 // set on a DFA state that ends at least one keyword
 	acPending = 1 << 30 // set on a transition whose target's row is not filled yet
-	acState   = acPending - 1
+	acShallow = 1 << 29 // set on a transition into a state of depth 0 or 1
+	acState   = acShallow - 1
 )
 
 type automaton struct {
@@ -50,7 +52,31 @@ type automaton struct {
 	maxKw    int
 	// nStates is the number of DFA states.
 	nStates int
+
+	// The skip filter (see candidate): with it, scan steps the DFA only
+	// near the places where a keyword may start. pre2 tells, for every
+	// two bytes folded by fold, whether a keyword of two or three bytes
+	// (preShort) or a longer one (preLong) starts with them; pre4 holds a
+	// hash of the first four folded bytes of every longer keyword. skip
+	// is false when a keyword is shorter than two bytes.
+	skip bool
+	pre2 *[1 << 16]uint8
+	pre4 [1 << 10]uint64
 }
+
+const (
+	preShort = 1 << iota
+	preLong
+)
+
+// fold maps four bytes so that text and keyword bytes the DFA takes as
+// equal (ASCII letters without case) map equally; it also maps some
+// bytes that differ together, which only makes the filter let through
+// more places.
+func fold(x uint32) uint32 { return x | 0x20202020 }
+
+// hash4 is the pre4 bit of four folded bytes.
+func hash4(x uint32) uint32 { return (x * 0x9E3779B1) >> 16 }
 
 func lowerASCII(b byte) byte {
 	if 'A' <= b && b <= 'Z' {
@@ -160,6 +186,24 @@ func newAutomaton(keywords []string) *automaton {
 			order = append(order, t)
 		}
 	}
+	a.skip = len(keywords) > 0
+	a.pre2 = new([1 << 16]uint8)
+	for _, kw := range keywords {
+		var x uint32
+		for i := 0; i < len(kw) && i < 4; i++ {
+			x |= uint32(kw[i]) << (8 * i)
+		}
+		switch x = fold(x); {
+		case len(kw) >= 4:
+			h := hash4(x) & 0xffff
+			a.pre4[h>>6] |= 1 << (h & 63)
+			a.pre2[uint16(x)] |= preLong
+		case len(kw) >= 2:
+			a.pre2[uint16(x)] |= preShort
+		default:
+			a.skip = false
+		}
+	}
 	// Memory for every row, touched only as rows are filled.
 	a.delta = make([]uint32, n*width)
 	a.ready = make([]uint32, n)
@@ -209,6 +253,9 @@ func (a *automaton) encode(t int32) uint32 {
 	if a.own[t] >= 0 || a.dict[t] >= 0 {
 		v |= acFlag
 	}
+	if a.depth[t] <= 1 {
+		v |= acShallow
+	}
 	if atomic.LoadUint32(&a.ready[t]) == 0 {
 		v |= acPending
 	}
@@ -244,14 +291,94 @@ func (a *automaton) scan(s uint32, p []byte, hit func(id int32, end int)) uint32
 	// no longer changes, and plain loads are safe (complete was set after
 	// the last write).
 	delta, class := a.delta, &a.class
-	s &= acState | acFlag
-	for i, b := range p {
-		s = delta[s&acState+uint32(class[b])]
-		if s&acFlag != 0 {
-			a.hits(s, i, hit)
+	if !a.skip {
+		for i, b := range p {
+			s = delta[s&acState+uint32(class[b])]
+			if s&acFlag != 0 {
+				a.hits(s, i, hit)
+			}
+		}
+		return s
+	}
+	// The DFA runs until it is back in a state of depth 0 or 1 after a
+	// byte p[i-1]: then no keyword can be under way but one starting at
+	// p[i-1], and the filter finds the next place where one may start (candidate).
+	// Starting there from the root reaches the state the DFA would have
+	// reached stepping over every byte, as far as any keyword is concerned.
+	for i := 0; i < len(p); {
+		for i < len(p) {
+			s = delta[s&acState+uint32(class[p[i]])]
+			i++
+			if s&(acFlag|acShallow) != 0 {
+				if s&acFlag != 0 {
+					a.hits(s, i-1, hit)
+				}
+				if s&acShallow != 0 {
+					break
+				}
+			}
+		}
+		if s&acShallow == 0 {
+			break
+		}
+		if k := a.candidate(p, i-1); k > i-1 {
+			s, i = 0, k
 		}
 	}
 	return s
+}
+
+// candidate returns the first place at or after k where a keyword may start
+// in p, by the skip filter; the last three places always may.
+func (a *automaton) candidate(p []byte, k int) int {
+	const folds = 0x2020202020202020
+	// Eight places a round, from two loads.
+	for ; k+12 <= len(p); k += 8 {
+		x := binary.LittleEndian.Uint64(p[k:]) | folds
+		y := binary.LittleEndian.Uint64(p[k+4:]) | folds
+		if a.may(uint32(x)) {
+			return k
+		}
+		if a.may(uint32(x >> 8)) {
+			return k + 1
+		}
+		if a.may(uint32(x >> 16)) {
+			return k + 2
+		}
+		if a.may(uint32(x >> 24)) {
+			return k + 3
+		}
+		if a.may(uint32(y)) {
+			return k + 4
+		}
+		if a.may(uint32(y >> 8)) {
+			return k + 5
+		}
+		if a.may(uint32(y >> 16)) {
+			return k + 6
+		}
+		if a.may(uint32(y >> 24)) {
+			return k + 7
+		}
+	}
+	for ; k+4 <= len(p); k++ {
+		if a.may(fold(binary.LittleEndian.Uint32(p[k:]))) {
+			return k
+		}
+	}
+	return k
+}
+
+// may reports whether a keyword may start with the four folded bytes of
+// x (the first in the low byte): one load for most places of most text,
+// where no keyword starts with the first two bytes.
+func (a *automaton) may(x uint32) bool {
+	t := a.pre2[uint16(x)]
+	if t == 0 {
+		return false
+	}
+	h := hash4(x) & 0xffff
+	return t&preShort != 0 || a.pre4[h>>6]&(1<<(h&63)) != 0
 }
 
 // completeAfter is how many bytes an automaton scans with lazily filled

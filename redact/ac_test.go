@@ -106,3 +106,72 @@ func TestAutomatonConcurrent(t *testing.T) {
 		t.Fatal("the shared automaton never switched to the complete table")
 	}
 }
+
+// TestAutomatonSkip is TestAutomaton for the skip filter: keywords of two
+// bytes and more (shorter ones turn it off), long texts of bytes the
+// filter folds together (letters in both cases, control bytes, '@' and
+// '`', '[' and '{'), in pieces of any size, with every row filled.
+func TestAutomatonSkip(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(21, 22))
+	const alpha = "abAB-_c@`[{\r\x0d\x00\x20.:~"
+	for round := 0; round < 400; round++ {
+		kws := make([]string, 1+rnd.IntN(30))
+		for i := range kws {
+			b := make([]byte, 2+rnd.IntN(7))
+			for j := range b {
+				b[j] = alpha[rnd.IntN(len(alpha))]
+			}
+			kws[i] = string(b)
+		}
+		text := make([]byte, rnd.IntN(3000))
+		for j := range text {
+			text[j] = (alpha + "xyzXYZ\x80\xff")[rnd.IntN(len(alpha)+8)]
+		}
+		lt := []byte(lowerString(string(text)))
+		type hit struct{ id, end int }
+		var want []hit
+		for end := 1; end <= len(text); end++ {
+			var here []hit
+			for id, k := range kws {
+				lk := []byte(lowerString(k))
+				if end >= len(k) && bytes.Equal(lt[end-len(k):end], lk) {
+					here = append(here, hit{id, end})
+				}
+			}
+			slices.SortStableFunc(here, func(a, b hit) int { return len(kws[b.id]) - len(kws[a.id]) })
+			want = append(want, here...)
+		}
+		a := newAutomaton(kws)
+		if !a.skip {
+			t.Fatalf("keywords %q: no skip filter", kws)
+		}
+		a.finish()
+		var got []hit
+		var s uint32
+		for p := 0; p < len(text); {
+			n := min(1+rnd.IntN(1+rnd.IntN(400)), len(text)-p)
+			off := p
+			s = a.scan(s, text[p:p+n], func(id int32, end int) { got = append(got, hit{int(id), off + end}) })
+			p += n
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("keywords %q text %q:\n got %v\nwant %v", kws, text, got, want)
+		}
+		if d, w := a.stateDepth(s), depthAtEnd(lt, kws); d != w {
+			t.Fatalf("keywords %q text %q: final state depth %d, want %d", kws, text, d, w)
+		}
+	}
+}
+
+// depthAtEnd is the length of the longest suffix of text that begins a
+// keyword (text and keywords compared lower-cased).
+func depthAtEnd(text []byte, kws []string) int {
+	for n := min(len(text), 16); n > 0; n-- {
+		for _, k := range kws {
+			if lk := []byte(lowerString(k)); len(lk) >= n && bytes.Equal(text[len(text)-n:], lk[:n]) {
+				return n
+			}
+		}
+	}
+	return 0
+}

@@ -209,6 +209,33 @@ func TestStraddle(t *testing.T) {
 	}
 }
 
+// TestStraddleSkip is TestStraddle with the keyword automaton complete,
+// so that the skip filter runs (it does once a Redactor has scanned
+// completeAfter bytes), and with ordinary text around each secret for it
+// to skip: every secret split across any two writes is still redacted.
+func TestStraddleSkip(t *testing.T) {
+	r := Default()
+	r.build()
+	r.ac.finish()
+	if !r.ac.skip {
+		t.Fatal("the default rules have no skip filter")
+	}
+	pad := strings.Repeat("building module cache 1234 ok\n", 8)
+	for _, c := range secretCases {
+		text := []byte(pad + c.text + "\n" + pad)
+		whole := r.String(string(text))
+		if strings.Contains(whole, c.needle) {
+			t.Fatalf("%s: not redacted in one write: %q", c.name, whole)
+		}
+		for cut := 1; cut < len(text); cut++ {
+			got := writeSplit(r, text, []int{cut})
+			if got != whole {
+				t.Fatalf("%s: split at %d differs:\n got %q\nwant %q", c.name, cut, got, whole)
+			}
+		}
+	}
+}
+
 func TestLargeStream(t *testing.T) {
 	r := Default()
 	rnd := rand.New(rand.NewPCG(1, 2))
