@@ -329,7 +329,7 @@ func Start(o Options) (*Process, error) {
 			// Everything the command writes arrives through the master.
 			p.pipes = []*os.File{p.stdin}
 		} else {
-			if outR, outW, err = os.Pipe(); err != nil {
+			if outR, outW, err = Pipe(); err != nil {
 				closeAll(p.stdin, tty)
 				p.closeLaunch()
 				return nil, fmt.Errorf("runner: %w", err)
@@ -340,7 +340,7 @@ func Start(o Options) (*Process, error) {
 				p.cmd.Stdout, p.cmd.Stderr = outW, outW
 				p.pipes = []*os.File{outR}
 			} else {
-				if errR, errW, err = os.Pipe(); err != nil {
+				if errR, errW, err = Pipe(); err != nil {
 					closeAll(outR, outW, p.stdin, tty)
 					p.closeLaunch()
 					return nil, fmt.Errorf("runner: %w", err)
@@ -465,43 +465,7 @@ func (p *Process) requestStop(r StopReason) {
 
 func (p *Process) drain(r *os.File, buf *capture.Buffer, tee io.Writer) {
 	defer p.readers.Done()
-	var sink io.Writer = sinkWriter{buf, tee, p.budget}
-	if p.opts.Filter != nil {
-		f := p.opts.Filter(sink)
-		defer f.Close()
-		sink = f
-	}
-	b := make([]byte, 32<<10)
-	for {
-		n, err := r.Read(b)
-		if n > 0 {
-			p.read.Add(int64(n))
-			p.budget.Add(n)
-			sink.Write(b[:n])
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
-// sinkWriter keeps output in the capture buffer and passes it to the tee
-// until the output budget is exceeded.
-type sinkWriter struct {
-	buf    *capture.Buffer
-	tee    io.Writer
-	budget *capture.Budget
-}
-
-func (s sinkWriter) Write(b []byte) (int, error) {
-	if s.budget.Exceeded() {
-		return len(b), nil // the command is being stopped; keep what came before
-	}
-	s.buf.Write(b)
-	if s.tee != nil {
-		s.tee.Write(b)
-	}
-	return len(b), nil
+	Output{Buffer: buf, Tee: tee, Budget: p.budget, Filter: p.opts.Filter, Read: &p.read}.Copy(r)
 }
 
 func (p *Process) wait() {
