@@ -121,6 +121,7 @@ func benchInputs(b *testing.B, size int) []benchInput {
 		{"random", random},
 		{"text-no-keywords", repeatTo(cleanLog(rnd, 1<<20), size)},
 		{"text-dense-keywords", repeatTo(keywordLog(rnd, 1<<20), size)},
+		{"secrets-dense", repeatTo(secretLog(rnd, 1<<20), size)},
 		{"long-lines", repeatTo(longLines(rnd, 1<<20), size)},
 		{"binary", repeatTo(bin, size)},
 	}
@@ -156,9 +157,30 @@ func cleanLog(rnd *rand.Rand, n int) []byte {
 	return b.Bytes()
 }
 
-// keywordLog is n bytes of log lines where every line holds keywords,
-// and some hold secrets.
+// keywordLog is n bytes of log and source lines where every line holds
+// keywords (token, password, secret, api_key, Authorization, bearer, a
+// URL, "sk" in "task" and "disk") and one line in a hundred a secret.
 func keywordLog(rnd *rand.Rand, n int) []byte {
+	var b bytes.Buffer
+	lines := []string{
+		"INFO token refresh scheduled for session %d; the password policy was checked\n",
+		"\tif cfg.Secret == \"\" || cfg.APIKey == \"\" { return errMissingSecret } // line %d\n",
+		"see https://docs.example.com/auth for the authorization header (%d)\n",
+		"task %d: the disk cache holds no api_key; ask for a bearer token first\n",
+		"DEBUG passwd lookup for user %d skipped: no secret_key configured\n",
+	}
+	for i := 0; b.Len() < n; i++ {
+		if i%100 == 99 {
+			fmt.Fprintf(&b, "export GITHUB_TOKEN=ghp_%036d\n", rnd.Int64N(1e17))
+			continue
+		}
+		fmt.Fprintf(&b, lines[rnd.IntN(len(lines))], rnd.IntN(1000))
+	}
+	return b.Bytes()
+}
+
+// secretLog is n bytes of log lines where most lines hold a secret.
+func secretLog(rnd *rand.Rand, n int) []byte {
 	var b bytes.Buffer
 	hex := func(k int) string {
 		s := make([]byte, k)

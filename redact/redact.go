@@ -405,6 +405,7 @@ type Writer struct {
 	pend    []ahit  // anchored-rule hits waiting for their bytes
 	cover   []int64 // per rule: end of its last match; hits before it are skipped
 	ends    []int64 // positions of "-----END" (for pemBlock rules)
+	out     []byte  // scratch for redacted output on its way out
 	awFrom  int64   // rules without keywords have been evaluated up to here
 	n       int
 	err     error
@@ -485,7 +486,7 @@ func (w *Writer) Close() error {
 	if w.err == nil {
 		w.process(true)
 	}
-	w.buf = nil
+	w.buf, w.out = nil, nil
 	return w.err
 }
 
@@ -785,7 +786,7 @@ func (w *Writer) process(final bool) {
 		cut = w.emitted
 	}
 	// Pass on [emitted, cut).
-	var out []byte
+	out := w.out[:0]
 	i := 0
 	for ; i < len(merged) && merged[i].end <= cut; i++ {
 		g := merged[i]
@@ -802,6 +803,7 @@ func (w *Writer) process(final bool) {
 		out = w.buf[w.emitted-w.base : cut-w.base]
 	} else {
 		out = append(out, w.buf[w.emitted-w.base:cut-w.base]...)
+		w.out = out[:0] // kept for the next redacted chunk
 	}
 	w.emitted = cut
 	if len(out) > 0 {
