@@ -73,11 +73,10 @@ func BenchmarkOutputPath(b *testing.B) {
 // outputReadSize is the read size of runner.Output.
 const outputReadSize = runner.ReadSize
 
-// pipeThrough writes data into a pipe (one made as for a command's
-// output) in 64 KiB writes (a command's
+// pipeThrough writes data into a pipe in 64 KiB writes (a command's
 // output, as coreutils write it) while read drains the other end.
 func pipeThrough(b *testing.B, data []byte, read func(io.Reader)) {
-	r, w, err := runner.Pipe()
+	r, w, err := os.Pipe()
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"io"
-	"os"
 	"sync/atomic"
 
 	"github.com/shellguard/shellguard/internal/capture"
@@ -20,18 +19,9 @@ type Output struct {
 	Read   *atomic.Int64                  // bytes read so far (nil: not counted)
 }
 
-// Pipe returns a pipe for a command's output: on Linux one of 1 MiB
-// where the kernel allows it (see growPipe).
-func Pipe() (r, w *os.File, err error) {
-	if r, w, err = os.Pipe(); err == nil {
-		growPipe(r)
-	}
-	return r, w, err
-}
-
-// ReadSize is the size of Output's reads: a quarter of a grown pipe
-// (pipeSize), so that a flood is read in few calls.
-const ReadSize = 256 << 10
+// ReadSize is the size of Output's reads: a pipe's default capacity, so
+// that a flood is read in as few calls as the pipe allows.
+const ReadSize = 64 << 10
 
 // Copy reads r to its end (or first error) and passes what it reads
 // along the path.

@@ -329,7 +329,7 @@ func Start(o Options) (*Process, error) {
 			// Everything the command writes arrives through the master.
 			p.pipes = []*os.File{p.stdin}
 		} else {
-			if outR, outW, err = Pipe(); err != nil {
+			if outR, outW, err = os.Pipe(); err != nil {
 				closeAll(p.stdin, tty)
 				p.closeLaunch()
 				return nil, fmt.Errorf("runner: %w", err)
@@ -340,7 +340,7 @@ func Start(o Options) (*Process, error) {
 				p.cmd.Stdout, p.cmd.Stderr = outW, outW
 				p.pipes = []*os.File{outR}
 			} else {
-				if errR, errW, err = Pipe(); err != nil {
+				if errR, errW, err = os.Pipe(); err != nil {
 					closeAll(outR, outW, p.stdin, tty)
 					p.closeLaunch()
 					return nil, fmt.Errorf("runner: %w", err)

@@ -1,7 +1,0 @@
-//go:build !linux
-
-package runner
-
-import "os"
-
-func growPipe(*os.File) {}
