@@ -87,6 +87,10 @@ func helperMain(specJSON, script string, warm bool) int {
 	// Everything below runs on one OS thread: capabilities and the
 	// bounding set are per thread, and this thread execs bash.
 	runtime.LockOSThread()
+	// Not dumpable: the command, same uid, cannot read this process's
+	// memory or environment through /proc (pid 1 of its pid namespace
+	// as go-init). bash, exec'd, is dumpable again.
+	unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	unix.CloseOnExec(3)
 	ppid := os.Getppid()
 
