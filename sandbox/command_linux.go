@@ -613,7 +613,12 @@ func resolve(spec Spec, env []string, dir string) (*helperSpec, error) {
 		return nil, err
 	}
 	tmpdir, _ := envGet(env, "TMPDIR")
-	roots := []string{hs.Workspace, "/tmp", "/dev/shm", tmpdir, cache}
+	// Of the cache directory, only this workspace's part is writable.
+	wsCache := ""
+	if cache != "" {
+		wsCache = wsCacheDir(cache, hs.Workspace)
+	}
+	roots := []string{hs.Workspace, "/tmp", "/dev/shm", tmpdir, wsCache}
 	roots = append(roots, spec.WritableRoots...)
 	seen := map[string]bool{}
 	for _, r := range roots {
@@ -638,6 +643,7 @@ func resolve(spec Spec, env []string, dir string) (*helperSpec, error) {
 	}
 	path, _ := envGet(env, "PATH")
 	resolveHome(&hs.FS, home, append(append([]string{}, DefaultHomeAllow...), spec.HomeAllow...), path)
+	hideCache(&hs.FS, realpath(cache), hs.Writable)
 	hs.Limits = resolveLimits(spec.Limits)
 	return hs, nil
 }

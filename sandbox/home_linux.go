@@ -29,6 +29,9 @@ type fsSpec struct {
 	// SecretRoots are hidden like Home (only writable roots under them
 	// come back).
 	SecretRoots []string `json:"secret_roots,omitempty"`
+	// CacheRoot is the cache directory when it is among SecretRoots:
+	// only this workspace's part of it comes back.
+	CacheRoot string `json:"cache_root,omitempty"`
 	// FallbackMasks are masked when Home cannot be isolated.
 	FallbackMasks []string `json:"fallback_masks,omitempty"`
 	// Git protects the workspace's .git (see git_linux.go); GitErr says
@@ -209,7 +212,13 @@ func (h *helper) isolateRoots() {
 			keep = append(keep, fs.Home)
 			files = gitFiles
 		}
-		if err := isolate(r, keep, files, fs.Home); err != nil {
+		mode := uint32(0)
+		if r == fs.CacheRoot {
+			// Searchable by the command (as root, an unprivileged
+			// uid), not listable: only its own part is under it.
+			mode = 0o711
+		}
+		if err := isolate(r, keep, files, fs.Home, mode); err != nil {
 			if r == homeRoot {
 				fallback(fmt.Errorf("hiding %s: %w", r, err))
 				return
@@ -243,7 +252,7 @@ func (h *helper) isolateRoots() {
 // paths, detached copies of keep (taken before the tmpfs hides them;
 // "home", when under root, is re-created as an empty directory) and the
 // given generated files.
-func isolate(root string, keep []string, files map[string][]byte, home string) error {
+func isolate(root string, keep []string, files map[string][]byte, home string, mode uint32) error {
 	type tree struct {
 		fd   int
 		path string
@@ -275,9 +284,11 @@ func isolate(root string, keep []string, files map[string][]byte, home string) e
 		}
 		trees = append(trees, tree{fd, k, fi.IsDir()})
 	}
-	mode := uint32(0o755)
-	if fi, err := os.Stat(root); err == nil {
-		mode = uint32(fi.Mode().Perm()) &^ 0o022
+	if mode == 0 {
+		mode = 0o755
+		if fi, err := os.Stat(root); err == nil {
+			mode = uint32(fi.Mode().Perm()) &^ 0o022
+		}
 	}
 	opts := fmt.Sprintf("mode=%o,size=4m,nr_inodes=%d", mode, 256+4*len(keep)+len(files))
 	if err := unix.Mount("tmpfs", root, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
