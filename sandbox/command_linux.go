@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,6 +41,9 @@ type helperSpec struct {
 	IPC       ipcSpec  `json:"ipc"` // ipc_linux.go
 	// NSReason says why namespaces were not requested.
 	NSReason string `json:"ns_reason,omitempty"`
+	// CgroupV1 is the run's cgroup v1 memory cgroup, which the helper
+	// joins before anything else ("" with cgroup v2 or none).
+	CgroupV1 string `json:"cgroup_v1,omitempty"`
 	// FS: HOME allowlist, secret roots, .git (home_linux.go, git_linux.go).
 	FS fsSpec `json:"fs"`
 	// Timing is the descriptor of the steptime file the helper records
@@ -180,10 +184,18 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 	if timing = steptime.File(); timing != nil {
 		hs.Timing = 5 + len(rmFiles)
 	}
+	// A cgroup per run where the host has one (cgroup_linux.go): a v2
+	// cgroup the helper starts in, or a v1 memory cgroup it joins first.
+	rc, cgErr := newRunCgroup(hs.Limits, int(spec.Limits.CPUPercent))
+	if rc != nil && rc.v1 {
+		hs.CgroupV1 = rc.dir
+	}
+	steptime.Mark("sb.cgroup")
 	js := wireAppend(nil, hs)
 	if bytes.IndexByte(js, 0) >= 0 {
 		ovs.discard()
 		closeFiles()
+		rc.close()
 		return nil, nil, errors.New("sandbox: a path or setting holds a NUL byte")
 	}
 	steptime.Mark("sb.spec")
@@ -191,6 +203,7 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 	if err != nil {
 		ovs.discard()
 		closeFiles()
+		rc.close()
 		return nil, nil, err
 	}
 	ctl, ctlChild, err := ctlChannel()
@@ -199,6 +212,7 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 		w.Close()
 		ovs.discard()
 		closeFiles()
+		rc.close()
 		return nil, nil, err
 	}
 	cmd := exec.CommandContext(ctx, helperFor(hs.Writable), helperArg, string(js), script)
@@ -241,14 +255,11 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 			attr.AmbientCaps = append(attr.AmbientCaps, overlayCaps...)
 		}
 	}
-	// A cgroup v2 per run where the host has one (cgroup_linux.go).
-	rc, cgErr := newRunCgroup(hs.Limits, int(spec.Limits.CPUPercent))
-	if rc != nil {
+	if rc != nil && !rc.v1 {
 		attr.UseCgroupFD = true
 		attr.CgroupFD = rc.fd
 	}
 	cmd.SysProcAttr = attr
-	steptime.Mark("sb.cgroup")
 	ws := prepareWSGuard(hs.Workspace, lookGit(env))
 	steptime.Mark("sb.wsguard")
 	return cmd, &Handle{mode: spec.Mode, r: r, w: w, ctl: ctl, ctlChild: ctlChild, userns: hs.UserNS, git: gst, ov: ovs, rm: rmFiles, post: &PostRun{}, cg: rc, cgErr: cgErr,
@@ -373,9 +384,11 @@ func (h *Handle) Applied() (Applied, error) {
 		if h.ov != nil {
 			h.ov.mounted = h.applied.Has(LayerOverlay)
 		}
-		if h.cg != nil {
+		// A v1 cgroup the helper could not join is in Missing (with why).
+		joinFailed := slices.ContainsFunc(h.applied.Missing, func(l Layer) bool { return l.Name == LayerCgroup })
+		if h.cg != nil && !joinFailed {
 			h.applied.Layers = append(h.applied.Layers, Layer{Name: LayerCgroup, Detail: h.cg.detail})
-		} else if h.cgErr != nil {
+		} else if h.cg == nil && h.cgErr != nil {
 			h.applied.Unavailable = append(h.applied.Unavailable, Layer{Name: LayerCgroup, Reason: h.cgErr.Error(), Fix: cgroupFix})
 		}
 		if rep.Fatal {

@@ -106,6 +106,12 @@ func helperMain(specJSON, script string, warm bool) int {
 		steptime.Mark("h.spec")
 	}
 	h.applied = Applied{Mode: hs.Mode, Platform: "linux", Workspace: hs.Workspace, Writable: hs.Writable}
+	if hs.CgroupV1 != "" {
+		// Before anything is started: every process of the run is in it.
+		if err := joinCgroupV1(hs.CgroupV1); err != nil {
+			h.miss(LayerCgroup, err, "")
+		}
+	}
 
 	h.closeInherited()
 	steptime.Mark("h.fds")

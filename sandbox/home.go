@@ -16,7 +16,8 @@ const (
 	// created; workspace git config writes go through a broker.
 	LayerGit = "git"
 	// LayerCgroup: a cgroup v2 per run bounds memory (shmem and memfd
-	// included), tasks and CPU, and kills the whole tree.
+	// included), tasks and CPU, and kills the whole tree; without v2, a
+	// cgroup v1 memory cgroup bounds the tree's memory only.
 	LayerCgroup = "cgroup"
 )
 
@@ -81,6 +82,10 @@ func homeEntries(home string, allow []string, path string, exists func(string) b
 		}
 		p := filepath.Join(home, a)
 		if strings.ContainsAny(a, "*?[") {
+			first, _, _ := strings.Cut(a, "/")
+			if !strings.ContainsAny(first, "*?[") && !exists(filepath.Join(home, first)) {
+				continue // one lookup in the listing of HOME spares the glob
+			}
 			m, _ := filepath.Glob(p)
 			for _, x := range m {
 				add(x)
