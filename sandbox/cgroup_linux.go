@@ -356,7 +356,8 @@ func newRunCgroupV1(l Limits) (*runCgroup, error) {
 		}
 		parts = append(parts, "memory.memsw.limit_in_bytes="+limit)
 	}
-	rc.detail = "cgroup v1 " + strings.TrimPrefix(dir, cgroupRoot) + ": " + strings.Join(parts, " ") +
+	// The run's own name stays out: a warm run reports what a cold one does.
+	rc.detail = "cgroup v1, a child of " + strings.TrimPrefix(base, cgroupRoot) + " per run: " + strings.Join(parts, " ") +
 		" (memory only: tasks and CPU are bounded by rlimits)"
 	return rc, nil
 }

@@ -63,10 +63,10 @@ func TestCgroupBoundsSharedMemory(t *testing.T) {
 
 // Several workers, each under RLIMIT_DATA, cannot together take more than
 // the run's bound: the run's cgroup (v2, or the v1 memory controller on a
-// host without v2, as here) counts them all. Four workers of 160 MiB in a
-// run bounded to 256 MiB (RLIMIT_DATA too): at most one can hold its
-// memory at a time (two would pass the bound); without a cgroup all four
-// would.
+// host without v2, as here) counts them all. Three workers of 640 MiB in
+// a run bounded to 1 GiB (RLIMIT_DATA too, which a race-built helper
+// needs room under): at most one can hold its memory at a time (two would
+// pass the bound); without a cgroup all three would.
 func TestCgroupBoundsWorkersTogether(t *testing.T) {
 	if ok, _, reason, _ := CgroupStatus(); !ok {
 		if cgroupV2Host() || v1MemoryWritable() {
@@ -79,9 +79,9 @@ func TestCgroupBoundsWorkersTogether(t *testing.T) {
 	}
 	f := newFixture(t)
 	f.assertActive(t, Spec{})
-	spec := Spec{Limits: Limits{DataBytes: 256 << 20}}
-	worker := `python3 -c "import time; b = bytearray(160<<20); print('HELD', flush=True); time.sleep(4)"`
-	r := f.run(t, spec, `ulimit -d; for i in 1 2 3 4; do `+worker+` & done; wait; echo DONE`, 60*time.Second)
+	spec := Spec{Limits: Limits{DataBytes: 1 << 30}}
+	worker := `python3 -c "import time; b = bytearray(640<<20); print('HELD', flush=True); time.sleep(4)"`
+	r := f.run(t, spec, `ulimit -d; for i in 1 2 3; do `+worker+` & done; wait; echo DONE`, 60*time.Second)
 	if !r.applied.Has(LayerCgroup) {
 		t.Fatalf("no cgroup layer: %+v\n%s", r.applied, r.out)
 	}
@@ -95,7 +95,7 @@ func TestCgroupBoundsWorkersTogether(t *testing.T) {
 		}
 	}
 	if n > 1 {
-		t.Fatalf("%d workers held 160 MiB at once in a run bounded to 256 MiB:\n%s", n, r.out)
+		t.Fatalf("%d workers held 640 MiB at once in a run bounded to 1 GiB:\n%s", n, r.out)
 	}
 }
 
