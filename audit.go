@@ -157,7 +157,7 @@ func (g *Guard) auditStart(req Request, a admission, res *Result) (int64, error)
 // failure to write it cannot undo the command: res warns of it.
 func (g *Guard) record(req Request, a admission, res *Result, runErr error, start int64) {
 	if runErr != nil && res.Error == "" {
-		res.Error = runErr.Error()
+		res.Error = g.message(runErr.Error())
 	}
 	ev := g.event(req, a, res)
 	ev.Phase, ev.StartSeq = audit.PhaseEnded, start

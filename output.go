@@ -146,6 +146,9 @@ func (g *Guard) fill(res *Result, rr runner.Result, tag *runTag) {
 // fillSandbox says what sandbox the command ran in.
 func (g *Guard) fillSandbox(res *Result, launch any) {
 	if a, ok := launch.(sandbox.Applied); ok {
+		// The report quotes names the command chose: filtered as its
+		// output is, before anything shows or logs them.
+		a = a.MapText(g.message)
 		res.Sandbox = &a
 		res.SandboxWarnings = a.Warnings()
 		if a.Post != nil && len(a.Post.Unfinished) > 0 && res.Error == "" {

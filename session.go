@@ -481,7 +481,7 @@ func (t *Task) result(st runner.TaskStatus, max int) Result {
 	if !st.Running {
 		t.g.fillSandbox(&res, p.Result().Launch)
 		if err := p.Result().Err; err != nil {
-			res.Error = err.Error()
+			res.Error = t.g.message(err.Error())
 		}
 	}
 	return res

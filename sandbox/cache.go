@@ -6,28 +6,27 @@ import (
 	"path/filepath"
 )
 
-// cacheVars are pointed into CacheDir unless they already point into a
-// writable root. Pure download and build caches (content-addressed, no
-// configuration) are shared by every workspace; homes that also hold
-// configuration a tool obeys (CARGO_HOME/config.toml, GRADLE_USER_HOME
-// init.d scripts and gradle.properties) are per workspace, so what one
-// workspace's commands plant there never reaches another workspace.
-var cacheVars = []struct {
-	key, sub string
-	perWS    bool
-}{
-	{"XDG_CACHE_HOME", "xdg", false},
-	{"GOCACHE", "go-build", false},
-	{"GOMODCACHE", "gomod", false},
-	{"npm_config_cache", "npm", false},
-	{"YARN_CACHE_FOLDER", "yarn", false},
-	{"PIP_CACHE_DIR", "pip", false},
-	{"CARGO_HOME", "cargo", true},
-	{"GRADLE_USER_HOME", "gradle", true},
+// cacheVars are pointed into this workspace's part of CacheDir unless they
+// already point into a writable root. Every one is per workspace, and only
+// that part of CacheDir is writable and visible in the sandbox: homes that
+// hold configuration a tool obeys (CARGO_HOME/config.toml, GRADLE_USER_HOME
+// init.d scripts) or credentials (CARGO_HOME/credentials.toml), and build
+// caches whose entries a tool trusts as they are (GOCACHE outputs, pip's
+// wheels), so that what one workspace's commands plant or store there
+// never reaches another workspace.
+var cacheVars = []struct{ key, sub string }{
+	{"XDG_CACHE_HOME", "xdg"},
+	{"GOCACHE", "go-build"},
+	{"GOMODCACHE", "gomod"},
+	{"npm_config_cache", "npm"},
+	{"YARN_CACHE_FOLDER", "yarn"},
+	{"PIP_CACHE_DIR", "pip"},
+	{"CARGO_HOME", "cargo"},
+	{"GRADLE_USER_HOME", "gradle"},
 	// GOPATH holds the checksum database's state (pkg/sumdb: without it
 	// writable, fetching a module not in the cache fails to verify) and
 	// go install's bin/.
-	{"GOPATH", "gopath", true},
+	{"GOPATH", "gopath"},
 }
 
 // wsCacheDir is the per-workspace part of cacheDir for ws.
@@ -36,7 +35,8 @@ func wsCacheDir(cacheDir, ws string) string {
 	return filepath.Join(cacheDir, "ws", filepath.Base(ws)+"-"+hex.EncodeToString(sum[:8]))
 }
 
-// withCacheEnv returns env with the cache variables pointed into cacheDir.
+// withCacheEnv returns env with the cache variables pointed into ws's part
+// of cacheDir.
 func withCacheEnv(env []string, cacheDir string, writable []string, ws string) []string {
 	if cacheDir == "" {
 		return env
@@ -53,11 +53,7 @@ func withCacheEnv(env []string, cacheDir string, writable []string, ws string) [
 				continue
 			}
 		}
-		dir := cacheDir
-		if cv.perWS && ws != "" {
-			dir = wsCacheDir(cacheDir, ws)
-		}
-		env = envSet(env, cv.key, filepath.Join(dir, cv.sub))
+		env = envSet(env, cv.key, filepath.Join(wsCacheDir(cacheDir, ws), cv.sub))
 	}
 	return env
 }

@@ -108,3 +108,28 @@ func prepareCache(cache, ws string) error {
 	}
 	return nil
 }
+
+// hideCache hides the cache directory like HOME (an empty tmpfs with only
+// the writable roots under it, this workspace's part, bound back), so that
+// the other workspaces' parts cannot be read: their tool credentials
+// (CARGO_HOME/credentials.toml) and what their builds trust. Nothing is
+// added when the cache lies in HOME or another hidden root already, or in
+// a writable root (the private /tmp or $TMPDIR, where the host's files
+// are not seen).
+func hideCache(fs *fsSpec, cache string, writable []string) {
+	if cache == "" || cache == "/" || (fs.Home != "" && under(cache, fs.Home)) {
+		return
+	}
+	for _, r := range fs.SecretRoots {
+		if under(cache, r) {
+			return
+		}
+	}
+	for _, w := range writable {
+		if under(cache, w) {
+			return
+		}
+	}
+	fs.SecretRoots = append(fs.SecretRoots, cache)
+	fs.CacheRoot = cache
+}

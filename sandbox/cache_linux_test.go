@@ -51,8 +51,8 @@ func TestCacheDirRefusesPlantedLink(t *testing.T) {
 	f.canaryIntact(t)
 }
 
-// Config-bearing homes are per workspace; download caches are shared;
-// GOMODCACHE is redirected.
+// Config-bearing homes and the build and download caches are per
+// workspace; GOMODCACHE is redirected.
 func TestCacheEnvPerWorkspace(t *testing.T) {
 	f := newFixture(t)
 	f.assertActive(t, Spec{})
@@ -72,8 +72,8 @@ func TestCacheEnvPerWorkspace(t *testing.T) {
 	if line(a.out, "CARGO_HOME") == "" || line(a.out, "CARGO_HOME") == line(b.out, "CARGO_HOME") || line(a.out, "GRADLE_USER_HOME") == line(b.out, "GRADLE_USER_HOME") {
 		t.Fatalf("config homes shared between workspaces:\n%s\n%s", a.out, b.out)
 	}
-	if line(a.out, "GOCACHE") != line(b.out, "GOCACHE") || line(a.out, "GOMODCACHE") == "" || line(a.out, "GOMODCACHE") != line(b.out, "GOMODCACHE") {
-		t.Fatalf("download caches not shared / GOMODCACHE not set:\n%s\n%s", a.out, b.out)
+	if line(a.out, "GOCACHE") == line(b.out, "GOCACHE") || line(a.out, "GOMODCACHE") == "" || line(a.out, "GOMODCACHE") == line(b.out, "GOMODCACHE") {
+		t.Fatalf("build and download caches shared between workspaces / GOMODCACHE not set:\n%s\n%s", a.out, b.out)
 	}
 	if !strings.Contains(a.out, "wrote") {
 		t.Fatalf("CARGO_HOME not writable:\n%s", a.out)
@@ -183,4 +183,73 @@ func TestRealpathFollowsChanges(t *testing.T) {
 	if got := realpath(filepath.Join(p, "x")); got != rb || got == rx {
 		t.Fatalf("after the parent was swapped: %q, want %q", got, rb)
 	}
+}
+
+// A command in one workspace can neither plant configuration that a tool
+// obeys in another workspace (a Cargo registry replacement, a Gradle init
+// script, a Go build cache entry) nor read that workspace's tool
+// credentials: only its own part of the cache directory is there, for the
+// default cache directory and one given in the spec alike.
+func TestCacheIsolatedBetweenWorkspaces(t *testing.T) {
+	f := newFixture(t)
+	f.assertActive(t, Spec{})
+	wsB := filepath.Join(f.root, "wsB")
+	os.Mkdir(wsB, 0o755)
+	for _, cache := range []string{"", filepath.Join(f.root, "cache")} {
+		spec := Spec{CacheDir: cache}
+		specB := Spec{Workspace: wsB, CacheDir: cache}
+		secret := "sgtestCACHE" + strings.ReplaceAll(time.Now().Format("150405.000000"), ".", "")
+		b := f.run(t, specB, `for v in CARGO_HOME GRADLE_USER_HOME GOCACHE XDG_CACHE_HOME PIP_CACHE_DIR; do eval "d=\$$v"; mkdir -p "$d" && echo "$v=$d"; done
+printf '[registry]\ntoken = "%s"\n' `+secret+` > "$CARGO_HOME/credentials.toml" && echo wroteB`, 20*time.Second)
+		if !strings.Contains(b.out, "wroteB") {
+			t.Fatalf("workspace B could not write its own cache:\n%s", b.out)
+		}
+		dirs := map[string]string{}
+		for _, l := range strings.Split(b.out, "\n") {
+			if k, v, ok := strings.Cut(l, "="); ok && filepath.IsAbs(v) {
+				dirs[k] = v
+			}
+		}
+		if len(dirs) != 5 {
+			t.Fatalf("cache variables of B: %v\n%s", dirs, b.out)
+		}
+		planted := []string{
+			filepath.Join(dirs["CARGO_HOME"], "config.toml"),
+			filepath.Join(dirs["GRADLE_USER_HOME"], "init.d", "evil.gradle"),
+			filepath.Join(dirs["GOCACHE"], "00", "planted-a"),
+			filepath.Join(dirs["XDG_CACHE_HOME"], "planted"),
+			filepath.Join(dirs["PIP_CACHE_DIR"], "planted"),
+		}
+		script := `cat "` + dirs["CARGO_HOME"] + `/credentials.toml"; grep -rs sgtestCACHE "` + filepath.Dir(filepath.Dir(dirs["CARGO_HOME"])) + `" "` + cacheRoot(dirs["CARGO_HOME"]) + `"
+for p in ` + strings.Join(quoteAll(planted), " ") + `; do mkdir -p "$(dirname "$p")" 2>/dev/null; echo planted > "$p" 2>/dev/null && echo "PLANTED $p"; done
+mkdir -p "$CARGO_HOME" && echo own > "$CARGO_HOME/config.toml" && echo wroteA`
+		a := f.run(t, spec, script, 20*time.Second)
+		if strings.Contains(a.out, secret) {
+			t.Errorf("cache %q: B's credentials read from A:\n%s", cache, a.out)
+		}
+		if strings.Contains(a.out, "PLANTED") {
+			t.Errorf("cache %q: A wrote into B's cache:\n%s", cache, a.out)
+		}
+		for _, p := range planted {
+			if _, err := os.Lstat(p); err == nil {
+				t.Errorf("cache %q: %s exists", cache, p)
+			}
+		}
+		if !strings.Contains(a.out, "wroteA") {
+			t.Errorf("cache %q: A could not write its own cache:\n%s", cache, a.out)
+		}
+	}
+	f.canaryIntact(t)
+}
+
+// cacheRoot is the cache directory of a per-workspace cache path
+// (<cache>/ws/<name>/<tool>).
+func cacheRoot(p string) string { return filepath.Dir(filepath.Dir(filepath.Dir(p))) }
+
+func quoteAll(ps []string) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = `"` + p + `"`
+	}
+	return out
 }

@@ -139,18 +139,27 @@ type runCgroup struct {
 	dir    string
 	fd     int
 	detail string
+	// v1: a cgroup v1 memory cgroup, which the helper joins itself as
+	// its first step (CLONE_INTO_CGROUP takes v2 cgroups only) and
+	// which has no cgroup.kill.
+	v1 bool
 }
 
 // newRunCgroup creates the run's cgroup with its limits. cmd starts in it
 // (clone3 CLONE_INTO_CGROUP), so every process of the run is counted
-// from its first instruction.
+// from its first instruction. Without cgroup v2 it falls back to the
+// cgroup v1 memory controller (newRunCgroupV1).
 func newRunCgroup(l Limits, cpuPercent int) (*runCgroup, error) {
 	if err, _ := cgroupOff.Load().(error); err != nil {
 		return nil, err
 	}
 	base, err := baseCgroup()
 	if err != nil {
-		return nil, err
+		rc, err1 := newRunCgroupV1(l)
+		if err1 != nil {
+			return nil, fmt.Errorf("%w; cgroup v1: %v", err, err1)
+		}
+		return rc, nil
 	}
 	dir := filepath.Join(base, fmt.Sprintf("run-%d-%d", os.Getpid(), cgroupBase.seq.Add(1)))
 	if err := os.Mkdir(dir, 0o755); err != nil {
@@ -204,7 +213,11 @@ func (rc *runCgroup) close() {
 		unix.Close(rc.fd)
 		rc.fd = -1
 	}
-	os.WriteFile(filepath.Join(rc.dir, "cgroup.kill"), []byte("1"), 0o644)
+	if rc.v1 {
+		rc.killV1()
+	} else {
+		os.WriteFile(filepath.Join(rc.dir, "cgroup.kill"), []byte("1"), 0o644)
+	}
 	for i := 0; i < 100; i++ {
 		if err := unix.Rmdir(rc.dir); err == nil || errors.Is(err, unix.ENOENT) {
 			return
@@ -218,7 +231,156 @@ func (rc *runCgroup) close() {
 func CgroupStatus() (ok bool, detail, reason, fix string) {
 	base, err := baseCgroup()
 	if err != nil {
-		return false, "", err.Error(), cgroupFix
+		v1, err1 := baseCgroupV1()
+		if err1 != nil {
+			return false, "", err.Error() + "; cgroup v1: " + err1.Error(), cgroupFix
+		}
+		return true, "runs get a cgroup v1 memory cgroup under " + strings.TrimPrefix(v1, cgroupRoot) + " with memory.limit_in_bytes (no cgroup v2: tasks and CPU are bounded by rlimits only)", "", ""
 	}
 	return true, "runs get a child of " + strings.TrimPrefix(base, cgroupRoot) + " with memory.max, pids.max, cpu.max", "", ""
+}
+
+// cgroupV1Base is the directory under which runs get a cgroup v1 memory
+// cgroup, found (and created) once per process.
+var cgroupV1Base struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// baseCgroupV1 returns <this process's memory cgroup>/shellguard, on a
+// host whose memory controller is a cgroup v1 hierarchy that this process
+// may write (as root, or with the cgroup delegated).
+func baseCgroupV1() (string, error) {
+	b := &cgroupV1Base
+	b.once.Do(func() { b.dir, b.err = findCgroupV1() })
+	return b.dir, b.err
+}
+
+func findCgroupV1() (string, error) {
+	mount, root, err := v1MemoryMount()
+	if err != nil {
+		return "", err
+	}
+	own, err := v1OwnPath()
+	if err != nil {
+		return "", err
+	}
+	rel, ok := strings.CutPrefix(own, root)
+	if !ok {
+		return "", fmt.Errorf("the memory cgroup %s is outside the mounted hierarchy %s", own, root)
+	}
+	base := filepath.Join(mount, filepath.Clean("/"+rel), "shellguard")
+	if err := os.Mkdir(base, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+		return "", fmt.Errorf("the memory cgroup is not writable: %w", err)
+	}
+	if unix.Access(base, unix.W_OK) != nil {
+		return "", fmt.Errorf("the memory cgroup %s is not writable", base)
+	}
+	return base, nil
+}
+
+// v1MemoryMount finds the mount point and root of the cgroup v1 memory
+// hierarchy in /proc/self/mountinfo.
+func v1MemoryMount() (string, string, error) {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return "", "", err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		pre, post, ok := strings.Cut(sc.Text(), " - ")
+		fields, after := strings.Fields(pre), strings.Fields(post)
+		if !ok || len(fields) < 5 || len(after) < 3 || after[0] != "cgroup" {
+			continue
+		}
+		for _, o := range strings.Split(after[2], ",") {
+			if o == "memory" {
+				return fields[4], fields[3], nil
+			}
+		}
+	}
+	return "", "", errors.New("no cgroup v1 memory controller is mounted")
+}
+
+// v1OwnPath is this process's cgroup in the memory hierarchy.
+func v1OwnPath() (string, error) {
+	f, err := os.Open("/proc/self/cgroup")
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		parts := strings.SplitN(sc.Text(), ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		for _, c := range strings.Split(parts[1], ",") {
+			if c == "memory" {
+				return parts[2], nil
+			}
+		}
+	}
+	return "", errors.New("no memory entry in /proc/self/cgroup")
+}
+
+// newRunCgroupV1 creates a cgroup v1 memory cgroup bounding the run's
+// total memory (page cache, shmem and tmpfs pages included) to
+// l.DataBytes, without swap on top of it where swap is accounted. The
+// kernel's OOM killer acts inside it when the bound is reached.
+func newRunCgroupV1(l Limits) (*runCgroup, error) {
+	if l.DataBytes <= 0 {
+		return nil, errors.New("no memory limit to apply")
+	}
+	base, err := baseCgroupV1()
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(base, fmt.Sprintf("run-%d-%d", os.Getpid(), cgroupBase.seq.Add(1)))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return nil, err
+	}
+	rc := &runCgroup{dir: dir, fd: -1, v1: true}
+	limit := strconv.FormatInt(l.DataBytes, 10)
+	parts := []string{"memory.limit_in_bytes=" + limit}
+	if err := os.WriteFile(filepath.Join(dir, "memory.limit_in_bytes"), []byte(limit), 0o644); err != nil {
+		rc.close()
+		return nil, fmt.Errorf("memory.limit_in_bytes: %w", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "memory.memsw.limit_in_bytes")); err == nil {
+		if err := os.WriteFile(filepath.Join(dir, "memory.memsw.limit_in_bytes"), []byte(limit), 0o644); err != nil {
+			rc.close()
+			return nil, fmt.Errorf("memory.memsw.limit_in_bytes: %w", err)
+		}
+		parts = append(parts, "memory.memsw.limit_in_bytes="+limit)
+	}
+	// The run's own name stays out: a warm run reports what a cold one does.
+	rc.detail = "cgroup v1, a child of " + strings.TrimPrefix(base, cgroupRoot) + " per run: " + strings.Join(parts, " ") +
+		" (memory only: tasks and CPU are bounded by rlimits)"
+	return rc, nil
+}
+
+// killV1 kills every process left in a v1 cgroup (there is no
+// cgroup.kill), until none is left or about a second has passed.
+func (rc *runCgroup) killV1() {
+	for i := 0; i < 100; i++ {
+		b, err := os.ReadFile(filepath.Join(rc.dir, "cgroup.procs"))
+		if err != nil || len(strings.TrimSpace(string(b))) == 0 {
+			return
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err == nil && pid > 0 {
+				unix.Kill(pid, unix.SIGKILL)
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// joinCgroupV1 moves the calling process into the cgroup v1 directory
+// dir: the helper's first step, before it starts anything.
+func joinCgroupV1(dir string) error {
+	return os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte("0"), 0o644)
 }

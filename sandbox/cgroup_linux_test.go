@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -58,4 +59,49 @@ func TestCgroupBoundsSharedMemory(t *testing.T) {
 	if strings.Contains(r.out, "SHMEM-DONE") {
 		t.Fatalf("shared memory past memory.max:\n%s", r.out)
 	}
+}
+
+// Several workers, each under RLIMIT_DATA, cannot together take more than
+// the run's bound: the run's cgroup (v2, or the v1 memory controller on a
+// host without v2, as here) counts them all. Three workers of 640 MiB in
+// a run bounded to 1 GiB (RLIMIT_DATA too, which a race-built helper
+// needs room under): at most one can hold its memory at a time (two would
+// pass the bound); without a cgroup all three would.
+func TestCgroupBoundsWorkersTogether(t *testing.T) {
+	if ok, _, reason, _ := CgroupStatus(); !ok {
+		if cgroupV2Host() || v1MemoryWritable() {
+			skipOrFail(t, "a memory cgroup is there but not usable: %s", reason)
+		}
+		t.Skipf("no memory cgroup: %s", reason)
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not found")
+	}
+	f := newFixture(t)
+	f.assertActive(t, Spec{})
+	spec := Spec{Limits: Limits{DataBytes: 1 << 30}}
+	worker := `python3 -c "import time; b = bytearray(640<<20); print('HELD', flush=True); time.sleep(4)"`
+	r := f.run(t, spec, `ulimit -d; for i in 1 2 3; do `+worker+` & done; wait; echo DONE`, 60*time.Second)
+	if !r.applied.Has(LayerCgroup) {
+		t.Fatalf("no cgroup layer: %+v\n%s", r.applied, r.out)
+	}
+	if !strings.Contains(r.out, "DONE") {
+		t.Fatalf("the run did not end by itself:\n%s", r.out)
+	}
+	n := 0
+	for _, l := range strings.Split(r.out, "\n") {
+		if l == "HELD" {
+			n++
+		}
+	}
+	if n > 1 {
+		t.Fatalf("%d workers held 640 MiB at once in a run bounded to 1 GiB:\n%s", n, r.out)
+	}
+}
+
+// v1MemoryWritable reports a cgroup v1 memory controller mounted and
+// writable here (then the bound must apply).
+func v1MemoryWritable() bool {
+	mount, _, err := v1MemoryMount()
+	return err == nil && unix.Access(mount, unix.W_OK) == nil
 }

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -42,6 +43,9 @@ type helperSpec struct {
 	IPC       ipcSpec  `json:"ipc"` // ipc_linux.go
 	// NSReason says why namespaces were not requested.
 	NSReason string `json:"ns_reason,omitempty"`
+	// CgroupV1 is the run's cgroup v1 memory cgroup, which the helper
+	// joins before anything else ("" with cgroup v2 or none).
+	CgroupV1 string `json:"cgroup_v1,omitempty"`
 	// FS: HOME allowlist, secret roots, .git (home_linux.go, git_linux.go).
 	FS fsSpec `json:"fs"`
 	// Timing is the descriptor of the steptime file the helper records
@@ -189,10 +193,18 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 	if timing = steptime.File(); timing != nil {
 		hs.Timing = 5 + len(rmFiles)
 	}
+	// A cgroup per run where the host has one (cgroup_linux.go): a v2
+	// cgroup the helper starts in, or a v1 memory cgroup it joins first.
+	rc, cgErr := newRunCgroup(hs.Limits, int(spec.Limits.CPUPercent))
+	if rc != nil && rc.v1 {
+		hs.CgroupV1 = rc.dir
+	}
+	steptime.Mark("sb.cgroup")
 	js := wireAppend(nil, hs)
 	if bytes.IndexByte(js, 0) >= 0 {
 		ovs.discard()
 		closeFiles()
+		rc.close()
 		return nil, nil, errors.New("sandbox: a path or setting holds a NUL byte")
 	}
 	steptime.Mark("sb.spec")
@@ -200,6 +212,7 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 	if err != nil {
 		ovs.discard()
 		closeFiles()
+		rc.close()
 		return nil, nil, err
 	}
 	ctl, ctlChild, err := ctlChannel()
@@ -208,6 +221,7 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 		w.Close()
 		ovs.discard()
 		closeFiles()
+		rc.close()
 		return nil, nil, err
 	}
 	cmd := exec.CommandContext(ctx, helperFor(hs.Writable), helperArg, string(js), script)
@@ -251,9 +265,7 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 			attr.AmbientCaps = append(attr.AmbientCaps, overlayCaps...)
 		}
 	}
-	// A cgroup v2 per run where the host has one (cgroup_linux.go).
-	rc, cgErr := newRunCgroup(hs.Limits, int(spec.Limits.CPUPercent))
-	if rc != nil {
+	if rc != nil && !rc.v1 {
 		attr.UseCgroupFD = true
 		attr.CgroupFD = rc.fd
 	}
@@ -384,9 +396,11 @@ func (h *Handle) Applied() (Applied, error) {
 		if h.ov != nil {
 			h.ov.mounted = h.applied.Has(LayerOverlay)
 		}
-		if h.cg != nil {
+		// A v1 cgroup the helper could not join is in Missing (with why).
+		joinFailed := slices.ContainsFunc(h.applied.Missing, func(l Layer) bool { return l.Name == LayerCgroup })
+		if h.cg != nil && !joinFailed {
 			h.applied.Layers = append(h.applied.Layers, Layer{Name: LayerCgroup, Detail: h.cg.detail})
-		} else if h.cgErr != nil {
+		} else if h.cg == nil && h.cgErr != nil {
 			h.applied.Unavailable = append(h.applied.Unavailable, Layer{Name: LayerCgroup, Reason: h.cgErr.Error(), Fix: cgroupFix})
 		}
 		if rep.Fatal {
@@ -602,7 +616,12 @@ func resolve(spec Spec, env []string, dir string) (*helperSpec, error) {
 		return nil, err
 	}
 	tmpdir, _ := envGet(env, "TMPDIR")
-	roots := []string{hs.Workspace, "/tmp", "/dev/shm", tmpdir, cache}
+	// Of the cache directory, only this workspace's part is writable.
+	wsCache := ""
+	if cache != "" {
+		wsCache = wsCacheDir(cache, hs.Workspace)
+	}
+	roots := []string{hs.Workspace, "/tmp", "/dev/shm", tmpdir, wsCache}
 	roots = append(roots, spec.WritableRoots...)
 	seen := map[string]bool{}
 	for _, r := range roots {
@@ -627,6 +646,7 @@ func resolve(spec Spec, env []string, dir string) (*helperSpec, error) {
 	}
 	path, _ := envGet(env, "PATH")
 	resolveHome(&hs.FS, home, append(append([]string{}, DefaultHomeAllow...), spec.HomeAllow...), path)
+	hideCache(&hs.FS, realpath(cache), hs.Writable)
 	hs.Limits = resolveLimits(spec.Limits)
 	return hs, nil
 }

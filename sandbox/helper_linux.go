@@ -89,6 +89,10 @@ func helperMain(specJSON, script string, warm bool) int {
 	// Everything below runs on one OS thread: capabilities and the
 	// bounding set are per thread, and this thread execs bash.
 	runtime.LockOSThread()
+	// Not dumpable: the command, same uid, cannot read this process's
+	// memory or environment through /proc (pid 1 of its pid namespace
+	// as go-init). bash, exec'd, is dumpable again.
+	unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	unix.CloseOnExec(3)
 	ppid := os.Getppid()
 
@@ -104,6 +108,12 @@ func helperMain(specJSON, script string, warm bool) int {
 		steptime.Mark("h.spec")
 	}
 	h.applied = Applied{Mode: hs.Mode, Platform: "linux", Workspace: hs.Workspace, Writable: hs.Writable}
+	if hs.CgroupV1 != "" {
+		// Before anything is started: every process of the run is in it.
+		if err := joinCgroupV1(hs.CgroupV1); err != nil {
+			h.miss(LayerCgroup, err, "")
+		}
+	}
 
 	h.closeInherited()
 	steptime.Mark("h.fds")

@@ -1,11 +1,8 @@
 package sandbox
 
 import (
-	"bufio"
 	"path/filepath"
 	"strings"
-
-	"github.com/shellguard/shellguard/internal/lazyre"
 )
 
 // Layer names of the file-system allowlists (applied inside the mount
@@ -19,23 +16,42 @@ const (
 	// created; workspace git config writes go through a broker.
 	LayerGit = "git"
 	// LayerCgroup: a cgroup v2 per run bounds memory (shmem and memfd
-	// included), tasks and CPU, and kills the whole tree.
+	// included), tasks and CPU, and kills the whole tree; without v2, a
+	// cgroup v1 memory cgroup bounds the tree's memory only.
 	LayerCgroup = "cgroup"
 )
 
 // DefaultHomeAllow is what the sandbox brings back into the otherwise empty
-// HOME, read-only ("~/" relative; shell globs in the last element). Git
-// configuration files are generated copies with credentials removed.
-// Directories on PATH that lie in HOME are added too.
+// HOME, read-only ("~/" relative; shell globs in any element). Git
+// configuration files are generated copies filtered by an allowlist of
+// keys. Directories on PATH that lie in HOME are added too.
+//
+// A toolchain manager's tree is never brought back whole: a prefix holds
+// the toolchain's own configuration beside its programs (an nvm node's
+// etc/npmrc and .npmrc, a pyenv Python's pip.conf, a Maven's
+// conf/settings.xml with server passwords), so only the parts programs
+// run from come back: bin, lib, include, share, libexec and the
+// manager's own scripts and version file. Caches, stores and the Go, Rust
+// and Deno installations hold no configuration of their own.
 var DefaultHomeAllow = []string{
 	// git and ssh: identity and host configuration, never keys or tokens.
 	".gitconfig", ".config/git/config", ".config/git/ignore", ".config/git/attributes",
 	".gitignore_global", ".ssh/*.pub", ".ssh/config", ".ssh/known_hosts", ".ssh/known_hosts2",
-	// Language toolchains and their download caches.
-	"go/pkg/mod", "sdk", ".cache/pip", ".npm/_cacache", ".cache/yarn", ".cargo/registry",
-	".cargo/git", ".cargo/bin", ".rustup", ".m2/repository", ".gradle/caches", ".gradle/wrapper",
-	".local/bin", ".local/lib", ".nvm", ".pyenv", ".rbenv", ".sdkman/candidates", ".deno", ".bun/bin",
-	".local/share/pnpm/store",
+	// Download caches and content stores.
+	"go/pkg/mod", ".cache/pip", ".npm/_cacache", ".cache/yarn", ".cargo/registry", ".cargo/git",
+	".m2/repository", ".gradle/caches", ".gradle/wrapper", ".local/share/pnpm/store",
+	// Toolchains: where programs run from.
+	"sdk", ".cargo/bin", ".rustup", ".local/bin", ".local/lib", ".deno", ".bun/bin",
+	".nvm/nvm.sh", ".nvm/versions/*/*/bin", ".nvm/versions/*/*/lib", ".nvm/versions/*/*/include", ".nvm/versions/*/*/share",
+	".pyenv/bin", ".pyenv/libexec", ".pyenv/shims", ".pyenv/plugins", ".pyenv/version",
+	".pyenv/versions/*/bin", ".pyenv/versions/*/lib", ".pyenv/versions/*/include", ".pyenv/versions/*/share",
+	".rbenv/bin", ".rbenv/libexec", ".rbenv/shims", ".rbenv/version",
+	".rbenv/versions/*/bin", ".rbenv/versions/*/lib", ".rbenv/versions/*/include", ".rbenv/versions/*/share",
+	".sdkman/candidates/*/*/bin", ".sdkman/candidates/*/*/lib", ".sdkman/candidates/*/*/boot",
+	".sdkman/candidates/*/*/include", ".sdkman/candidates/*/*/jmods", ".sdkman/candidates/*/*/release",
+	// A JDK reads its security and logging settings from conf/; Maven's
+	// conf/ holds settings.xml and is not brought back.
+	".sdkman/candidates/java/*/conf",
 }
 
 // DefaultSecretRoots are directories hidden like HOME (an empty tmpfs with
@@ -45,106 +61,6 @@ var DefaultSecretRoots = []string{"/home", "/root", "/etc/ssl/private", "/var/li
 
 // gitconfigFiles are the allowlist entries that are filtered copies, not binds.
 var gitconfigFiles = map[string]bool{".gitconfig": true, ".config/git/config": true}
-
-var (
-	reSecretKey = lazyre.New(`(?i)(token|passw|secret|extraheader|oauth|apikey|api-key|api_key|bearer|cookie)`)
-	// http(s) URLs with any userinfo (https://TOKEN@host), any URL with
-	// user:password; ssh://git@host is kept.
-	reUserinfo = lazyre.New(`(?i)https?://[^/@\s"]+@|://[^/@\s":]*:[^/@\s"]*@`)
-)
-
-// FilterGitConfig returns a git config file's text without what can carry
-// a credential or pull in another file: [credential] sections, keys whose
-// names look like tokens, passwords or extra headers (http.extraHeader,
-// http.<url>.extraheader, github.token …), [url "…"] sections and remote
-// URLs with userinfo (https://user:token@host), and include/includeIf
-// sections (the included files are not in the sandbox). Everything else
-// (user.*, core.*, aliases, url rewrites without userinfo) is kept, so git
-// inside behaves like the user's git minus the secrets. The second result
-// lists what was dropped, as section.key names.
-func FilterGitConfig(text string) (string, []string) {
-	var out strings.Builder
-	var dropped []string
-	section, sub := "", ""
-	dropSection := false
-	skipCont := false
-	sc := bufio.NewScanner(strings.NewReader(text))
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if skipCont {
-			skipCont = strings.HasSuffix(line, `\`)
-			continue
-		}
-		trim := strings.TrimSpace(line)
-		rest := trim
-		if strings.HasPrefix(trim, "[") {
-			end := strings.Index(trim, "]")
-			if end < 0 {
-				// Malformed header: drop it and the section that follows.
-				dropSection = true
-				dropped = append(dropped, "malformed section header")
-				continue
-			}
-			hdr := trim[1:end]
-			rest = strings.TrimSpace(trim[end+1:])
-			section, sub = parseSectionHeader(hdr)
-			ls := strings.ToLower(section)
-			dropSection = ls == "credential" || ls == "include" || ls == "includeif" ||
-				reUserinfo.MatchString(sub) || reSecretKey.MatchString(sub)
-			if dropSection {
-				dropped = append(dropped, ls+sectionSuffix(sub))
-				continue
-			}
-			out.WriteString("[" + hdr + "]\n")
-			if rest == "" {
-				continue
-			}
-		}
-		if dropSection {
-			skipCont = strings.HasSuffix(line, `\`)
-			continue
-		}
-		if rest == "" || rest[0] == '#' || rest[0] == ';' {
-			out.WriteString(line + "\n")
-			continue
-		}
-		key, val, _ := strings.Cut(rest, "=")
-		key = strings.TrimSpace(key)
-		if reSecretKey.MatchString(key) || reUserinfo.MatchString(val) {
-			dropped = append(dropped, strings.ToLower(section)+sectionSuffix(sub)+"."+strings.ToLower(key))
-			skipCont = strings.HasSuffix(line, `\`)
-			continue
-		}
-		out.WriteString(rest + "\n")
-	}
-	return out.String(), dropped
-}
-
-func sectionSuffix(sub string) string {
-	if sub == "" {
-		return ""
-	}
-	if reUserinfo.MatchString(sub) {
-		return ".<url with userinfo>"
-	}
-	return "." + sub
-}
-
-// parseSectionHeader splits `remote "origin"` or `branch.main` into the
-// section and subsection.
-func parseSectionHeader(hdr string) (string, string) {
-	hdr = strings.TrimSpace(hdr)
-	if i := strings.IndexAny(hdr, " \t"); i >= 0 {
-		sub := strings.TrimSpace(hdr[i:])
-		sub = strings.TrimSuffix(strings.TrimPrefix(sub, `"`), `"`)
-		return hdr[:i], sub
-	}
-	if sec, sub, ok := strings.Cut(hdr, "."); ok {
-		return sec, sub
-	}
-	return hdr, ""
-}
 
 // homeEntries expands the allowlist against home: absolute paths of what
 // exists (globs in the last element), plus PATH directories inside home.
@@ -166,6 +82,10 @@ func homeEntries(home string, allow []string, path string, exists func(string) b
 		}
 		p := filepath.Join(home, a)
 		if strings.ContainsAny(a, "*?[") {
+			first, _, _ := strings.Cut(a, "/")
+			if !strings.ContainsAny(first, "*?[") && !exists(filepath.Join(home, first)) {
+				continue // one lookup in the listing of HOME spares the glob
+			}
 			m, _ := filepath.Glob(p)
 			for _, x := range m {
 				add(x)

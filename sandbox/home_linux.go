@@ -5,6 +5,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -21,18 +22,59 @@ type fsSpec struct {
 	// HomeEntries are the existing allowlisted paths in Home, bound back
 	// read-only.
 	HomeEntries []string `json:"home_entries,omitempty"`
-	// GitConfigs are the git config files in Home that are replaced by
-	// filtered copies.
-	GitConfigs []string `json:"git_configs,omitempty"`
+	// GitConfigs are the git config files in Home, replaced inside by
+	// the copies filtered here, in the parent: the helper never reads
+	// the real files, so it never holds what the filter drops.
+	GitConfigs []gitConfigFile `json:"git_configs,omitempty"`
 	// SecretRoots are hidden like Home (only writable roots under them
 	// come back).
 	SecretRoots []string `json:"secret_roots,omitempty"`
+	// CacheRoot is the cache directory when it is among SecretRoots:
+	// only this workspace's part of it comes back.
+	CacheRoot string `json:"cache_root,omitempty"`
 	// FallbackMasks are masked when Home cannot be isolated.
 	FallbackMasks []string `json:"fallback_masks,omitempty"`
 	// Git protects the workspace's .git (see git_linux.go); GitErr says
 	// why there is no view although there is a .git directory.
 	Git    *gitSpec `json:"git,omitempty"`
 	GitErr string   `json:"git_err,omitempty"`
+}
+
+// gitConfigFile is a filtered git config: its path and the text the
+// command sees there.
+type gitConfigFile struct {
+	Path    string `json:"path"`
+	Text    string `json:"text"`
+	Dropped int    `json:"dropped"` // keys and sections left out
+}
+
+// maxGitConfig bounds a git config file read for the filter; the spec
+// travels in argv, where one string may not exceed 128 KiB.
+const maxGitConfig = 64 << 10
+
+// readGitConfig reads and filters the git config file at p, which may be
+// a link (dotfile managers link it) but must be a regular file: a FIFO or
+// a device there is never waited on.
+func readGitConfig(p string) (gitConfigFile, bool) {
+	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	if err != nil {
+		return gitConfigFile{}, false
+	}
+	f := os.NewFile(uintptr(fd), p)
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return gitConfigFile{}, false
+	}
+	if fi.Size() > maxGitConfig {
+		return gitConfigFile{Path: p, Dropped: 1}, true
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxGitConfig+1))
+	if err != nil || len(b) > maxGitConfig {
+		return gitConfigFile{Path: p, Dropped: 1}, true
+	}
+	text, dropped := FilterGitConfig(string(b))
+	return gitConfigFile{Path: p, Text: text, Dropped: len(dropped)}, true
 }
 
 // secretRoots is DefaultSecretRoots (tests point it at scratch directories).
@@ -86,10 +128,12 @@ func resolveHome(fs *fsSpec, home string, allow []string, path string) {
 	fs.HomeEntries = homeEntries(home, allow, path, exists)
 	for g := range gitconfigFiles {
 		if p := filepath.Join(home, g); exists(p) {
-			fs.GitConfigs = append(fs.GitConfigs, p)
+			if c, ok := readGitConfig(p); ok {
+				fs.GitConfigs = append(fs.GitConfigs, c)
+			}
 		}
 	}
-	sort.Strings(fs.GitConfigs)
+	sort.Slice(fs.GitConfigs, func(i, j int) bool { return fs.GitConfigs[i].Path < fs.GitConfigs[j].Path })
 }
 
 // isolateRoots hides HOME and the other secret roots behind empty tmpfs
@@ -132,15 +176,10 @@ func (h *helper) isolateRoots() {
 	homeOK := homeRoot != ""
 	var hidden []string
 	gitFiles := map[string][]byte{}
-	var dropped []string
+	dropped := 0
 	for _, g := range fs.GitConfigs {
-		b, err := os.ReadFile(g)
-		if err != nil {
-			continue
-		}
-		text, d := FilterGitConfig(string(b))
-		gitFiles[g] = []byte(text)
-		dropped = append(dropped, d...)
+		gitFiles[g.Path] = []byte(g.Text)
+		dropped += g.Dropped
 	}
 	for _, r := range order {
 		fi, err := os.Lstat(r)
@@ -173,7 +212,13 @@ func (h *helper) isolateRoots() {
 			keep = append(keep, fs.Home)
 			files = gitFiles
 		}
-		if err := isolate(r, keep, files, fs.Home); err != nil {
+		mode := uint32(0)
+		if r == fs.CacheRoot {
+			// Searchable by the command (as root, an unprivileged
+			// uid), not listable: only its own part is under it.
+			mode = 0o711
+		}
+		if err := isolate(r, keep, files, fs.Home, mode); err != nil {
 			if r == homeRoot {
 				fallback(fmt.Errorf("hiding %s: %w", r, err))
 				return
@@ -194,7 +239,7 @@ func (h *helper) isolateRoots() {
 	var b strings.Builder
 	fmt.Fprintf(&b, "HOME %s empty but %d allowlisted entries (read-only)", fs.Home, len(fs.HomeEntries))
 	if len(gitFiles) > 0 {
-		fmt.Fprintf(&b, ", git config filtered (%d secret keys dropped)", len(dropped))
+		fmt.Fprintf(&b, ", git config filtered (%d keys not on the allowlist dropped)", dropped)
 	}
 	fmt.Fprintf(&b, "; hidden: %s", strings.Join(hidden, " "))
 	if len(skipped) > 0 {
@@ -207,7 +252,7 @@ func (h *helper) isolateRoots() {
 // paths, detached copies of keep (taken before the tmpfs hides them;
 // "home", when under root, is re-created as an empty directory) and the
 // given generated files.
-func isolate(root string, keep []string, files map[string][]byte, home string) error {
+func isolate(root string, keep []string, files map[string][]byte, home string, mode uint32) error {
 	type tree struct {
 		fd   int
 		path string
@@ -239,9 +284,11 @@ func isolate(root string, keep []string, files map[string][]byte, home string) e
 		}
 		trees = append(trees, tree{fd, k, fi.IsDir()})
 	}
-	mode := uint32(0o755)
-	if fi, err := os.Stat(root); err == nil {
-		mode = uint32(fi.Mode().Perm()) &^ 0o022
+	if mode == 0 {
+		mode = 0o755
+		if fi, err := os.Stat(root); err == nil {
+			mode = uint32(fi.Mode().Perm()) &^ 0o022
+		}
 	}
 	opts := fmt.Sprintf("mode=%o,size=4m,nr_inodes=%d", mode, 256+4*len(keep)+len(files))
 	if err := unix.Mount("tmpfs", root, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {

@@ -444,6 +444,7 @@ func (p *Pool) start(key string, pr *poolProto) (*warmHelper, error) {
 	hs.FS.Git, hs.FS.GitErr = nil, ""
 	hs.RootMap = nil // follows from the rest (rootmap_linux.go)
 	hs.Timing = 0    // where step marks go (SHELLGUARD_TIMING)
+	hs.CgroupV1 = "" // the helper's own run cgroup (cgroup_linux.go)
 	if b := wireAppend(nil, &hs); string(b) != string(pr.hs) {
 		h.Close()
 		return nil, errors.New("helper spec differs from the pool's")

@@ -325,6 +325,40 @@ type Applied struct {
 	Net *NetUse `json:"net,omitempty"`
 }
 
+// MapText returns a copy of a with f applied to every text in it that
+// may hold a name from the workspace or the host (details, reasons, fixes,
+// the post-run notes and warnings, paths); a itself is not changed. The
+// caller passes its escape filter and redactor: see Guard's messages.
+func (a Applied) MapText(f func(string) string) Applied {
+	layers := func(ls []Layer) []Layer {
+		if ls == nil {
+			return nil
+		}
+		out := make([]Layer, len(ls))
+		for i, l := range ls {
+			out[i] = Layer{Name: f(l.Name), Detail: f(l.Detail), Reason: f(l.Reason), Fix: f(l.Fix)}
+		}
+		return out
+	}
+	texts := func(ss []string) []string {
+		if ss == nil {
+			return nil
+		}
+		out := make([]string, len(ss))
+		for i, s := range ss {
+			out[i] = f(s)
+		}
+		return out
+	}
+	a.Platform, a.Network, a.Workspace, a.Init = f(a.Platform), f(a.Network), f(a.Workspace), f(a.Init)
+	a.Layers, a.Missing, a.Unavailable = layers(a.Layers), layers(a.Missing), layers(a.Unavailable)
+	a.Writable = texts(a.Writable)
+	if a.Post != nil {
+		a.Post = &PostRun{Git: texts(a.Post.Git), Overlay: texts(a.Post.Overlay), Warnings: texts(a.Post.Warnings)}
+	}
+	return a
+}
+
 // Has reports whether the layer name was applied.
 func (a Applied) Has(name string) bool {
 	for _, l := range a.Layers {

@@ -57,6 +57,22 @@ func init() {
 		try("netlink-route", unix.AF_NETLINK, unix.SOCK_RAW, unix.NETLINK_ROUTE)
 		try("unix-dgram", unix.AF_UNIX, unix.SOCK_DGRAM, 0)
 		try("unix-stream", unix.AF_UNIX, unix.SOCK_STREAM, 0)
+		try("unix-seqpacket", unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+		// the kernel makes an AF_UNIX SOCK_RAW socket a datagram socket
+		try("unix-raw", unix.AF_UNIX, unix.SOCK_RAW, 0)
+		try("unix-raw-flags", unix.AF_UNIX, unix.SOCK_RAW|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+		try("unix-rdm", unix.AF_UNIX, unix.SOCK_RDM, 0)
+		try("unix-type7", unix.AF_UNIX, 7, 0)
+		pair := func(name string, typ int) {
+			if _, err := unix.Socketpair(unix.AF_UNIX, typ, 0); err != nil {
+				fmt.Printf("%s=%s\n", name, unix.ErrnoName(err.(syscall.Errno)))
+			} else {
+				fmt.Printf("%s=OK\n", name)
+			}
+		}
+		pair("socketpair-raw", unix.SOCK_RAW)
+		pair("socketpair-raw-flags", unix.SOCK_RAW|unix.SOCK_CLOEXEC)
+		pair("socketpair-seqpacket", unix.SOCK_SEQPACKET|unix.SOCK_NONBLOCK)
 		if _, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0); err != nil {
 			fmt.Printf("socketpair=%v\n", err)
 		} else {
@@ -395,14 +411,18 @@ wait`, f.ws, outSock, inSock)
 }
 
 // TestSocketFamilies: vsock, packet, netlink other than route and unix
-// datagram sockets are refused; unix stream sockets and socketpair work.
+// sockets of any type but stream and seqpacket (SOCK_RAW is a datagram
+// socket in the kernel) are refused; unix stream and seqpacket sockets
+// and socketpairs work.
 func TestSocketFamilies(t *testing.T) {
 	f := newFixture(t)
 	a := f.assertActive(t, Spec{})
 	need(t, a, LayerIPC)
 	r := f.run(t, Spec{}, `SGTEST_SESSION_TOOL=sockets "$SGTEST_BIN"`, 20*time.Second)
 	want := map[string]string{"vsock": "EAFNOSUPPORT", "packet": "EAFNOSUPPORT", "netlink-audit": "EAFNOSUPPORT",
-		"netlink-route": "OK", "unix-dgram": "EACCES", "unix-stream": "OK", "socketpair": "OK", "socketpair-dgram": "EACCES"}
+		"netlink-route": "OK", "unix-dgram": "EACCES", "unix-stream": "OK", "socketpair": "OK", "socketpair-dgram": "EACCES",
+		"unix-seqpacket": "OK", "unix-raw": "EACCES", "unix-raw-flags": "EACCES", "unix-rdm": "EACCES", "unix-type7": "EACCES",
+		"socketpair-raw": "EACCES", "socketpair-raw-flags": "EACCES", "socketpair-seqpacket": "OK"}
 	for k, v := range want {
 		if !strings.Contains(r.out, k+"="+v+"\n") {
 			t.Errorf("%s: want %s:\n%s", k, v, r.out)

@@ -144,7 +144,7 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	}
 	if *jsonOut {
 		if err != nil {
-			res.Error = plainError(err, got) // a failed request says why
+			res.Error = plainError(res, err, got) // a failed request says why
 		}
 		writeJSON(stdout, res)
 		return 0
@@ -162,12 +162,12 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	}
 	started := res.ExitCode != nil // Guard.Run sets it for every command it started
 	if got != nil && !started {
-		fmt.Fprintln(stderr, "shellguard:", plainError(err, got))
+		fmt.Fprintln(stderr, "shellguard:", plainError(res, err, got))
 		return signalExit(got)
 	}
 	if !started {
 		// Nothing ran: a bad cwd, or --sandbox required and a layer is missing.
-		fmt.Fprintln(stderr, "shellguard:", err)
+		fmt.Fprintln(stderr, "shellguard:", plainError(res, err, nil))
 		return exitFailure
 	}
 	for _, w := range res.SandboxWarnings {
@@ -175,7 +175,7 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	}
 	switch {
 	case got != nil:
-		fmt.Fprintln(stderr, "shellguard:", plainError(err, got))
+		fmt.Fprintln(stderr, "shellguard:", plainError(res, err, got))
 		return signalExit(got)
 	case res.TimedOut:
 		fmt.Fprintf(stderr, "shellguard: timed out after %.1fs; the command and everything it started were stopped\n", res.Duration)
@@ -184,20 +184,25 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "shellguard: output limit exceeded; the command was stopped")
 		return exitStopped
 	case err != nil:
-		fmt.Fprintln(stderr, "shellguard:", err)
+		fmt.Fprintln(stderr, "shellguard:", plainError(res, err, nil))
 		return exitFailure
 	}
 	return *res.ExitCode // set: the command ran to its end
 }
 
 // plainError says in words why a run ended early; a signal to shellguard
-// itself reads as what the person did, not as "context canceled".
-func plainError(err error, sig os.Signal) string {
+// itself reads as what the person did, not as "context canceled". The
+// text is the result's (Error), which quotes names from the workspace
+// only filtered and redacted.
+func plainError(res shellguard.Result, err error, sig os.Signal) string {
 	if sig != nil {
 		return fmt.Sprintf("stopped by %s; the command and everything it started were stopped", signalName(sig))
 	}
 	if err == nil {
 		return ""
+	}
+	if res.Error != "" {
+		return res.Error
 	}
 	return err.Error()
 }

@@ -50,10 +50,10 @@ type Options struct {
 	DenyInetDatagram bool
 	// RestrictFamilies refuses socket() for every address family other
 	// than AF_UNIX, AF_INET, AF_INET6 and AF_NETLINK with NETLINK_ROUTE
-	// (EAFNOSUPPORT), refuses AF_UNIX datagram sockets (EACCES: an
-	// unconnected datagram socket can sendto any path, which no connect
-	// check sees) and allows socketpair only for AF_UNIX stream and
-	// seqpacket pairs.
+	// (EAFNOSUPPORT), and allows AF_UNIX sockets and socketpair only of
+	// type SOCK_STREAM and SOCK_SEQPACKET (EACCES otherwise: a datagram
+	// socket, SOCK_RAW included, can sendto any path, which no connect
+	// check sees).
 	RestrictFamilies bool
 }
 
@@ -82,16 +82,17 @@ const nsFlags = 0x00020000 | // CLONE_NEWNS
 const cloneNewTime = 0x00000080 // only meaningful for unshare
 
 const (
-	ipprotoMPTCP = 262
-	afInet       = 2
-	afInet6      = 10
-	afPacket     = 17
-	afUnix       = 1
-	afNetlink    = 16
-	sockStream   = 1
-	sockDgram    = 2
-	tiocsti      = 0x5412
-	tioclinux    = 0x541C
+	ipprotoMPTCP  = 262
+	afInet        = 2
+	afInet6       = 10
+	afPacket      = 17
+	afUnix        = 1
+	afNetlink     = 16
+	sockStream    = 1
+	sockSeqpacket = 5
+	sockTypeMask  = 0xf // SOCK_TYPE_MASK in linux/net.h
+	tiocsti       = 0x5412
+	tioclinux     = 0x541C
 )
 
 // builder assembles a linear filter: every block starts with the syscall
@@ -186,17 +187,16 @@ func Build(o Options) (*Program, error) {
 	// socket: MPTCP bypasses Landlock's TCP rules (landlock-lsm/linux#54).
 	b.block("socket", socketNote(o), t.socket, syscall.EPROTONOSUPPORT, socketBody(o))
 	if o.RestrictFamilies {
-		b.block("socketpair", "other than AF_UNIX stream/seqpacket", t.socketpair, syscall.EAFNOSUPPORT, resolve([]item{
+		pair := []item{
 			{in: bpf.LoadAbsolute{Off: argLow(0), Size: 4}},
 			{in: bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: afUnix}, t: "deny"},
-			{in: bpf.LoadAbsolute{Off: argLow(1), Size: 4}},
-			{in: bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: 0xf}},
-			{in: bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: sockDgram}, t: "end"},
-			{in: ret(syscall.EACCES)},
-			{label: "deny"},
-			{in: ret(syscall.EAFNOSUPPORT)},
-			{label: "end"},
-		}))
+		}
+		pair = append(pair, unixType()...)
+		pair = append(pair,
+			item{label: "deny"},
+			item{in: ret(syscall.EAFNOSUPPORT)},
+		)
+		b.block("socketpair", "other than AF_UNIX stream/seqpacket", t.socketpair, syscall.EAFNOSUPPORT, resolve(pair))
 	}
 	b.emit(bpf.RetConstant{Val: retAllow})
 

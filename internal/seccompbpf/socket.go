@@ -61,7 +61,7 @@ func resolve(items []item) []bpf.Instruction {
 func socketNote(o Options) string {
 	note := "protocol IPPROTO_MPTCP"
 	if o.RestrictFamilies {
-		note += "; families other than AF_UNIX, AF_INET, AF_INET6, AF_NETLINK/NETLINK_ROUTE; AF_UNIX SOCK_DGRAM"
+		note += "; families other than AF_UNIX, AF_INET, AF_INET6, AF_NETLINK/NETLINK_ROUTE; AF_UNIX other than SOCK_STREAM, SOCK_SEQPACKET"
 	} else if o.DenyInetDatagram {
 		note += "; AF_PACKET"
 	}
@@ -69,6 +69,23 @@ func socketNote(o Options) string {
 		note += "; AF_INET/AF_INET6 other than SOCK_STREAM"
 	}
 	return note
+}
+
+// unixType lets an AF_UNIX socket or pair of type SOCK_STREAM or
+// SOCK_SEQPACKET through (to "end") and refuses every other type with
+// EACCES: SOCK_DGRAM (an unconnected datagram socket can sendto any path,
+// which no connect check sees), SOCK_RAW (unix_create makes it a datagram
+// socket), and any type the kernel may learn later. The type is compared
+// after the kernel's own mask (SOCK_TYPE_MASK, 0xf), which drops
+// SOCK_NONBLOCK and SOCK_CLOEXEC; the kernel refuses other flag bits.
+func unixType() []item {
+	return []item{
+		{in: bpf.LoadAbsolute{Off: argLow(1), Size: 4}},
+		{in: bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: sockTypeMask}},
+		{in: bpf.JumpIf{Cond: bpf.JumpEqual, Val: sockStream}, t: "end"},
+		{in: bpf.JumpIf{Cond: bpf.JumpEqual, Val: sockSeqpacket}, t: "end"},
+		{in: ret(syscall.EACCES)},
+	}
 }
 
 // socketBody is the argument check of socket(domain, type, protocol).
@@ -95,11 +112,8 @@ func socketBody(o Options) []bpf.Instruction {
 			item{label: "nofamily"},
 			item{in: ret(syscall.EAFNOSUPPORT)},
 			item{label: "unix"},
-			item{in: bpf.LoadAbsolute{Off: argLow(1), Size: 4}},
-			item{in: bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: 0xf}},
-			item{in: bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: sockDgram}, t: "end"},
-			item{in: ret(syscall.EACCES)},
 		)
+		its = append(its, unixType()...)
 	} else if o.DenyInetDatagram {
 		its = append(its,
 			item{in: bpf.JumpIf{Cond: bpf.JumpEqual, Val: afInet}, t: "inet"},
@@ -114,7 +128,7 @@ func socketBody(o Options) []bpf.Instruction {
 		its = append(its,
 			item{label: "inet"},
 			item{in: bpf.LoadAbsolute{Off: argLow(1), Size: 4}},
-			item{in: bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: 0xf}},
+			item{in: bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: sockTypeMask}},
 			item{in: bpf.JumpIf{Cond: bpf.JumpEqual, Val: sockStream}, t: "end"},
 			item{in: ret(syscall.EACCES)},
 		)
