@@ -190,6 +190,8 @@ func (s *Server) list(sess *shellguard.Session) *mcp.CallToolResult {
 			if r.Task.EndedBy != "" && r.Task.EndedBy != "exit" {
 				state += " (" + r.Task.EndedBy + ")"
 			}
+		case !r.Task.Running:
+			state = "did not run"
 		}
 		fmt.Fprintf(&b, "%s\tpid %d\t%s\t%.1fs\t%s\n", r.Task.ID, r.Task.Pid, state, r.Duration, oneLine(r.Command, 80))
 	}
