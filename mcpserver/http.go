@@ -235,7 +235,7 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, maxBody int64) 
 	// background: nobody could ask about the task later.
 	sess := s.g.NewSession(shellguard.SessionOptions{BlockingBudget: -1})
 	defer sess.Close()
-	res, err := s.run(ctx, sess, in, false, &progress{})
+	res, err := s.run(ctx, sess, in, func(context.Context, policy.Verdict) (bool, error) { return false, nil }, &progress{})
 	status := http.StatusOK
 	var de *shellguard.DeniedError
 	switch {

@@ -258,7 +258,7 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 		return result(s.cancelled(in, err), true), nil
 	}
 	defer slot.release()
-	r, err := s.run(rctx, sess, in, approved, live)
+	r, err := s.run(rctx, sess, in, func(context.Context, policy.Verdict) (bool, error) { return approved, nil }, live)
 	defer s.recordPage(r)
 	if approved { // remembered after this call, which ran as approved
 		var gerr error
@@ -276,15 +276,15 @@ func (s *Server) cancelled(in *input, err error) *shellguard.Result {
 }
 
 // run runs a foreground or background command that the policy allows (or
-// the user approved). The error says the result is one: the command was
-// refused, did not start, or was cancelled.
-func (s *Server) run(ctx context.Context, sess *shellguard.Session, in *input, approved bool, live *progress) (*shellguard.Result, error) {
+// approve accepts; nil: the Guard's Approver decides). The error says the
+// result is one: the command was refused, did not start, or was cancelled.
+func (s *Server) run(ctx context.Context, sess *shellguard.Session, in *input, approve func(context.Context, policy.Verdict) (bool, error), live *progress) (*shellguard.Result, error) {
 	req := shellguard.Request{
 		Command:        in.Command,
 		Cwd:            in.Cwd,
 		Timeout:        in.Timeout,
 		DisableSandbox: in.DisableSandbox,
-		Approve:        func(context.Context, policy.Verdict) (bool, error) { return approved, nil },
+		Approve:        approve,
 	}
 	var warnings []string
 	var r shellguard.Result
