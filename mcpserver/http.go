@@ -187,6 +187,10 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, maxBody int64) 
 		writeJSONError(w, http.StatusMethodNotAllowed, "use POST with a JSON body {\"command\": ..., \"timeout\": ..., \"cwd\": ...}")
 		return
 	}
+	if s.failed != nil {
+		writeJSONError(w, http.StatusServiceUnavailable, s.failedText())
+		return
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
 		var mb *http.MaxBytesError

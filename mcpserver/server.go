@@ -10,6 +10,7 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
@@ -25,6 +26,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shellguard/shellguard"
@@ -67,6 +69,9 @@ type Server struct {
 	key    []byte // signs RequestState of approval round trips
 	admit  *admission
 	page   pageAsks
+	// failed, when set, is why the server has no Guard (NewFailed): every
+	// call answers it.
+	failed error
 
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]*shellguard.Session
@@ -110,6 +115,37 @@ func New(g *shellguard.Guard, opts *Options) *Server {
 		Annotations:  &mcp.ToolAnnotations{DestructiveHint: boolp(true), OpenWorldHint: boolp(s.set.Network)},
 	}, s.handle)
 	return s
+}
+
+// NewFailed returns a server that has no Guard because it could not be
+// built (typically a configuration file in error, such as a project's
+// .shellguard.yaml with a key it may not set): it starts, lists the bash
+// tool, and answers every call with a tool error that says what is wrong,
+// so that the client shows the reason rather than a closed connection.
+func NewFailed(err error, opts *Options) *Server {
+	if opts == nil {
+		opts = &Options{}
+	}
+	o := *opts
+	o.Name, o.Version = cmp.Or(o.Name, "shellguard"), cmp.Or(o.Version, "dev")
+	logger := cmp.Or(o.Logger, slog.New(slog.DiscardHandler))
+	s := &Server{opts: o, logger: logger, sessions: map[*mcp.ServerSession]*shellguard.Session{},
+		admit: newAdmission(o.MaxCalls, o.MaxQueued), failed: err}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &mcp.ServerOptions{Logger: logger})
+	s.mcp.AddTool(&mcp.Tool{
+		Name:        ToolName,
+		Title:       "Run a bash command (shellguard)",
+		Description: "Unavailable: " + s.failedText(),
+		InputSchema: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"command": {Type: "string"}}},
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: boolp(true)},
+	}, s.handle)
+	return s
+}
+
+// failedText says why a NewFailed server runs nothing, and what to do.
+func (s *Server) failedText() string {
+	return "shellguard is not running commands: its configuration could not be loaded: " + s.failed.Error() +
+		". Nothing was run. Tell the user: fix the configuration, then restart the shellguard MCP server; do not try to run the command another way."
 }
 
 func boolp(b bool) *bool { return &b }
@@ -187,6 +223,9 @@ const approveKey = "shellguard_approve"
 func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	steptime.Mark("mcp.handle")
 	defer steptime.Mark("mcp.handled")
+	if s.failed != nil {
+		return toolError(s.failedText()), nil
+	}
 	in, err := parseInput(req.Params.Arguments, s.set)
 	if err != nil {
 		return toolError(err.Error()), nil
