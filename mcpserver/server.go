@@ -56,6 +56,10 @@ type Options struct {
 	// with the page's address; the ask stays there, and the next
 	// identical call gets the answer given meanwhile.
 	Page *approvalpage.Page
+	// OutputBudget bounds the bytes of stdout and stderr together in one
+	// result sent to the model (cut from the middle); 0:
+	// DefaultOutputBudget, < 0: only the Guard's per-stream limit.
+	OutputBudget int
 }
 
 // Server is the MCP server. Create it with New; serve it with RunStdio or
@@ -72,6 +76,7 @@ type Server struct {
 	// failed, when set, is why the server has no Guard (NewFailed): every
 	// call answers it.
 	failed error
+	layers layersSeen // the sandbox line last sent to each session
 
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]*shellguard.Session
@@ -100,6 +105,10 @@ func New(g *shellguard.Guard, opts *Options) *Server {
 	s := &Server{g: g, opts: o, logger: logger, sessions: map[*mcp.ServerSession]*shellguard.Session{},
 		admit: newAdmission(o.MaxCalls, o.MaxQueued)}
 	s.set = settingsOf(g, o.Sessions)
+	s.set.OutputBudget = o.OutputBudget
+	if o.OutputBudget == 0 {
+		s.set.OutputBudget = DefaultOutputBudget
+	}
 	s.key = make([]byte, 32)
 	rand.Read(s.key)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &mcp.ServerOptions{
@@ -111,7 +120,7 @@ func New(g *shellguard.Guard, opts *Options) *Server {
 		Title:        "Run a bash command (shellguard)",
 		Description:  describe(s.set),
 		InputSchema:  inputSchema(s.set),
-		OutputSchema: shellguard.ResultSchema(),
+		OutputSchema: outputSchema(),
 		Annotations:  &mcp.ToolAnnotations{DestructiveHint: boolp(true), OpenWorldHint: boolp(s.set.Network)},
 	}, s.handle)
 	return s
@@ -190,6 +199,7 @@ func (s *Server) session(ss *mcp.ServerSession) (*shellguard.Session, error) {
 		_, ok := s.sessions[ss]
 		delete(s.sessions, ss)
 		s.mu.Unlock()
+		s.layers.forget(ss)
 		if ok {
 			x.Close()
 		}
@@ -220,13 +230,19 @@ func (s *Server) refused(in *input, v policy.Verdict, why string) *shellguard.Re
 
 const approveKey = "shellguard_approve"
 
-func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (r *mcp.CallToolResult, err error) {
 	steptime.Mark("mcp.handle")
 	defer steptime.Mark("mcp.handled")
 	if s.failed != nil {
 		return toolError(s.failedText()), nil
 	}
-	in, err := parseInput(req.Params.Arguments, s.set)
+	var in *input
+	defer func() {
+		if in != nil {
+			r = s.compact(req.Session, r, in.Detail)
+		}
+	}()
+	in, err = parseInput(req.Params.Arguments, s.set)
 	if err != nil {
 		return toolError(err.Error()), nil
 	}
@@ -297,15 +313,15 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 		return result(s.cancelled(in, err), true), nil
 	}
 	defer slot.release()
-	r, err := s.run(rctx, sess, in, func(context.Context, policy.Verdict) (bool, error) { return approved, nil }, live)
-	defer s.recordPage(r)
+	res, err := s.run(rctx, sess, in, func(context.Context, policy.Verdict) (bool, error) { return approved, nil }, live)
+	defer s.recordPage(res)
 	if approved { // remembered after this call, which ran as approved
 		var gerr error
-		if r.Grant, gerr = s.remember(sess, req0, v, remember); gerr != nil {
-			r.Warnings = append(r.Warnings, "the approval holds for this call only: "+gerr.Error())
+		if res.Grant, gerr = s.remember(sess, req0, v, remember); gerr != nil {
+			res.Warnings = append(res.Warnings, "the approval holds for this call only: "+gerr.Error())
 		}
 	}
-	return result(r, err != nil), nil
+	return result(res, err != nil), nil
 }
 
 // cancelled is the result of a call whose context ended before its
@@ -331,7 +347,7 @@ func (s *Server) run(ctx context.Context, sess *shellguard.Session, in *input, a
 	if in.RunInBackground {
 		var t *shellguard.Task
 		if t, err = sess.Start(ctx, req, shellguard.TaskOptions{}); err == nil {
-			r = t.Status(shellguard.ReadOptions{})
+			r = t.Status(shellguard.ReadOptions{New: true})
 		}
 	} else {
 		req.Stdout, req.Stderr = live.writer(""), live.writer("[stderr] ")

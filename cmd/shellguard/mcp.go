@@ -35,7 +35,7 @@ func startServer(gf *guardFlags, lf *limitFlags, stderr io.Writer, tolerant bool
 	// What a server killed before it could close its sessions left behind.
 	sandbox.RemoveStaleSessions()
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	opts := &mcpserver.Options{Version: version.String(), Logger: logger, MaxCalls: lf.calls, MaxQueued: lf.queued}
+	opts := &mcpserver.Options{Version: version.String(), Logger: logger, MaxCalls: lf.calls, MaxQueued: lf.queued, OutputBudget: lf.outputBudget}
 	g, c, err := gf.newGuard()
 	switch {
 	case err != nil && !tolerant:
@@ -102,8 +102,8 @@ func mcpMain(args []string, stdout, stderr io.Writer) int {
 
 // limitFlags bound what a server runs at once (mcpserver.Options).
 type limitFlags struct {
-	calls, queued int
-	page          bool
+	calls, queued, outputBudget int
+	page                        bool
 }
 
 func addLimitFlags(fs *flag.FlagSet) *limitFlags {
@@ -111,5 +111,6 @@ func addLimitFlags(fs *flag.FlagSet) *limitFlags {
 	fs.IntVar(&l.calls, "max-calls", 0, "commands run at once, over all sessions (default: twice the CPUs, at least 4)")
 	fs.IntVar(&l.queued, "max-queued", 0, "calls waiting for a free slot before further ones are answered \"busy\" (default 64)")
 	fs.BoolVar(&l.page, "approval-page", false, "serve a local page (127.0.0.1, secret address printed on stderr) where the user answers asks the client cannot put to them")
+	fs.IntVar(&l.outputBudget, "output-budget", 0, "`BYTES` of stdout and stderr together in one result for the model, cut from the middle (default 30000; -1: only output.max_bytes per stream)")
 	return l
 }
