@@ -142,6 +142,7 @@ func (g *Guard) fill(res *Result, rr runner.Result, tag *runTag) {
 	g.fillSandbox(res, rr.Launch)
 	res.Redactions = int(tag.redactions.Load())
 	hintNetwork(res)
+	hintExitCode(res, tag.verdict)
 }
 
 // fillSandbox says what sandbox the command ran in.
