@@ -520,7 +520,10 @@ func (st *gitState) finish() (notes, warns []string) {
 		src, dst := filepath.Join(st.view, name), filepath.Join(st.dir, name)
 		switch {
 		case st.bound[name] || contains(st.moved, name):
-		case gitStateDirs[name] && e.IsDir():
+		case (gitStateDirs[name] || gitDataDirs[name]) && e.IsDir():
+			// A data directory is bound writable when it exists; one the
+			// command created (logs/ at a repository's first commit) is
+			// kept the same way as a state directory.
 			if _, err := os.Lstat(dst); err == nil {
 				warns = append(warns, fmt.Sprintf(".git/%s exists already; the sandbox's copy was dropped", name))
 				os.RemoveAll(src)
