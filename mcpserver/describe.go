@@ -146,7 +146,7 @@ func inputSchema(s settings) *jsonschema.Schema {
 		"command":     {Type: "string", Description: "The bash command to run."},
 		"description": {Type: "string", Description: "What the command does, in a few words (shown to the user when asked to approve)."},
 		"timeout": {Type: "number", ExclusiveMinimum: f(0), Maximum: f(maxT),
-			Description: fmt.Sprintf("Seconds before the command and everything it started are stopped: above 0, at most %s (a value outside is refused). Default %s.", secs(s.MaxTimeout), secs(s.DefaultTimeout))},
+			Description: fmt.Sprintf("Seconds before the command and all it started are stopped: above 0, at most %s. Default %s.", secs(s.MaxTimeout), secs(s.DefaultTimeout))},
 		"cwd": {Type: "string", Description: "Working directory: absolute or relative to the workspace; must be inside it" + rootsNote(s) + "."},
 	}
 	props["detail"] = &jsonschema.Schema{Type: "boolean", Description: "Add the sandbox's full report to the structured result."}
