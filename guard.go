@@ -49,7 +49,8 @@ type EnvPolicy = runner.EnvPolicy
 // (every Result then says so in SandboxWarnings).
 type Config struct {
 	// Workspace is the project directory commands work in; it is the
-	// default cwd. Empty: the current directory.
+	// default cwd. Empty: the current directory. It must exist (New
+	// checks).
 	Workspace string
 
 	Timeout    time.Duration // default per command; 0: 120 s (at most MaxTimeout)
@@ -154,6 +155,11 @@ func New(cfg Config) (*Guard, error) {
 		return nil, fmt.Errorf("shellguard: workspace: %w", err)
 	}
 	cfg.Workspace = ws
+	if fi, err := os.Stat(ws); err != nil {
+		return nil, fmt.Errorf("shellguard: workspace: %w", err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("shellguard: workspace %s is not a directory", ws)
+	}
 	if cfg.Timeout < 0 || cfg.MaxTimeout < 0 {
 		return nil, errors.New("shellguard: timeouts must not be negative")
 	}

@@ -1,6 +1,9 @@
 package shellguard
 
-import "github.com/shellguard/shellguard/internal/lazyre"
+import (
+	"github.com/shellguard/shellguard/internal/lazyre"
+	"github.com/shellguard/shellguard/policy"
+)
 
 // networkOffHint is added to SandboxWarnings when a command without the
 // network failed the way programs fail to reach the network.
@@ -23,5 +26,14 @@ func hintNetwork(res *Result) {
 	}
 	if netFailure.Get().MatchString(res.Stderr) || netFailure.Get().MatchString(res.Stdout) {
 		res.SandboxWarnings = append(res.SandboxWarnings, networkOffHint)
+	}
+}
+
+// hintExitCode adds the verdict's notes on what exit code 1 means (grep:
+// no matches) to a result that exited with 1, and only then: before
+// anything exited, or after another code, they would be noise.
+func hintExitCode(res *Result, v policy.Verdict) {
+	if res.ExitCode != nil && *res.ExitCode == 1 {
+		res.Warnings = append(res.Warnings, v.ExitCodeNotes...)
 	}
 }

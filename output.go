@@ -133,14 +133,17 @@ func (g *Guard) fill(res *Result, rr runner.Result, tag *runTag) {
 	res.Stderr = rr.Stderr.Text
 	res.StdoutDroppedBytes = rr.Stdout.Dropped
 	res.StderrDroppedBytes = rr.Stderr.Dropped
-	code := rr.ExitCode
-	res.ExitCode = &code
+	if !rr.NotRun { // a launcher that failed ran nothing: no exit code
+		code := rr.ExitCode
+		res.ExitCode = &code
+	}
 	res.TimedOut = rr.TimedOut
 	res.OutputLimitExceeded = rr.OutputLimitExceeded
 	res.Duration = rr.Duration.Seconds()
 	g.fillSandbox(res, rr.Launch)
 	res.Redactions = int(tag.redactions.Load())
 	hintNetwork(res)
+	hintExitCode(res, tag.verdict)
 }
 
 // fillSandbox says what sandbox the command ran in.

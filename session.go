@@ -479,6 +479,7 @@ func (t *Task) result(st runner.TaskStatus, max int) Result {
 		StderrOffset:    st.Next.Stderr,
 	}
 	if !st.Running {
+		hintExitCode(&res, t.tag.verdict)
 		t.g.fillSandbox(&res, p.Result().Launch)
 		if err := p.Result().Err; err != nil {
 			res.Error = t.g.message(err.Error())

@@ -101,6 +101,9 @@ type Command struct {
 	// StdinPipe is set when stdin comes from a previous pipeline stage.
 	StdinPipe  bool
 	Background bool
+	// InLoop is set for a command in the condition or body of a while,
+	// until or for loop (it may run repeatedly).
+	InLoop bool
 	// Remote is set for commands that run on another host or container
 	// (ssh, docker exec, kubectl exec): local paths do not apply.
 	Remote bool

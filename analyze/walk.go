@@ -183,6 +183,7 @@ type ctx struct {
 	remote     bool
 	funcDef    string
 	background bool
+	loop       bool // in the condition or body of a while, until or for loop
 	stdinPipe  bool
 	inPipe     bool
 	extraArgs  bool
@@ -289,9 +290,13 @@ func (w *walker) stmt(s *syntax.Stmt, c *ctx) {
 			w.stmts(ic.Then, sc)
 		}
 	case *syntax.WhileClause:
+		defer func(was bool) { sc.loop = was }(sc.loop)
+		sc.loop = true
 		w.stmts(x.Cond, sc)
 		w.stmts(x.Do, sc)
 	case *syntax.ForClause:
+		defer func(was bool) { sc.loop = was }(sc.loop)
+		sc.loop = true
 		switch l := x.Loop.(type) {
 		case *syntax.WordIter:
 			var items []Arg
@@ -599,6 +604,7 @@ func (w *walker) emit(cmd *Command, c *ctx) int {
 	cmd.Pipes = c.pipes
 	cmd.StdinPipe = cmd.StdinPipe || c.stdinPipe
 	cmd.Background = c.background
+	cmd.InLoop = c.loop
 	cmd.Remote = cmd.Remote || c.remote
 	cmd.ExtraArgs = cmd.ExtraArgs || c.extraArgs
 	cmd.FuncDef = c.funcDef

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"github.com/shellguard/shellguard/sandbox/netproxy"
 	"os"
 	"path/filepath"
@@ -507,5 +508,47 @@ func TestErrorsAreAllReported(t *testing.T) {
 	_, err := load(t, "timeout: {defualt: 1}\nrules: {readonly: 2}\n")
 	if err == nil || !strings.Contains(err.Error(), ":1: ") || !strings.Contains(err.Error(), ":2: ") {
 		t.Fatalf("want both errors, got %v", err)
+	}
+}
+
+// TestShowJSONHasNoNullLists: an empty list is [] in config show --json,
+// at any depth, and the configuration shown is not changed by showing.
+func TestShowJSONHasNoNullLists(t *testing.T) {
+	ws := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(ws, "xdg"))
+	t.Setenv("HOME", filepath.Join(ws, "home"))
+	c, err := Load(Options{Workspace: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Rules.Allow != nil {
+		t.Skip("the defaults allow something: no empty list to show")
+	}
+	var b bytes.Buffer
+	if err := c.Show(&b, true); err != nil {
+		t.Fatal(err)
+	}
+	var doc any
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch x := v.(type) {
+		case nil:
+			t.Errorf("%s is null", path)
+		case map[string]any:
+			for k, e := range x {
+				walk(path+"."+k, e)
+			}
+		case []any:
+			for i, e := range x {
+				walk(fmt.Sprintf("%s[%d]", path, i), e)
+			}
+		}
+	}
+	walk("config", doc.(map[string]any)["config"])
+	if c.Rules.Allow != nil {
+		t.Error("showing changed the configuration")
 	}
 }

@@ -45,7 +45,7 @@ var defaultsRoot = &yaml.Node{Kind: 4, Style: 0, Tag: "!!map", Value: "", HeadCo
 	}},
 	&yaml.Node{Kind: 8, Style: 0, Tag: "!!str", Value: "sandbox", HeadComment: "", LineComment: "", FootComment: "", Line: 18, Column: 1},
 	&yaml.Node{Kind: 4, Style: 0, Tag: "!!map", Value: "", HeadComment: "", LineComment: "", FootComment: "", Line: 19, Column: 3, Content: []*yaml.Node{&yaml.Node{Kind: 8, Style: 0, Tag: "!!str", Value: "mode", HeadComment: "", LineComment: "", FootComment: "", Line: 19, Column: 3},
-		&yaml.Node{Kind: 8, Style: 0, Tag: "!!str", Value: "auto", HeadComment: "", LineComment: "# auto | required | off", FootComment: "", Line: 19, Column: 9},
+		&yaml.Node{Kind: 8, Style: 0, Tag: "!!str", Value: "auto", HeadComment: "", LineComment: "# auto | required | strict | off", FootComment: "", Line: 19, Column: 9},
 		&yaml.Node{Kind: 8, Style: 0, Tag: "!!str", Value: "network", HeadComment: "", LineComment: "", FootComment: "", Line: 20, Column: 3},
 		&yaml.Node{Kind: 8, Style: 0, Tag: "!!str", Value: "allowlist", HeadComment: "", LineComment: "# off | allowlist (registries of the toolchains + network_allow, through a proxy) | on", FootComment: "", Line: 20, Column: 12},
 		&yaml.Node{Kind: 8, Style: 0, Tag: "!!str", Value: "network_allow", HeadComment: "", LineComment: "", FootComment: "", Line: 21, Column: 3},

@@ -7,6 +7,7 @@ import (
 	"go/format"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -86,5 +87,35 @@ func TestDefaultsTree(t *testing.T) {
 	// Loading leaves the shared tree as it was.
 	if !reflect.DeepEqual(doc.Content[0], defaultsRoot) {
 		t.Fatal("loading the defaults changed defaultsRoot")
+	}
+}
+
+// TestDefaultsListEveryValue: for each key with a fixed set of values,
+// the comment of defaults.yaml (what `config defaults` prints) on the
+// line that sets it names every value the loader accepts.
+func TestDefaultsListEveryValue(t *testing.T) {
+	lines := strings.Split(string(defaultsYAML), "\n")
+	for key, ranks := range modeRanks {
+		leaf := key[strings.LastIndex(key, ".")+1:]
+		found := false
+		for _, l := range lines {
+			code, comment, ok := strings.Cut(l, "#")
+			if !ok || !strings.Contains(code, leaf+":") {
+				continue
+			}
+			found = true
+			words := map[string]bool{}
+			for _, w := range strings.FieldsFunc(comment, func(r rune) bool { return r == ' ' || r == '|' || r == ',' || r == ':' }) {
+				words[w] = true
+			}
+			for v := range ranks {
+				if !words[v] {
+					t.Errorf("%s: the comment %q does not name %q", key, comment, v)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no commented line sets it in defaults.yaml", key)
+		}
 	}
 }

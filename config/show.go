@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 )
 
@@ -82,7 +83,7 @@ func (c *Config) Show(w io.Writer, asJSON bool) error {
 			Files    []string   `json:"files"`
 			Searched []Searched `json:"searched"`
 			Notes    []string   `json:"notes"`
-		}{c, entries, files, listValue(c.Searched).([]Searched), listValue(c.Notes).([]string)})
+		}{emptyLists(c), entries, files, listValue(c.Searched).([]Searched), listValue(c.Notes).([]string)})
 	}
 	for _, s := range c.Searched {
 		state := "read"
@@ -117,6 +118,37 @@ func (c *Config) Show(w io.Writer, asJSON bool) error {
 		}
 	}
 	return nil
+}
+
+// emptyLists returns a copy of c whose nil lists, at any depth, are
+// empty: the JSON says [] for a list with nothing in it, never null.
+func emptyLists(c *Config) *Config {
+	cp := *c
+	var fill func(v reflect.Value)
+	fill = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Struct:
+			for i := 0; i < v.NumField(); i++ {
+				if f := v.Field(i); f.CanSet() {
+					fill(f)
+				}
+			}
+		case reflect.Slice:
+			if v.IsNil() {
+				v.Set(reflect.MakeSlice(v.Type(), 0, 0))
+				return
+			}
+			// Elements may share memory with c: fill a copy.
+			n := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+			reflect.Copy(n, v)
+			for i := 0; i < n.Len(); i++ {
+				fill(n.Index(i))
+			}
+			v.Set(n)
+		}
+	}
+	fill(reflect.ValueOf(&cp).Elem())
+	return &cp
 }
 
 func isList(v any) bool {

@@ -24,6 +24,7 @@ type settings struct {
 	DefaultTimeout time.Duration
 	MaxTimeout     time.Duration
 	MaxOutput      int // bytes kept per stream
+	OutputBudget   int // bytes of stdout and stderr together per result; <= 0: none
 
 	// SandboxLayers names the protections the sandbox applied, in a few
 	// words each; empty: no sandbox.
@@ -94,7 +95,11 @@ func describe(s settings) string {
 	b.WriteString("Each call is a fresh shell: cd and exports do not carry over; use cwd. ")
 	fmt.Fprintf(&b, "Default cwd: %s.\n", s.Workspace)
 	fmt.Fprintf(&b, "Limits: timeout %s by default, at most %s (timeout, in seconds); ", secs(s.DefaultTimeout), secs(s.MaxTimeout))
-	fmt.Fprintf(&b, "each stream keeps its first and last %s. ", size(s.MaxOutput/2))
+	if s.OutputBudget > 0 && s.OutputBudget < 2*s.MaxOutput {
+		fmt.Fprintf(&b, "stdout and stderr keep %s together (first and last part). ", size(s.OutputBudget))
+	} else {
+		fmt.Fprintf(&b, "each stream keeps its first and last %s. ", size(s.MaxOutput/2))
+	}
 	b.WriteString("No terminal and no stdin: interactive programs fail; pass flags like -y.\n")
 	if len(s.SandboxLayers) > 0 {
 		fmt.Fprintf(&b, "Sandbox: %s. ", strings.Join(s.SandboxLayers, ", "))
@@ -119,9 +124,9 @@ func describe(s settings) string {
 	if len(s.AlwaysDenied) > 0 {
 		fmt.Fprintf(&b, "Always denied: %s.\n", strings.Join(s.AlwaysDenied, "; "))
 	}
-	b.WriteString("Long-running or interactive commands (servers, watchers, prompts): run_in_background: true returns a task_id. With task_id alone you get its status and output so far; add kill, stdin_text (a line to its stdin; returns with the reply), wait (until it exits), or stream (its lines, optionally filtered by stream_pattern, until it exits); task_id \"*\" lists tasks.")
+	b.WriteString("Servers, watchers, prompts: run_in_background: true returns a task_id. task_id alone gives its status and the output new since the last read; add kill, stdin_text (a line to its stdin; returns with the reply), wait (until it exits) or stream (its lines, filtered by stream_pattern); task_id \"*\" lists tasks.")
 	if s.BlockingBudget > 0 {
-		fmt.Fprintf(&b, " wait and stream return after %s at most; a foreground command still running after %s moves to the background (its task_id is returned).", secs(s.BlockingBudget), secs(s.BlockingBudget))
+		fmt.Fprintf(&b, " wait and stream return within %s; a command still running after %s moves to the background.", secs(s.BlockingBudget), secs(s.BlockingBudget))
 	}
 	b.WriteString(" Tasks end when this session does.\n")
 	return strings.TrimRight(b.String(), "\n ")
@@ -147,25 +152,27 @@ func inputSchema(s settings) *jsonschema.Schema {
 	maxT := s.MaxTimeout.Seconds() // the Guard's effective maximum, never 0
 	props := map[string]*jsonschema.Schema{
 		"command":     {Type: "string", Description: "The bash command to run."},
-		"description": {Type: "string", Description: "What the command does, in a few words (shown to the user when approval is needed)."},
+		"description": {Type: "string", Description: "What the command does, in a few words (shown to the user when asked to approve)."},
 		"timeout": {Type: "number", ExclusiveMinimum: f(0), Maximum: f(maxT),
-			Description: fmt.Sprintf("Seconds before the command and everything it started are stopped: above 0, at most %s (a value outside is refused). Default %s.", secs(s.MaxTimeout), secs(s.DefaultTimeout))},
+			Description: fmt.Sprintf("Seconds before the command and all it started are stopped: above 0, at most %s. Default %s.", secs(s.MaxTimeout), secs(s.DefaultTimeout))},
 		"cwd": {Type: "string", Description: "Working directory: absolute or relative to the workspace; must be inside it" + rootsNote(s) + "."},
 	}
-	order := []string{"command", "description", "timeout", "cwd"}
+	props["detail"] = &jsonschema.Schema{Type: "boolean", Description: "Add the sandbox's full report to the structured result."}
+	order := []string{"command", "description", "timeout", "cwd", "detail"}
 	if s.DisableSandbox {
 		props["dangerously_disable_sandbox"] = &jsonschema.Schema{Type: "boolean", Description: "Run outside the sandbox. Only when the sandbox itself breaks the command; the user is told."}
 		order = append(order, "dangerously_disable_sandbox")
 	}
 	{
 		props["run_in_background"] = &jsonschema.Schema{Type: "boolean", Description: "Start the command as a background task and return its task_id at once."}
-		props["task_id"] = &jsonschema.Schema{Type: "string", Description: "A background task to act on (instead of command). Alone: its status and output so far (first and last part when long). \"*\": list this session's tasks."}
+		props["task_id"] = &jsonschema.Schema{Type: "string", Description: "A background task to act on (instead of command). Alone: its status and new output. \"*\": list the tasks."}
 		props["kill"] = &jsonschema.Schema{Type: "boolean", Description: "With task_id: stop the task and everything it started."}
 		props["stdin_text"] = &jsonschema.Schema{Type: "string", Description: "With task_id: a line to write to the task's stdin (the newline is added)."}
 		props["wait"] = &jsonschema.Schema{Type: "boolean", Description: "With task_id: block until the task exits (bounded by timeout" + budgetNote(s) + ")."}
-		props["stream"] = &jsonschema.Schema{Type: "boolean", Description: "With task_id: push its output lines (those already written, then new ones) as progress notifications until the task exits (bounded by timeout" + budgetNote(s) + "); the result's stdout has them too."}
+		props["stream"] = &jsonschema.Schema{Type: "boolean", Description: "With task_id: its output lines (kept, then new) as progress notifications until it exits (bounded by timeout" + budgetNote(s) + "), and in stdout."}
 		props["stream_pattern"] = &jsonschema.Schema{Type: "string", Description: "With stream: only lines matching this regular expression (RE2)."}
-		order = append(order, "run_in_background", "task_id", "kill", "stdin_text", "wait", "stream", "stream_pattern")
+		props["offset"] = &jsonschema.Schema{Type: "integer", Minimum: f(0), Description: "With task_id: re-read from this byte offset of each stream (0: all that is kept) instead of the new output."}
+		order = append(order, "run_in_background", "task_id", "kill", "stdin_text", "wait", "stream", "stream_pattern", "offset")
 	}
 	return &jsonschema.Schema{
 		Type:                 "object",

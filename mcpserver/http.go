@@ -188,6 +188,10 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, maxBody int64) 
 		writeJSONError(w, http.StatusMethodNotAllowed, "use POST with a JSON body {\"command\": ..., \"timeout\": ..., \"cwd\": ...}")
 		return
 	}
+	if s.failed != nil {
+		writeJSONError(w, http.StatusServiceUnavailable, s.failedText())
+		return
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
 		var mb *http.MaxBytesError
@@ -236,7 +240,7 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, maxBody int64) 
 	// background: nobody could ask about the task later.
 	sess := s.g.NewSession(shellguard.SessionOptions{BlockingBudget: -1})
 	defer sess.Close()
-	res, err := s.run(ctx, sess, in, false, &progress{})
+	res, err := s.run(ctx, sess, in, func(context.Context, policy.Verdict) (bool, error) { return false, nil }, &progress{})
 	status := http.StatusOK
 	var de *shellguard.DeniedError
 	var pe *safe.PanicError

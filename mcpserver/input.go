@@ -30,6 +30,8 @@ type input struct {
 	Timeout         time.Duration // 0: the default
 	Cwd             string        // absolute; empty: the workspace
 	DisableSandbox  bool
+	Detail          bool   // the sandbox's full report in the structured result
+	Offset          *int64 // task reads: from this offset; nil: what is new
 }
 
 // inputError says which field of the input is wrong and why.
@@ -59,7 +61,7 @@ const (
 
 var knownFields = []string{
 	"command", "description", "run_in_background", "task_id", "kill", "stdin_text",
-	"wait", "stream", "stream_pattern", "timeout", "cwd", "dangerously_disable_sandbox",
+	"wait", "stream", "stream_pattern", "offset", "timeout", "cwd", "detail", "dangerously_disable_sandbox",
 }
 
 // shownFields are the fields the input schema offers under s: an error
@@ -120,7 +122,7 @@ func parseInput(raw json.RawMessage, s settings) (*input, error) {
 		dst  *bool
 	}{
 		{"run_in_background", &in.RunInBackground}, {"kill", &in.Kill}, {"wait", &in.Wait},
-		{"stream", &in.Stream}, {"dangerously_disable_sandbox", &in.DisableSandbox},
+		{"stream", &in.Stream}, {"dangerously_disable_sandbox", &in.DisableSandbox}, {"detail", &in.Detail},
 	} {
 		if *b.dst, err = boolean(m, b.name); err != nil {
 			return nil, err
@@ -153,6 +155,17 @@ func parseInput(raw json.RawMessage, s settings) (*input, error) {
 			return nil, fieldErr("stream_pattern", "given with stream: false; drop one of them")
 		}
 		in.Stream = true
+	}
+	if set("offset") {
+		n, err := number(m, "offset")
+		if err != nil {
+			return nil, err
+		}
+		if n < 0 || n != math.Trunc(n) || n > 1<<53 {
+			return nil, fieldErr("offset", "must be a whole number of bytes, 0 or more")
+		}
+		o := int64(n)
+		in.Offset = &o
 	}
 	if set("timeout") {
 		secs, err := number(m, "timeout")
@@ -189,7 +202,7 @@ func parseInput(raw json.RawMessage, s settings) (*input, error) {
 		if set("command") {
 			return nil, fieldErr("command", "empty; give the bash command to run")
 		}
-		for _, f := range []string{"kill", "stdin_text", "wait"} {
+		for _, f := range []string{"kill", "stdin_text", "wait", "offset"} {
 			if set(f) {
 				return nil, fieldErr(f, "needs task_id: it acts on a background task")
 			}
@@ -207,7 +220,7 @@ func parseInput(raw json.RawMessage, s settings) (*input, error) {
 		if strings.IndexByte(in.Command, 0) >= 0 {
 			return nil, fieldErr("command", "contains a NUL byte, which bash cannot receive")
 		}
-		for _, f := range []string{"kill", "stdin_text", "wait"} {
+		for _, f := range []string{"kill", "stdin_text", "wait", "offset"} {
 			if set(f) {
 				return nil, fieldErr(f, "needs task_id, not command: it acts on a background task")
 			}
@@ -226,6 +239,9 @@ func parseInput(raw json.RawMessage, s settings) (*input, error) {
 	}
 	if in.Kill && (in.StdinText != nil || in.Wait || in.Stream) {
 		return nil, fieldErr("kill", "cannot be combined with stdin_text, wait or stream")
+	}
+	if in.Offset != nil && (in.Kill || in.Stream || in.TaskID == listTasks) {
+		return nil, fieldErr("offset", "reads a task's output: not with kill, stream or task_id \"*\"")
 	}
 	if in.Wait && in.Stream {
 		return nil, fieldErr("wait", "cannot be combined with stream; pick one")

@@ -32,7 +32,7 @@ func text(o *shellguard.Result) string {
 		} else if o.ExitCode != nil {
 			fmt.Fprintf(&b, "exited with code %d%s\n", *o.ExitCode, endedBy(t.EndedBy))
 		} else {
-			b.WriteString("finished\n")
+			b.WriteString("did not run\n") // the launcher failed: the error says why
 		}
 	case o.ExitCode != nil:
 		fmt.Fprintf(&b, "exit code: %d (%.3fs)\n", *o.ExitCode, o.Duration)

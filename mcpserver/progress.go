@@ -18,9 +18,12 @@ import (
 // reads loses lines from the live view (never from the result); the loss
 // is counted and reported in the next notification.
 const (
-	maxPendingLines  = 1000
-	maxLineBytes     = 4096
-	maxMessageBytes  = 16 << 10
+	maxPendingLines = 1000
+	maxLineBytes    = 4096
+	maxMessageBytes = 16 << 10
+	// minInterval spaces notifications: a flood sends a few a second,
+	// each with the newest lines, not one per line.
+	minInterval      = 250 * time.Millisecond
 	finalFlushBudget = 2 * time.Second
 	// resultGap separates the last notification from the result. The npm
 	// client handles a notification in a microtask but a response at
@@ -31,8 +34,8 @@ const (
 
 // progress sends output lines as MCP progress notifications. Writers
 // never block on the client: lines queue (bounded) and one goroutine
-// sends them, coalescing whatever queued while the previous notification
-// was in flight.
+// sends them, at most one notification per minInterval, coalescing
+// whatever queued meanwhile.
 type progress struct {
 	ctx     context.Context
 	ss      *mcp.ServerSession
@@ -166,6 +169,22 @@ func (p *progress) loop() {
 	for {
 		select {
 		case <-p.wake:
+			// At most one notification per minInterval: what queues
+			// meanwhile goes out together.
+			p.mu.Lock()
+			wait := minInterval - time.Since(p.last)
+			p.mu.Unlock()
+			if wait > 0 {
+				select {
+				case <-time.After(wait):
+				case ack := <-p.flushed:
+					p.send()
+					close(ack)
+					continue
+				case <-p.done:
+					return
+				}
+			}
 			p.send()
 		case ack := <-p.flushed:
 			p.send()
@@ -176,49 +195,44 @@ func (p *progress) loop() {
 	}
 }
 
+// send sends what queued as one notification: the newest lines that fit
+// in maxMessageBytes, after a count of those skipped.
 func (p *progress) send() {
-	for {
-		p.mu.Lock()
-		if len(p.lines) == 0 && p.dropped == 0 {
-			p.mu.Unlock()
-			return
-		}
-		var b strings.Builder
-		i := 0
-		for ; i < len(p.lines); i++ {
-			if b.Len() > 0 && b.Len()+len(p.lines[i]) >= maxMessageBytes {
-				break
-			}
-			if b.Len() > 0 {
-				b.WriteByte('\n')
-			}
-			b.WriteString(p.lines[i])
-		}
-		p.lines = p.lines[i:]
-		if p.dropped > 0 {
-			if b.Len() > 0 {
-				b.WriteByte('\n')
-			}
-			b.WriteString("[shellguard: " + strconv.Itoa(p.dropped) + " lines of live output skipped; the result has the output]")
-			p.dropped = 0
-		}
-		p.n++
-		n := p.n
+	p.mu.Lock()
+	if len(p.lines) == 0 && p.dropped == 0 {
 		p.mu.Unlock()
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(p.ctx), finalFlushBudget)
-		if p.ctx.Err() != nil {
-			cancel()
-			return // the call is over for the client
-		}
-		err := p.ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: p.token, Progress: n, Message: b.String()})
-		cancel()
-		if err != nil {
-			return
-		}
-		p.mu.Lock()
-		p.last = time.Now()
-		p.mu.Unlock()
+		return
 	}
+	size, i := 0, len(p.lines)
+	for i > 0 && (size == 0 || size+len(p.lines[i-1])+1 <= maxMessageBytes) {
+		i--
+		size += len(p.lines[i]) + 1
+	}
+	skipped := p.dropped + i
+	var b strings.Builder
+	if skipped > 0 {
+		b.WriteString("[shellguard: " + strconv.Itoa(skipped) + " lines of live output skipped; the result has the output]")
+	}
+	for _, l := range p.lines[i:] {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(l)
+	}
+	p.lines, p.dropped = p.lines[:0], 0
+	p.n++
+	n := p.n
+	p.last = time.Now()
+	p.mu.Unlock()
+	if p.ctx.Err() != nil {
+		return // the call is over for the client
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(p.ctx), finalFlushBudget)
+	p.ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: p.token, Progress: n, Message: b.String()})
+	cancel()
+	p.mu.Lock()
+	p.last = time.Now()
+	p.mu.Unlock()
 }
 
 type lineWriter struct {

@@ -10,6 +10,7 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
@@ -25,6 +26,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shellguard/shellguard"
@@ -54,6 +56,10 @@ type Options struct {
 	// with the page's address; the ask stays there, and the next
 	// identical call gets the answer given meanwhile.
 	Page *approvalpage.Page
+	// OutputBudget bounds the bytes of stdout and stderr together in one
+	// result sent to the model (cut from the middle); 0:
+	// DefaultOutputBudget, < 0: only the Guard's per-stream limit.
+	OutputBudget int
 }
 
 // Server is the MCP server. Create it with New; serve it with RunStdio or
@@ -67,6 +73,10 @@ type Server struct {
 	key    []byte // signs RequestState of approval round trips
 	admit  *admission
 	page   pageAsks
+	// failed, when set, is why the server has no Guard (NewFailed): every
+	// call answers it.
+	failed error
+	layers layersSeen // the sandbox line last sent to each session
 
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]*shellguard.Session
@@ -95,6 +105,10 @@ func New(g *shellguard.Guard, opts *Options) *Server {
 	s := &Server{g: g, opts: o, logger: logger, sessions: map[*mcp.ServerSession]*shellguard.Session{},
 		admit: newAdmission(o.MaxCalls, o.MaxQueued)}
 	s.set = settingsOf(g, o.Sessions)
+	s.set.OutputBudget = o.OutputBudget
+	if o.OutputBudget == 0 {
+		s.set.OutputBudget = DefaultOutputBudget
+	}
 	s.key = make([]byte, 32)
 	rand.Read(s.key)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &mcp.ServerOptions{
@@ -106,10 +120,41 @@ func New(g *shellguard.Guard, opts *Options) *Server {
 		Title:        "Run a bash command (shellguard)",
 		Description:  describe(s.set),
 		InputSchema:  inputSchema(s.set),
-		OutputSchema: shellguard.ResultSchema(),
+		OutputSchema: outputSchema(),
 		Annotations:  &mcp.ToolAnnotations{DestructiveHint: boolp(true), OpenWorldHint: boolp(s.set.Network != "off")},
 	}, s.recovered(s.handle))
 	return s
+}
+
+// NewFailed returns a server that has no Guard because it could not be
+// built (typically a configuration file in error, such as a project's
+// .shellguard.yaml with a key it may not set): it starts, lists the bash
+// tool, and answers every call with a tool error that says what is wrong,
+// so that the client shows the reason rather than a closed connection.
+func NewFailed(err error, opts *Options) *Server {
+	if opts == nil {
+		opts = &Options{}
+	}
+	o := *opts
+	o.Name, o.Version = cmp.Or(o.Name, "shellguard"), cmp.Or(o.Version, "dev")
+	logger := cmp.Or(o.Logger, slog.New(slog.DiscardHandler))
+	s := &Server{opts: o, logger: logger, sessions: map[*mcp.ServerSession]*shellguard.Session{},
+		admit: newAdmission(o.MaxCalls, o.MaxQueued), failed: err}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &mcp.ServerOptions{Logger: logger})
+	s.mcp.AddTool(&mcp.Tool{
+		Name:        ToolName,
+		Title:       "Run a bash command (shellguard)",
+		Description: "Unavailable: " + s.failedText(),
+		InputSchema: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"command": {Type: "string"}}},
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: boolp(true)},
+	}, s.handle)
+	return s
+}
+
+// failedText says why a NewFailed server runs nothing, and what to do.
+func (s *Server) failedText() string {
+	return "shellguard is not running commands: its configuration could not be loaded: " + s.failed.Error() +
+		". Nothing was run. Tell the user: fix the configuration, then restart the shellguard MCP server; do not try to run the command another way."
 }
 
 func boolp(b bool) *bool { return &b }
@@ -154,6 +199,7 @@ func (s *Server) session(ss *mcp.ServerSession) (*shellguard.Session, error) {
 		_, ok := s.sessions[ss]
 		delete(s.sessions, ss)
 		s.mu.Unlock()
+		s.layers.forget(ss)
 		if ok {
 			x.Close()
 		}
@@ -184,10 +230,19 @@ func (s *Server) refused(in *input, v policy.Verdict, why string) *shellguard.Re
 
 const approveKey = "shellguard_approve"
 
-func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (r *mcp.CallToolResult, err error) {
 	steptime.Mark("mcp.handle")
 	defer steptime.Mark("mcp.handled")
-	in, err := parseInput(req.Params.Arguments, s.set)
+	if s.failed != nil {
+		return toolError(s.failedText()), nil
+	}
+	var in *input
+	defer func() {
+		if in != nil {
+			r = s.compact(req.Session, r, in.Detail)
+		}
+	}()
+	in, err = parseInput(req.Params.Arguments, s.set)
 	if err != nil {
 		return toolError(err.Error()), nil
 	}
@@ -258,15 +313,15 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Cal
 		return result(s.cancelled(in, err), true), nil
 	}
 	defer slot.release()
-	r, err := s.run(rctx, sess, in, approved, live)
-	defer s.recordPage(r)
+	res, err := s.run(rctx, sess, in, func(context.Context, policy.Verdict) (bool, error) { return approved, nil }, live)
+	defer s.recordPage(res)
 	if approved { // remembered after this call, which ran as approved
 		var gerr error
-		if r.Grant, gerr = s.remember(sess, req0, v, remember); gerr != nil {
-			r.Warnings = append(r.Warnings, "the approval holds for this call only: "+gerr.Error())
+		if res.Grant, gerr = s.remember(sess, req0, v, remember); gerr != nil {
+			res.Warnings = append(res.Warnings, "the approval holds for this call only: "+gerr.Error())
 		}
 	}
-	return result(r, err != nil), nil
+	return result(res, err != nil), nil
 }
 
 // cancelled is the result of a call whose context ended before its
@@ -276,15 +331,15 @@ func (s *Server) cancelled(in *input, err error) *shellguard.Result {
 }
 
 // run runs a foreground or background command that the policy allows (or
-// the user approved). The error says the result is one: the command was
-// refused, did not start, or was cancelled.
-func (s *Server) run(ctx context.Context, sess *shellguard.Session, in *input, approved bool, live *progress) (*shellguard.Result, error) {
+// approve accepts; nil: the Guard's Approver decides). The error says the
+// result is one: the command was refused, did not start, or was cancelled.
+func (s *Server) run(ctx context.Context, sess *shellguard.Session, in *input, approve func(context.Context, policy.Verdict) (bool, error), live *progress) (*shellguard.Result, error) {
 	req := shellguard.Request{
 		Command:        in.Command,
 		Cwd:            in.Cwd,
 		Timeout:        in.Timeout,
 		DisableSandbox: in.DisableSandbox,
-		Approve:        func(context.Context, policy.Verdict) (bool, error) { return approved, nil },
+		Approve:        approve,
 	}
 	var warnings []string
 	var r shellguard.Result
@@ -292,7 +347,7 @@ func (s *Server) run(ctx context.Context, sess *shellguard.Session, in *input, a
 	if in.RunInBackground {
 		var t *shellguard.Task
 		if t, err = sess.Start(ctx, req, shellguard.TaskOptions{}); err == nil {
-			r = t.Status(shellguard.ReadOptions{})
+			r = t.Status(shellguard.ReadOptions{New: true})
 		}
 	} else {
 		req.Stdout, req.Stderr = live.writer(""), live.writer("[stderr] ")

@@ -26,7 +26,6 @@ const (
 )
 
 var (
-	readAll = shellguard.ReadOptions{}
 	// peek reads no output, only where the task stands.
 	peek = shellguard.ReadOptions{Since: &shellguard.TaskStatus{StdoutOffset: 1 << 62, StderrOffset: 1 << 62}}
 )
@@ -51,6 +50,11 @@ func (s *Server) taskOp(ctx context.Context, sess *shellguard.Session, in *input
 	if s.set.BlockingBudget > 0 {
 		budget = min(budget, s.set.BlockingBudget)
 	}
+	// What is new since the last read, unless an offset asks to re-read.
+	read := shellguard.ReadOptions{New: true}
+	if in.Offset != nil {
+		read = shellguard.ReadOptions{Since: &shellguard.TaskStatus{StdoutOffset: *in.Offset, StderrOffset: *in.Offset}}
+	}
 	var r shellguard.Result
 	var warnings []string
 	var streamed *capture.Buffer
@@ -70,15 +74,15 @@ func (s *Server) taskOp(ctx context.Context, sess *shellguard.Session, in *input
 		}
 		switch {
 		case in.Wait:
-			r = t.Wait(ctx, budget, readAll)
+			r = t.Wait(ctx, budget, read)
 		case in.Stream:
 			streamed = capture.New(s.set.MaxOutput, nil)
 			if err := stream(ctx, t, budget, in, live, streamed); err != nil {
 				return toolError("stream: " + err.Error())
 			}
-			r = t.Status(readAll)
+			r = t.Status(shellguard.ReadOptions{New: true}) // what was streamed counts as read
 		default:
-			r = t.Status(readAll)
+			r = t.Status(read)
 		}
 		if (in.Wait || in.Stream) && r.Task.Running && ctx.Err() == nil {
 			warnings = append(warnings, fmt.Sprintf("still running after %s (the bound of one call); call again to keep waiting", secs(budget)))
@@ -190,6 +194,8 @@ func (s *Server) list(sess *shellguard.Session) *mcp.CallToolResult {
 			if r.Task.EndedBy != "" && r.Task.EndedBy != "exit" {
 				state += " (" + r.Task.EndedBy + ")"
 			}
+		case !r.Task.Running:
+			state = "did not run"
 		}
 		fmt.Fprintf(&b, "%s\tpid %d\t%s\t%.1fs\t%s\n", r.Task.ID, r.Task.Pid, state, r.Duration, oneLine(r.Command, 80))
 	}

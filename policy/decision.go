@@ -78,9 +78,13 @@ type Reason struct {
 
 // Verdict is the result of checking one command.
 type Verdict struct {
-	Decision       Decision   `json:"decision"`
-	Reasons        []Reason   `json:"reasons"`
-	Warnings       []string   `json:"warnings"`
+	Decision Decision `json:"decision"`
+	Reasons  []Reason `json:"reasons"`
+	Warnings []string `json:"warnings"`
+	// ExitCodeNotes say what exit code 1 means for commands of the line
+	// (grep: no matches): true only once one exited with it, so a Result
+	// adds them to its warnings only then.
+	ExitCodeNotes  []string   `json:"exit_code_notes,omitempty"`
 	Classification string     `json:"classification"`
 	Commands       [][]string `json:"commands"`
 }

@@ -116,10 +116,10 @@ func classify(r *analyze.Result) string {
 	return best
 }
 
-// warnings returns informational notes: destructive commands, exit-code
-// semantics and sleep polling. They never change the decision.
-func warnings(r *analyze.Result) []string {
-	var out []string
+// warnings returns informational notes (destructive commands, sleep
+// polling) and what exit code 1 means for some commands. They never
+// change the decision.
+func warnings(r *analyze.Result) (out, exitNotes []string) {
 	seen := map[string]bool{}
 	add := func(s string) {
 		if !seen[s] {
@@ -127,7 +127,13 @@ func warnings(r *analyze.Result) []string {
 			out = append(out, s)
 		}
 	}
-	var prevSleep bool
+	note := func(s string) {
+		if !seen[s] {
+			seen[s] = true
+			exitNotes = append(exitNotes, s)
+		}
+	}
+	var loopSleep, loopCheck bool // polling: a loop that sleeps and checks
 	for _, c := range r.Commands {
 		if c.FuncDef != "" || len(c.Argv) == 0 {
 			continue
@@ -153,24 +159,28 @@ func warnings(r *analyze.Result) []string {
 				}
 			}
 		case "grep", "rg", "egrep", "fgrep":
-			add(n + ": exit code 1 means no matches, not an error")
+			note(n + ": exit code 1 means no matches, not an error")
 		case "diff", "cmp":
-			add(n + ": exit code 1 means the inputs differ, not an error")
+			note(n + ": exit code 1 means the inputs differ, not an error")
 		case "test", "[":
-			add(n + ": exit code 1 means the condition is false, not an error")
+			note(n + ": exit code 1 means the condition is false, not an error")
 		}
-		if prevSleep && n != "sleep" {
-			add("sleep followed by a check looks like polling; run the long task in the background and check its status instead")
+		if !c.InLoop {
+			continue
 		}
-		prevSleep = false
-		if n == "sleep" && len(c.Argv) > 1 {
+		if n != "sleep" {
+			loopCheck = true
+		} else if len(c.Argv) > 1 {
 			v := strings.TrimRight(c.Argv[1], "s")
-			if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 2 {
-				prevSleep = true
+			if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 1 {
+				loopSleep = true
 			}
 		}
 	}
-	return out
+	if loopSleep && loopCheck {
+		add("a loop that sleeps and checks looks like polling; run the long task in the background and check its status instead")
+	}
+	return out, exitNotes
 }
 
 // knownCommands are names that a function or alias should not shadow.

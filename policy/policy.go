@@ -281,8 +281,8 @@ func (e *evaluator) verdict() Verdict {
 		v.Commands = append(v.Commands, append([]string(nil), c.Argv...))
 	}
 	v.Classification = classify(e.res)
-	if ws := warnings(e.res); ws != nil {
-		v.Warnings = ws
+	if ws, notes := warnings(e.res); ws != nil || notes != nil {
+		v.Warnings, v.ExitCodeNotes = ws, notes
 	}
 	if e.ws == e.home {
 		w, _ := CheckWorkspace(e.ws, e.home)

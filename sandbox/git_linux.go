@@ -550,7 +550,10 @@ func (st *gitState) finish(fc *finishCtx) (notes, warns []string) {
 			// directory of the view: anything in the view's own
 			// directory was written there by the command.
 			warns = append(warns, st.dropInView(vfd, name, vs)...)
-		case gitStateDirs[name] && isDir(vs):
+		case (gitStateDirs[name] || gitDataDirs[name]) && isDir(vs):
+			// A data directory is bound writable when it exists; one the
+			// command created (logs/ at a repository's first commit) is
+			// kept the same way as a state directory.
 			if _, ok := typeAt(dfd, name); ok {
 				warns = append(warns, fmt.Sprintf(".git/%s exists already; the sandbox's copy was dropped", name))
 				removeNameAt(vfd, name)

@@ -336,3 +336,35 @@ func TestGitYoungViewKept(t *testing.T) {
 		t.Fatalf("a view being created was removed: %v", err)
 	}
 }
+
+// TestGitFirstCommitInside: in a repository with no commit yet, git
+// creates the data directories that did not exist (logs/ with the first
+// reflog); they are kept like the existing ones, with no refusal.
+func TestGitFirstCommitInside(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		skipOrFail(t, "no git: %v", err)
+	}
+	f := newFixture(t)
+	os.Remove(filepath.Join(f.home, ".gitconfig"))
+	gitOutside(t, f, "init", "-q", "-b", "main")
+	if _, err := os.Stat(filepath.Join(f.ws, ".git", "logs")); err == nil {
+		t.Skip("this git creates .git/logs at init")
+	}
+	a := f.assertActive(t, Spec{})
+	need(t, a, LayerGit)
+	r := f.run(t, Spec{}, gitIdent+`set -e; echo a > a.txt; git add a.txt; git commit -q -m first; echo ok`, 60*time.Second)
+	if r.code != 0 || !strings.Contains(r.out, "ok") {
+		t.Fatalf("first commit failed inside (exit %d):\n%s", r.code, r.out)
+	}
+	if r.applied.Post != nil {
+		for _, w := range r.applied.Post.Warnings {
+			t.Errorf("warning: %s", w)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(f.ws, ".git", "logs", "HEAD")); err != nil {
+		t.Errorf("the first reflog was not kept: %v", err)
+	}
+	if log := gitOutside(t, f, "log", "--format=%s"); strings.TrimSpace(log) != "first" {
+		t.Errorf("log outside: %q", log)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/shellguard/shellguard"
@@ -81,8 +82,8 @@ func printVerdict(w io.Writer, src string, v policy.Verdict) {
 }
 
 // caretLine returns the display line holding byte offset start, the
-// column of start in it and the caret width, counting runes; control
-// characters are shown as '?'.
+// column of start in it and the caret width, in terminal columns
+// (displayWidth); control characters are shown as '?'.
 func caretLine(src string, start, end int) (string, int, int) {
 	if start < 0 {
 		start = 0
@@ -141,10 +142,48 @@ func caretLine(src string, start, end int) (string, int, int) {
 		}
 	}
 	line := prefix + clean(src[from:to]) + suffix
-	col := utf8.RuneCountInString(prefix) + utf8.RuneCountInString(src[from:start])
-	width := utf8.RuneCountInString(src[start:e])
+	col := displayWidth(prefix) + displayWidth(src[from:start])
+	width := displayWidth(src[start:e])
 	if width == 0 {
 		width = 1
 	}
 	return line, col, width
+}
+
+// displayWidth is how many terminal columns s takes: 2 for wide and
+// fullwidth characters (CJK, Hangul, fullwidth forms, most emoji), 0 for
+// combining marks and zero-width characters, 1 otherwise (a control
+// character is shown as '?').
+func displayWidth(s string) int {
+	n := 0
+	for _, r := range s {
+		switch {
+		case r == 0x200b || r == 0x200c || r == 0x200d || r == 0xfeff:
+			// zero-width, but shown as '?' by caretLine's clean
+			n++
+		case unicode.In(r, unicode.Mn, unicode.Me):
+		case isWide(r):
+			n += 2
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+// wideRanges are the East Asian Wide and Fullwidth blocks and the emoji
+// blocks terminals draw two columns wide.
+var wideRanges = [][2]rune{
+	{0x1100, 0x115f}, {0x2e80, 0x303e}, {0x3041, 0x33ff}, {0x3400, 0x4dbf}, {0x4e00, 0x9fff},
+	{0xa000, 0xa4cf}, {0xac00, 0xd7a3}, {0xf900, 0xfaff}, {0xfe30, 0xfe4f}, {0xff00, 0xff60},
+	{0xffe0, 0xffe6}, {0x1f300, 0x1f64f}, {0x1f900, 0x1f9ff}, {0x20000, 0x2fffd}, {0x30000, 0x3fffd},
+}
+
+func isWide(r rune) bool {
+	for _, w := range wideRanges {
+		if r >= w[0] && r <= w[1] {
+			return true
+		}
+	}
+	return false
 }

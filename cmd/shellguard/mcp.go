@@ -26,36 +26,46 @@ func init() {
 // configuration files and the kernel sandbox, auto by default, as for run
 // and check), the MCP server, and a context ended by SIGINT/SIGTERM/SIGHUP.
 // stop ends the signal handling and every background task, whatever
-// ended the server.
-func startServer(gf *guardFlags, lf *limitFlags, stderr io.Writer) (srv *mcpserver.Server, ctx context.Context, stop func(), err error) {
+// ended the server. With tolerant, a configuration that cannot be loaded
+// does not stop the server: it starts without a Guard and every call
+// answers what is wrong (mcpserver.NewFailed), since an MCP client shows
+// only "connection closed" for a server that exits.
+func startServer(gf *guardFlags, lf *limitFlags, stderr io.Writer, tolerant bool) (srv *mcpserver.Server, ctx context.Context, stop func(), err error) {
 	runner.EnableSubreaper()
 	// What a server killed before it could close its sessions left behind.
 	sandbox.RemoveStaleSessions()
-	g, c, err := gf.newGuard()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	printConfigNotes(stderr, c)
-	// The first command's output should not wait for the redaction rules
-	// to compile: do it while the client connects.
-	go g.Prepare()
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	opts := &mcpserver.Options{Version: version.String(), Logger: logger, MaxCalls: lf.calls, MaxQueued: lf.queued}
-	if lf.page {
-		if opts.Page, err = approvalpage.Start(); err != nil {
-			g.Close()
-			return nil, nil, nil, fmt.Errorf("approval page: %w", err)
+	opts := &mcpserver.Options{Version: version.String(), Logger: logger, MaxCalls: lf.calls, MaxQueued: lf.queued, OutputBudget: lf.outputBudget}
+	g, c, err := gf.newGuard()
+	switch {
+	case err != nil && !tolerant:
+		return nil, nil, nil, err
+	case err != nil:
+		fmt.Fprintln(stderr, "shellguard: serving, but every call fails:", err)
+		srv = mcpserver.NewFailed(err, opts)
+	default:
+		printConfigNotes(stderr, c)
+		// The first command's output should not wait for the redaction
+		// rules to compile: do it while the client connects.
+		go g.Prepare()
+		if lf.page {
+			if opts.Page, err = approvalpage.Start(); err != nil {
+				g.Close()
+				return nil, nil, nil, fmt.Errorf("approval page: %w", err)
+			}
+			fmt.Fprintf(stderr, "shellguard: approve commands at %s\n", opts.Page.URL())
 		}
-		fmt.Fprintf(stderr, "shellguard: approve commands at %s\n", opts.Page.URL())
+		srv = mcpserver.New(g, opts)
 	}
-	srv = mcpserver.New(g, opts)
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	return srv, ctx, func() {
 		cancel()
 		if opts.Page != nil {
 			opts.Page.Close()
 		}
-		g.Close()
+		if g != nil {
+			g.Close()
+		}
 	}, nil
 }
 
@@ -77,7 +87,7 @@ func mcpMain(args []string, stdout, stderr io.Writer) int {
 	if lf.calls < 0 || lf.queued < 0 {
 		return argError(stderr, "mcp", "--max-calls and --max-queued take a number of at least 1 (0: the default)")
 	}
-	srv, ctx, stop, err := startServer(gf, lf, stderr)
+	srv, ctx, stop, err := startServer(gf, lf, stderr, true)
 	if err != nil {
 		fmt.Fprintln(stderr, "shellguard mcp:", err)
 		return exitFailure
@@ -92,8 +102,8 @@ func mcpMain(args []string, stdout, stderr io.Writer) int {
 
 // limitFlags bound what a server runs at once (mcpserver.Options).
 type limitFlags struct {
-	calls, queued int
-	page          bool
+	calls, queued, outputBudget int
+	page                        bool
 }
 
 func addLimitFlags(fs *flag.FlagSet) *limitFlags {
@@ -101,5 +111,6 @@ func addLimitFlags(fs *flag.FlagSet) *limitFlags {
 	fs.IntVar(&l.calls, "max-calls", 0, "commands run at once, over all sessions (default: twice the CPUs, at least 4)")
 	fs.IntVar(&l.queued, "max-queued", 0, "calls waiting for a free slot before further ones are answered \"busy\" (default 64)")
 	fs.BoolVar(&l.page, "approval-page", false, "serve a local page (127.0.0.1, secret address printed on stderr) where the user answers asks the client cannot put to them")
+	fs.IntVar(&l.outputBudget, "output-budget", 0, "`BYTES` of stdout and stderr together in one result for the model, cut from the middle (default 30000; -1: only output.max_bytes per stream)")
 	return l
 }

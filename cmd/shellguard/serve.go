@@ -51,7 +51,7 @@ func serveMain(args []string, stdout, stderr io.Writer) int {
 	if lf.calls < 0 || lf.queued < 0 || *maxSessions < 0 {
 		return argError(stderr, "serve", "--max-calls, --max-queued and --max-sessions take a number of at least 1 (0: the default)")
 	}
-	srv, ctx, stop, err := startServer(gf, lf, stderr)
+	srv, ctx, stop, err := startServer(gf, lf, stderr, false)
 	if err != nil {
 		fmt.Fprintln(stderr, "shellguard serve:", err)
 		return exitFailure

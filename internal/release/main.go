@@ -38,7 +38,7 @@ const helperName = "shellguard-sandbox"
 
 // extraFiles go into every archive beside the binary (paths in the
 // repository; they keep their base name).
-var extraFiles = []string{"README.md", "CHANGELOG.md", "redact/LICENSE.gitleaks"}
+var extraFiles = []string{"README.md", "CHANGELOG.md", "LICENSE", "NOTICE", "redact/LICENSE.gitleaks"}
 
 const versionVar = "github.com/shellguard/shellguard/internal/version.stamped"
 

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -140,7 +141,7 @@ func TestMakeRelease(t *testing.T) {
 		b, _ := io.ReadAll(tr)
 		files[h.Name] = b
 	}
-	for _, f := range []string{"shellguard", "shellguard-sandbox", "README.md", "CHANGELOG.md", "LICENSE.gitleaks"} {
+	for _, f := range []string{"shellguard", "shellguard-sandbox", "README.md", "CHANGELOG.md", "LICENSE", "NOTICE", "LICENSE.gitleaks"} {
 		if _, ok := files[name+"/"+f]; !ok {
 			t.Errorf("%s missing from the archive", f)
 		}
@@ -179,5 +180,68 @@ func TestMakeRelease(t *testing.T) {
 	}
 	if out := run(t.TempDir(), exe, "--version"); strings.TrimSpace(out) != "shellguard v9.8.7" {
 		t.Errorf("--version says %q", out)
+	}
+}
+
+// TestLicences holds the licence files together: the project's LICENSE
+// and NOTICE exist, every third-party licence in the repository
+// (LICENSE.<name>) is named in NOTICE and shipped in every archive, and
+// every "Derived from … see LICENSE.<name>" comment names one that exists.
+func TestLicences(t *testing.T) {
+	root := filepath.Join("..", "..")
+	lic, err := os.ReadFile(filepath.Join(root, "LICENSE"))
+	if err != nil || !strings.Contains(string(lic), "Apache License") || !strings.Contains(string(lic), "Version 2.0") {
+		t.Fatalf("LICENSE is not the Apache License 2.0 (err %v)", err)
+	}
+	notice, err := os.ReadFile(filepath.Join(root, "NOTICE"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shipped := map[string]bool{}
+	for _, f := range extraFiles {
+		shipped[f] = true
+	}
+	for _, f := range []string{"LICENSE", "NOTICE"} {
+		if !shipped[f] {
+			t.Errorf("%s is not in the release archives (extraFiles)", f)
+		}
+	}
+	cites := regexp.MustCompile(`see (LICENSE\.[A-Za-z0-9_-]+)`)
+	found := 0
+	err = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules" || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		rel, _ := filepath.Rel(root, p)
+		switch {
+		case strings.HasPrefix(d.Name(), "LICENSE."):
+			found++
+			if !shipped[filepath.ToSlash(rel)] {
+				t.Errorf("%s is not in the release archives (extraFiles)", rel)
+			}
+			if !strings.Contains(string(notice), filepath.ToSlash(rel)) {
+				t.Errorf("NOTICE does not name %s", rel)
+			}
+		case strings.HasSuffix(d.Name(), ".go"):
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			for _, m := range cites.FindAllStringSubmatch(string(b), -1) {
+				if _, err := os.Stat(filepath.Join(filepath.Dir(p), m[1])); err != nil {
+					t.Errorf("%s cites %s, which is not beside it", rel, m[1])
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found == 0 {
+		t.Error("no third-party licence found: the walk did not see the repository")
 	}
 }

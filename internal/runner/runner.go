@@ -175,6 +175,9 @@ type Result struct {
 	Stderr              capture.Rendered
 	Launch              any   // what the Launcher reported, if any
 	Err                 error // a failure after start (e.g. the launcher failed)
+	// NotRun: the launcher failed before the command ran (Err says
+	// why); ExitCode is then the launcher's, not the command's.
+	NotRun bool
 	// Forced reports that the runner had to SIGKILL the command because
 	// the leader outlived SIGTERM and the grace period.
 	Forced bool
@@ -595,6 +598,7 @@ func (p *Process) supervise() {
 		Stderr:   p.stderr.Render(),
 		Launch:   launchInfo,
 		Err:      launchErr,
+		NotRun:   launchErr != nil,
 	}
 	res.Stopped = p.getStop()
 	res.Forced = p.forced.Load()

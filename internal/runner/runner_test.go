@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -354,3 +355,33 @@ func TestNoFDLeaks(t *testing.T) {
 // killedCode reports whether code is what a shell killed by the runner
 // exits with: 128+SIGTERM, or 128+SIGKILL when it needed that.
 func killedCode(code int) bool { return code == 143 || code == 137 }
+
+// failingLauncher starts bash but reports that its set-up failed, as a
+// sandbox helper that could not apply the sandbox does: the command never
+// ran.
+type failingLauncher struct{}
+
+func (failingLauncher) Command(script string, env []string, dir string) (Launch, error) {
+	cmd := exec.Command("sleep", "30")
+	cmd.Env, cmd.Dir = env, dir
+	return Launch{Cmd: cmd, Report: func() (any, error) { return nil, errors.New("set-up failed") }}, nil
+}
+
+// TestLauncherFailureIsNotRun: when the launcher reports a failure, the
+// result says the command did not run, and a task has no exit code.
+func TestLauncherFailureIsNotRun(t *testing.T) {
+	r, _ := Run(context.Background(), Options{Launcher: failingLauncher{}, Script: "true", Dir: t.TempDir(), Env: testEnv(t), Timeout: 20 * time.Second})
+	if r.Err == nil || !r.NotRun {
+		t.Fatalf("Err %v, NotRun %v: want the launcher's error and NotRun", r.Err, r.NotRun)
+	}
+	tb := NewTable(TableOptions{})
+	defer tb.Close()
+	task, err := tb.Start(Options{Launcher: failingLauncher{}, Script: "true", Dir: t.TempDir(), Env: testEnv(t), Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-task.Done()
+	if st := task.Status(ReadOptions{}); st.ExitCode != nil {
+		t.Fatalf("a task that never ran has exit code %d", *st.ExitCode)
+	}
+}

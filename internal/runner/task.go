@@ -571,7 +571,7 @@ type TaskStatus struct {
 	StartedAt       time.Time
 	Stdout, Stderr  string
 	Running         bool
-	ExitCode        *int // nil while running
+	ExitCode        *int // nil while running, and when the command never ran (Result.NotRun)
 	Uptime          time.Duration
 	WaitingForInput bool
 	// Bytes written (after the read position) that the status does not
@@ -626,8 +626,10 @@ func (t *Task) Status(o ReadOptions) TaskStatus {
 		st.Stdout += t.term.pending()
 	}
 	if t.result != nil {
-		code := t.result.ExitCode
-		st.ExitCode = &code
+		if !t.result.NotRun {
+			code := t.result.ExitCode
+			st.ExitCode = &code
+		}
 		st.Uptime = t.result.Duration
 		st.TimedOut = t.result.TimedOut
 		st.OutputLimitExceeded = t.result.OutputLimitExceeded

@@ -7,3 +7,5 @@ import "golang.org/x/sys/unix"
 func isLegacyPollSyscall(nr int64) bool {
 	return nr == unix.SYS_SELECT || nr == unix.SYS_POLL
 }
+
+func isLegacySelectSyscall(nr int64) bool { return nr == unix.SYS_SELECT }

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"encoding/binary"
 	"os"
 	"strconv"
 	"strings"
@@ -49,19 +50,27 @@ func blockedOnInput(pid int, target string) bool {
 	}
 	if b, err := os.ReadFile(dir + "/syscall"); err == nil {
 		f := strings.Fields(string(b))
-		if len(f) < 2 { // "running", or a zombie
+		if len(f) < 3 { // "running", or a zombie
 			return false
 		}
-		nr, err1 := strconv.ParseInt(f[0], 10, 64)
-		arg0, err2 := strconv.ParseUint(strings.TrimPrefix(f[1], "0x"), 16, 64)
-		if err1 != nil || err2 != nil {
+		nr, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
 			return false
 		}
-		if isReadSyscall(nr) {
-			return fdIs(arg0)
+		var args [2]uint64
+		for i := range args {
+			if args[i], err = strconv.ParseUint(strings.TrimPrefix(f[1+i], "0x"), 16, 64); err != nil {
+				return false
+			}
 		}
-		if isPollSyscall(nr) {
-			return fdIs(0)
+		switch {
+		case isReadSyscall(nr):
+			return fdIs(args[0])
+		case isPollSyscall(nr):
+			// Waiting in poll or select is waiting for input only when
+			// fd 0 is among what it waits to read (a server polls its
+			// sockets, not its stdin).
+			return fdIs(0) && pollsStdin(dir, nr, args)
 		}
 		return false
 	}
@@ -70,10 +79,50 @@ func blockedOnInput(pid int, target string) bool {
 	if err != nil {
 		return false
 	}
+	// Without the syscall's arguments a wait in poll or select cannot
+	// be told from a server's: only a read counts.
 	switch string(w) {
-	case "pipe_read", "pipe_wait", "pipe_wait_readable", "n_tty_read", "wait_woken",
-		"do_select", "do_sys_poll", "core_sys_select":
+	case "pipe_read", "pipe_wait", "pipe_wait_readable", "n_tty_read", "wait_woken":
 		return fdIs(0)
+	}
+	return false
+}
+
+// pollsStdin reads the poll set (poll, ppoll: an array of struct pollfd
+// at args[0], args[1] entries) or the read set (select, pselect6: nfds in
+// args[0], the fd_set at args[1]) of a process asleep in that call from
+// /proc/PID/mem, and reports whether fd 0 is in it for reading.
+func pollsStdin(dir string, nr int64, args [2]uint64) bool {
+	mem, err := os.Open(dir + "/mem")
+	if err != nil {
+		return false
+	}
+	defer mem.Close()
+	if isSelectSyscall(nr) {
+		if args[0] < 1 || args[1] == 0 {
+			return false
+		}
+		var b [1]byte
+		if _, err := mem.ReadAt(b[:], int64(args[1])); err != nil {
+			return false
+		}
+		return b[0]&1 != 0
+	}
+	n := min(args[1], 4096)
+	if n == 0 || args[0] == 0 {
+		return false
+	}
+	buf := make([]byte, 8*n) // struct pollfd: int fd; short events, revents
+	if _, err := mem.ReadAt(buf, int64(args[0])); err != nil {
+		return false
+	}
+	for i := uint64(0); i < n; i++ {
+		e := buf[8*i:]
+		fd := int32(binary.NativeEndian.Uint32(e))
+		events := binary.NativeEndian.Uint16(e[4:])
+		if fd == 0 && events&(unix.POLLIN|unix.POLLPRI|0x40 /* POLLRDNORM */) != 0 {
+			return true
+		}
 	}
 	return false
 }
@@ -84,4 +133,10 @@ func isReadSyscall(nr int64) bool {
 
 func isPollSyscall(nr int64) bool {
 	return nr == unix.SYS_PSELECT6 || nr == unix.SYS_PPOLL || isLegacyPollSyscall(nr)
+}
+
+// isSelectSyscall: select and pselect6 (nfds, readfds, …); the others of
+// isPollSyscall are poll and ppoll (fds, nfds, …).
+func isSelectSyscall(nr int64) bool {
+	return nr == unix.SYS_PSELECT6 || isLegacySelectSyscall(nr)
 }

@@ -2,4 +2,5 @@
 
 package runner
 
-func isLegacyPollSyscall(int64) bool { return false }
+func isLegacyPollSyscall(int64) bool   { return false }
+func isLegacySelectSyscall(int64) bool { return false }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -576,4 +577,43 @@ func TestTaskPTYKill(t *testing.T) {
 	}
 	noProcesses(t, "sleep", "7512")
 	noProcesses(t, "sleep", "7513")
+}
+
+// TestWaitingForInputIsReadingStdin: a process asleep in select or poll
+// waits for input only when its stdin is in the set it waits to read; a
+// server polling its sockets, or select used as a sleep, does not.
+func TestWaitingForInputIsReadingStdin(t *testing.T) {
+	if _, err := exec.LookPath("perl"); err != nil {
+		t.Skip("no perl")
+	}
+	for _, tc := range []struct {
+		name, script string
+		waiting      bool
+	}{
+		{"select on stdin", `exec perl -e '$r = ""; vec($r, 0, 1) = 1; select($r, undef, undef, 30)'`, true},
+		{"select as a sleep", `exec perl -e 'select(undef, undef, undef, 30)'`, false},
+		{"select on a socket", `exec perl -MIO::Socket::INET -e '$s = IO::Socket::INET->new(Listen => 1, LocalAddr => "127.0.0.1:0") or die; $r = ""; vec($r, fileno($s), 1) = 1; select($r, undef, undef, 30)'`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tb := newTable(t, TableOptions{})
+			task, err := tb.Start(taskOpts(t, tc.script))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer task.Kill()
+			// Wait until perl sleeps in its select.
+			eventually(t, "asleep in select", func() bool {
+				b, err := os.ReadFile(fmt.Sprintf("/proc/%d/syscall", task.Status(ReadOptions{}).Pid))
+				f := strings.Fields(string(b))
+				if err != nil || len(f) == 0 {
+					return false
+				}
+				nr, err := strconv.ParseInt(f[0], 10, 64)
+				return err == nil && isPollSyscall(nr)
+			})
+			if got := task.Status(ReadOptions{}).WaitingForInput; got != tc.waiting {
+				t.Errorf("waiting_for_input %v, want %v", got, tc.waiting)
+			}
+		})
+	}
 }
