@@ -37,18 +37,19 @@ var allowed = map[string][]string{
 	"internal/depcheck":   {},
 
 	// Stages, bottom up.
-	"analyze": {"internal/*"},
-	"effects": {"analyze", "internal/*"},
-	"policy":  {"analyze", "effects", "internal/*"},
-	"redact":  {"internal/*"},
-	"sandbox": {"internal/*"},
-	"audit":   {"policy", "redact", "internal/*"},
+	"analyze":          {"internal/*"},
+	"effects":          {"analyze", "internal/*"},
+	"policy":           {"analyze", "effects", "internal/*"},
+	"redact":           {"internal/*"},
+	"sandbox/netproxy": {"internal/*"},
+	"sandbox":          {"sandbox/netproxy", "internal/*"},
+	"audit":            {"policy", "redact", "internal/*"},
 
 	// The library: the pipeline over the stages.
 	"": {"analyze", "effects", "policy", "redact", "sandbox", "audit", "internal/*"},
 
 	// Faces over the library.
-	"config":       {"", "policy", "sandbox", "redact", "audit", "internal/*"},
+	"config":       {"", "policy", "sandbox", "sandbox/netproxy", "redact", "audit", "internal/*"},
 	"approvalpage": {"policy"},
 	"mcpserver":    {"", "policy", "approvalpage", "internal/capture", "internal/steptime", "internal/safe"},
 	"e2e":          {"approvalpage", "policy", "internal/*"},

@@ -39,6 +39,10 @@ type structType struct {
 // the reason docs/rough_edges.md gives. A pair is written in the order
 // overlaps reports it (sorted).
 var sameFieldsAllowed = map[[2]string]string{
+	// An allowlist entry is a pattern (a "*.example.com" host, port 0 for
+	// 80 and 443), a connection record a concrete host and port: the same
+	// names, not the same values.
+	{"netproxy.Conn", "netproxy.Entry"}: "an allowlist pattern is not a connection",
 	// Embedding the verdict would put its Commands (every argv) into
 	// every Result and its JSON; Warnings also holds what the run adds.
 	{"policy.Verdict", "shellguard.Result"}: "Result carries the verdict's fields, not its Commands",

@@ -297,20 +297,20 @@ func (a *Attached) Close() []Conn {
 	return a.Records()
 }
 
-// Refusal is why a destination is not allowed.
-type Refusal struct {
+// refusal is why a destination is not allowed.
+type refusal struct {
 	Host   string
 	Port   int
 	Reason string
 }
 
-func (r *Refusal) Error() string {
+func (r *refusal) Error() string {
 	return fmt.Sprintf("connection to %s refused: %s", hostPort(r.Host, r.Port), r.Reason)
 }
 
 // Message is the refusal as the command sees it: the host, why, and the
 // setting that would allow it.
-func (r *Refusal) Message() string {
+func (r *refusal) Message() string {
 	return fmt.Sprintf("shellguard: connection to %s refused: %s.\nTo allow it, add %q to %s in the user configuration (shellguard config path).\n",
 		hostPort(r.Host, r.Port), r.Reason, suggest(r.Host, r.Port), Setting)
 }
@@ -330,7 +330,7 @@ func hostPort(h string, port int) string {
 // Check decides whether host:port may be reached and returns the
 // addresses to dial (every one checked). host is a name or an IP literal.
 func (p *Proxy) Check(ctx context.Context, host string, port int) ([]netip.Addr, error) {
-	refuse := func(why string) error { return &Refusal{Host: host, Port: port, Reason: why} }
+	refuse := func(why string) error { return &refusal{Host: host, Port: port, Reason: why} }
 	if port < 1 || port > 65535 {
 		return nil, refuse("bad port")
 	}
@@ -458,7 +458,7 @@ func (p *Proxy) http(c net.Conn, br *bufio.Reader, lr *io.LimitedReader, a *Atta
 	up, addr, err := p.dial(context.Background(), host, port)
 	if err != nil {
 		rec.Reason = err.Error()
-		var ref *Refusal
+		var ref *refusal
 		status := "502 Bad Gateway"
 		body := "shellguard: cannot reach " + hostPort(host, port) + ": " + err.Error() + "\n"
 		if errors.As(err, &ref) {

@@ -135,7 +135,7 @@ func (p *Proxy) socks(c net.Conn, br *bufio.Reader, lr *io.LimitedReader, a *Att
 	rec := Conn{Host: req.Host, Port: req.Port, Proto: "socks5", Start: time.Now()}
 	up, addr, err := p.dial(context.Background(), req.Host, req.Port)
 	if err != nil {
-		var ref *Refusal
+		var ref *refusal
 		if errors.As(err, &ref) {
 			socksReply(c, socksNotAllowed)
 			rec.Reason = ref.Reason
