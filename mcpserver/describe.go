@@ -113,7 +113,7 @@ func describe(s settings) string {
 	case "on":
 		b.WriteString("Network: on.\n")
 	case "allowlist":
-		b.WriteString("Network: only the package registries the machine is configured for and hosts the user listed, through a proxy that HTTP_PROXY, HTTPS_PROXY and ALL_PROXY point at (npm, pip, go, git and curl use it on their own); any other host is refused at once with a 403 naming it: do not work around it, ask the user to add the host to sandbox.network_allow.\n")
+		b.WriteString("Network: configured package registries and hosts the user listed, via a proxy (HTTP_PROXY is set). Others get a 403: ask the user to add them to sandbox.network_allow.\n")
 	default:
 		b.WriteString("Network: off (loopback only; package managers are set to offline).\n")
 	}

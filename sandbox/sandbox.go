@@ -354,7 +354,16 @@ func (a Applied) MapText(f func(string) string) Applied {
 	a.Layers, a.Missing, a.Unavailable = layers(a.Layers), layers(a.Missing), layers(a.Unavailable)
 	a.Writable = texts(a.Writable)
 	if a.Post != nil {
-		a.Post = &PostRun{Git: texts(a.Post.Git), Overlay: texts(a.Post.Overlay), Warnings: texts(a.Post.Warnings)}
+		a.Post = &PostRun{Git: texts(a.Post.Git), Overlay: texts(a.Post.Overlay), Warnings: texts(a.Post.Warnings),
+			Unfinished: texts(a.Post.Unfinished)}
+	}
+	if a.Net != nil {
+		n := &NetUse{Proxy: f(a.Net.Proxy), Refused: texts(a.Net.Refused)}
+		for _, c := range a.Net.Connections {
+			c.Host, c.Proto, c.Reason, c.Addr = f(c.Host), f(c.Proto), f(c.Reason), f(c.Addr)
+			n.Connections = append(n.Connections, c)
+		}
+		a.Net = n
 	}
 	return a
 }

@@ -24,7 +24,7 @@ func TestMCPStartsWithABadConfig(t *testing.T) {
 	os.Mkdir(ws, 0o755)
 	os.WriteFile(filepath.Join(ws, ".shellguard.yaml"), []byte("sandbox:\n  network: true\n"), 0o644)
 	for _, tc := range []struct{ workspace, want string }{
-		{ws, "sandbox.network: a project file may only set this to false"},
+		{ws, "sandbox.network: a project file may only make this stricter"},
 		{filepath.Join(dir, "missing"), "does not exist"},
 	} {
 		fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
