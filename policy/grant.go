@@ -1,6 +1,10 @@
 package policy
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/shellguard/shellguard/analyze"
+)
 
 // Grant proposes the narrowest allow rules under which command, asked
 // about with verdict v, would run without being asked again: for each
@@ -19,18 +23,40 @@ func Grant(command string, v Verdict, rules Rules) []string {
 			return nil
 		}
 	}
+	// A rule matches a command's words only. A command that also writes
+	// through a redirect, runs with leading assignments, under a wrapper,
+	// or with words known only at run time would be allowed by its rule
+	// with any target, environment or value: nothing is offered for it.
+	res := analyze.Analyze(command, AnalyzeOptions(rules))
 	var out []string
-	for _, argv := range v.Commands {
-		rule, ok := exactRule(argv)
-		if !ok {
+	var covers []Span
+	for _, c := range res.Commands {
+		rule, ok := exactRule(c.Argv)
+		if !ok || len(c.Args) == 0 || !plainCommand(c) {
 			continue
 		}
 		if lifts(command, rules, rule) {
 			out = appendOnce(out, rule)
+			covers = append(covers, Span{Start: c.Args[0].Span.Start, End: c.Args[len(c.Args)-1].Span.End})
 		}
 	}
 	if len(out) == 0 {
 		return nil
+	}
+	// Every finding that blocks must be about the words the rules spell.
+	for _, r := range v.Reasons {
+		if r.Decision < Ask {
+			continue
+		}
+		inside := false
+		for _, cv := range covers {
+			if cv.Start <= r.Start && r.End <= cv.End {
+				inside = true
+			}
+		}
+		if !inside {
+			return nil
+		}
 	}
 	r2 := rules
 	r2.Allow = append(append([]string(nil), rules.Allow...), out...)
@@ -38,6 +64,25 @@ func Grant(command string, v Verdict, rules Rules) []string {
 		return nil
 	}
 	return out
+}
+
+// plainCommand: the command is its words alone (no writing redirect, no
+// leading assignment, no wrapper, every word known before it runs).
+func plainCommand(c *analyze.Command) bool {
+	if len(c.Assigns) > 0 || len(c.Wrappers) > 0 || c.Remote {
+		return false
+	}
+	for _, rd := range c.Redirects {
+		if rd.Write {
+			return false
+		}
+	}
+	for _, a := range c.Args {
+		if a.Dynamic || a.Glob || a.ProcSubst || len(a.Subst) > 0 || a.IFS || a.Positional {
+			return false
+		}
+	}
+	return true
 }
 
 // lifts reports whether adding rule lowers the number of blocking findings.

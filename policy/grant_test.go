@@ -56,6 +56,9 @@ func TestGrantRefused(t *testing.T) {
 		"chmod -R 777 . && cat ~/.ssh/id_rsa", // an ask beside a deny
 		"curl -X DELETE \"https://api.example.com/items/$ID\"", // a word the analysis cannot resolve
 		"curl -X DELETE 'https://api.example.com/a b'",         // a blank inside a word
+		"echo pw''ned > /proc/self/fd/7",                       // the finding is the redirect, which a rule does not spell
+		"LD_LIBRARY_PATH=/opt/x chmod -R 777 .",                // a leading assignment
+		"bash -c 'chmod -R 777 .'",                             // under a wrapper
 	} {
 		v := Check(cmd, rules)
 		if got := Grant(cmd, v, rules); got != nil {
