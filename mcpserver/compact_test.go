@@ -80,7 +80,16 @@ func TestIncrementalTaskReads(t *testing.T) {
 	id, first := o.Task.ID, o.Stdout
 	var got []string
 	o = structured(t, callBash(t, cs, map[string]any{"task_id": id, "stdin_text": "a"}))
-	got = append(got, first+o.Stdout)
+	// The reply to stdin_text is what came after the line was written; on
+	// a loaded machine the task's "one" may arrive only then and "two" in
+	// a later read, so the reads are gathered until both are in: every
+	// byte once, in order, whatever the timing.
+	seen := first + o.Stdout
+	for i := 0; i < 100 && seen != "one\ntwo\n"; i++ {
+		time.Sleep(20 * time.Millisecond)
+		seen += structured(t, callBash(t, cs, map[string]any{"task_id": id})).Stdout
+	}
+	got = append(got, seen)
 	o = structured(t, callBash(t, cs, map[string]any{"task_id": id}))
 	got = append(got, o.Stdout)
 	o = structured(t, callBash(t, cs, map[string]any{"task_id": id, "offset": 0}))
