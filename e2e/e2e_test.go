@@ -43,6 +43,22 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// buildBinary builds shellguard into a new temporary directory (named
+// with prefix) and returns the directory and the binary's path.
+func buildBinary(prefix string) (dir, bin string, err error) {
+	dir, err = os.MkdirTemp("", prefix)
+	if err != nil {
+		return "", "", err
+	}
+	bin = filepath.Join(dir, "shellguard")
+	cmd := exec.Command("go", "build", "-o", bin, "../cmd/shellguard")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return dir, bin, fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return dir, bin, nil
+}
+
 // setup installs the npm client and builds the binary, once.
 func setup(t *testing.T) {
 	t.Helper()
@@ -67,18 +83,7 @@ func setup(t *testing.T) {
 				return
 			}
 		}
-		dir, err := os.MkdirTemp("", "shellguard-e2e-bin-")
-		if err != nil {
-			setupErr = err
-			return
-		}
-		binDir = dir
-		binPath = filepath.Join(dir, "shellguard")
-		cmd := exec.Command("go", "build", "-o", binPath, "../cmd/shellguard")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			setupErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
+		binDir, binPath, setupErr = buildBinary("shellguard-e2e-bin-")
 	})
 	if setupErr != nil {
 		if strings.Contains(setupErr.Error(), "not found") {

@@ -37,18 +37,7 @@ func lifetimeBinary(t *testing.T) string {
 		t.Skip("walks /proc")
 	}
 	lifeOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "shellguard-e2e-life-")
-		if err != nil {
-			lifeErr = err
-			return
-		}
-		lifeDir = dir
-		lifeBin = filepath.Join(dir, "shellguard")
-		cmd := exec.Command("go", "build", "-o", lifeBin, "../cmd/shellguard")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			lifeErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
+		lifeDir, lifeBin, lifeErr = buildBinary("shellguard-e2e-life-")
 	})
 	if lifeErr != nil {
 		t.Fatal(lifeErr)
