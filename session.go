@@ -100,7 +100,10 @@ type TaskStatus struct {
 	Running   bool      `json:"running"`
 	// WaitingForInput: the task is blocked reading its stdin.
 	WaitingForInput bool `json:"waiting_for_input"`
-	PTY             bool `json:"pty"`
+	// StdinUnread counts the bytes written to the task's stdin that it
+	// has not read yet (0 under a PTY, where it is not known).
+	StdinUnread int  `json:"stdin_unread_bytes,omitempty" jsonschema:"bytes written to stdin that the task has not read yet"`
+	PTY         bool `json:"pty"`
 	// Backgrounded: a Session.Run moved the command to the background
 	// when it outlived the blocking budget.
 	Backgrounded bool `json:"backgrounded" jsonschema:"a foreground run outlived the blocking budget and became this task"`
@@ -472,6 +475,7 @@ func (t *Task) result(st runner.TaskStatus, max int) Result {
 		StartedAt:       st.StartedAt,
 		Running:         st.Running,
 		WaitingForInput: st.WaitingForInput,
+		StdinUnread:     st.StdinUnread,
 		PTY:             st.PTY,
 		Backgrounded:    t.tag.backgrounded.Load(),
 		EndedBy:         st.EndedBy,

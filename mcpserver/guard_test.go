@@ -501,3 +501,24 @@ func TestApprovalPage(t *testing.T) {
 		t.Errorf("the page does not list the recent calls:\n%s", body)
 	}
 }
+
+// TestStdinReplyWaitsForTheRead: output the task writes before it reads
+// the line is not taken for the reply. The task prints, pauses, then
+// reads; the answer to stdin_text still holds what followed the read.
+func TestStdinReplyWaitsForTheRead(t *testing.T) {
+	g, _ := newGuard(t)
+	cs := connect(t, New(g, nil), nil)
+	o := structured(t, callBash(t, cs, map[string]any{"command": "sleep 0.3; echo early; sleep 0.6; read x; echo got:$x; read y", "run_in_background": true}))
+	id := o.Task.ID
+	r := callBash(t, cs, map[string]any{"task_id": id, "stdin_text": "hi"})
+	if r.IsError {
+		t.Fatalf("stdin: %s", textOf(r))
+	}
+	if o = structured(t, r); !strings.HasSuffix(o.Stdout, "got:hi\n") {
+		t.Errorf("the answer to stdin_text is %q, want it to end with the reply got:hi", o.Stdout)
+	}
+	if o.Task.StdinUnread != 0 {
+		t.Errorf("stdin_unread_bytes %d after the task read the line", o.Task.StdinUnread)
+	}
+	callBash(t, cs, map[string]any{"task_id": id, "kill": true})
+}

@@ -104,9 +104,11 @@ func (s *Server) taskOp(ctx context.Context, sess *shellguard.Session, in *input
 	return result(&r, false)
 }
 
-// settle waits, after a line was written to t's stdin, for t's output to
-// move past offset and then for t to wait for input again or fall quiet;
-// at most stdinSettle, or until t ends or ctx is done.
+// settle waits, after a line was written to t's stdin, for t to read it,
+// then for t's output to move past what it had written by then and for t
+// to wait for input again or fall quiet; at most stdinSettle, or until t
+// ends or ctx is done. Output written while the line was still unread
+// answered something earlier and does not end the wait.
 func settle(ctx context.Context, t *shellguard.Task, offset int64) {
 	deadline := time.Now().Add(stdinSettle)
 	last, lastChange := offset, time.Now()
@@ -120,6 +122,9 @@ func settle(ctx context.Context, t *shellguard.Task, offset int64) {
 		}
 		st := t.Status(peek).Task
 		now := st.StdoutOffset + st.StderrOffset
+		if st.StdinUnread > 0 {
+			offset = now
+		}
 		if now != last {
 			last, lastChange = now, time.Now()
 			continue

@@ -574,6 +574,8 @@ type TaskStatus struct {
 	ExitCode        *int // nil while running, and when the command never ran (Result.NotRun)
 	Uptime          time.Duration
 	WaitingForInput bool
+	// StdinUnread: bytes written to the stdin pipe the task has not read.
+	StdinUnread int
 	// Bytes written (after the read position) that the status does not
 	// carry because the ring dropped them.
 	StdoutDropped, StderrDropped int64
@@ -589,9 +591,9 @@ type TaskStatus struct {
 // a prompt) is always appended to Stdout, but it is not consumed by
 // ReadNew until it ends.
 func (t *Task) Status(o ReadOptions) TaskStatus {
-	waiting := false
+	waiting, stdin := false, false
 	if !t.isFinished() && (t.proc.stdinID != "") {
-		waiting = t.proc.WaitingForInput()
+		waiting, stdin = t.proc.WaitingForInput(), true
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -605,6 +607,12 @@ func (t *Task) Status(o ReadOptions) TaskStatus {
 	out, outDrop := t.rings[0].since(from.Stdout)
 	errb, errDrop := t.rings[1].since(from.Stderr)
 	next := Cursor{Stdout: t.rings[0].end(), Stderr: t.rings[1].end()}
+	// After the offsets: input still unread now was unread when the
+	// output up to next was written, so that output did not answer it.
+	unread := 0
+	if stdin {
+		unread = t.proc.StdinPending()
+	}
 	if o.Mode == ReadNew {
 		t.cursor = next
 	}
@@ -620,6 +628,7 @@ func (t *Task) Status(o ReadOptions) TaskStatus {
 		Next:            next,
 		Running:         t.result == nil,
 		WaitingForInput: waiting && t.result == nil,
+		StdinUnread:     unread,
 		EndedBy:         t.endedBy,
 	}
 	if t.term != nil {

@@ -42,6 +42,27 @@ func (p *Process) WaitingForInput() bool {
 	return false
 }
 
+// StdinPending returns how many bytes written to the command's stdin pipe
+// (Options.StdinPipe) it has not read yet; 0 without a pipe, and under a
+// PTY (whose input queue is the terminal's, not readable from the master).
+func (p *Process) StdinPending() int {
+	if p.stdin == nil || p.opts.PTY {
+		return 0
+	}
+	rc, err := p.stdin.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	n := 0
+	rc.Control(func(fd uintptr) {
+		// FIONREAD (TIOCINQ) on either end of a pipe: the bytes in it.
+		if v, err := unix.IoctlGetInt(int(fd), unix.TIOCINQ); err == nil {
+			n = v
+		}
+	})
+	return n
+}
+
 func blockedOnInput(pid int, target string) bool {
 	dir := "/proc/" + strconv.Itoa(pid)
 	fdIs := func(fd uint64) bool {
