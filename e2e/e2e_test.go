@@ -173,14 +173,23 @@ func startServe(t *testing.T, ws string, extra ...string) string {
 
 type serveProc struct {
 	url  string
+	pid  int
 	once sync.Once
 	stop func(sig os.Signal) // signals the server and waits for its exit
 }
 
 func startServeProc(t *testing.T, ws string, extra ...string) *serveProc {
 	t.Helper()
+	return startServeEnv(t, ws, nil, extra...)
+}
+
+// startServeEnv is startServeProc with env added to the server's
+// environment.
+func startServeEnv(t *testing.T, ws string, env []string, extra ...string) *serveProc {
+	t.Helper()
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--workspace", ws}, extra...)
 	cmd := exec.Command(binPath, args...)
+	cmd.Env = append(os.Environ(), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -202,7 +211,7 @@ func startServeProc(t *testing.T, ws string, extra ...string) *serveProc {
 		}
 		done <- cmd.Wait()
 	}()
-	p := &serveProc{}
+	p := &serveProc{pid: cmd.Process.Pid}
 	p.stop = func(sig os.Signal) {
 		p.once.Do(func() {
 			cmd.Process.Signal(sig)

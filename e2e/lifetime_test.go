@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -236,8 +237,25 @@ func TestKilledServerLeavesNothing(t *testing.T) {
 	}
 	s.cmd.Process.Kill()
 	s.cmd.Wait()
+	noneLeft(t, procs)
+	stale := sessionDirs(tmp)
+	if len(stale) == 0 {
+		t.Fatal("the killed server left no session directory: nothing to clean up")
+	}
+	startLifeServer(t, bin, ws, tmp)
+	for _, d := range stale {
+		if _, err := os.Stat(d); err == nil {
+			t.Errorf("stale session directory %s survived the next start", d)
+		}
+	}
+}
+
+// noneLeft waits up to 10 s (a hang, not a slow kill) for every process
+// of procs to end, and fails for those that do not (killing them).
+func noneLeft(t *testing.T, procs []proc) {
+	t.Helper()
 	var left []proc
-	for i := 0; i < 200; i++ { // 10 s: catches a hang, not a slow kill
+	for i := 0; i < 200; i++ {
 		left = left[:0]
 		for _, p := range procs {
 			if p.alive() {
@@ -255,11 +273,48 @@ func TestKilledServerLeavesNothing(t *testing.T) {
 	if len(left) > 0 {
 		t.Fatalf("%d of %d processes outlived the server: %+v", len(left), len(procs), left)
 	}
+}
+
+// TestKilledServeLeavesNothing: as TestKilledServerLeavesNothing, for
+// `serve`: a SIGKILL mid-call ends the background task an MCP session
+// left and the foreground command of a call in flight; the next start
+// removes the session directories.
+func TestKilledServeLeavesNothing(t *testing.T) {
+	setup(t)
+	ws := workspace(t)
+	tmp := t.TempDir()
+	env := []string{"TMPDIR=" + tmp}
+	p := startServeEnv(t, ws, env)
+	bg := fmt.Sprintf("50.%06d", rand.IntN(1000000))
+	fg := fmt.Sprintf("51.%06d", rand.IntN(1000000))
+	runNode(t, "start_and_leave", "--transport", "http", "--url", p.url+"/mcp", "--workspace", ws, "--marker", bg)
+	body := fmt.Sprintf(`{"command":"sleep %s","timeout":"60"}`, fg)
+	go func() {
+		resp, err := http.Post(p.url+"/tools/bash/execute", "application/json", strings.NewReader(body))
+		if err == nil {
+			resp.Body.Close()
+		}
+	}()
+	waitFor(t, func() bool {
+		return len(testenv.ProcessesWithArgs("sleep", fg)) > 0 && len(testenv.ProcessesWithArgs("sleep", bg)) > 0
+	}, "the commands to start")
+	procs := descendants(p.pid)
+	var sleeps int
+	for _, q := range procs {
+		if strings.HasPrefix(q.cmd, "sleep ") {
+			sleeps++
+		}
+	}
+	if sleeps < 2 {
+		t.Fatalf("the sleeps are not below the server: %+v", procs)
+	}
 	stale := sessionDirs(tmp)
 	if len(stale) == 0 {
-		t.Fatal("the killed server left no session directory: nothing to clean up")
+		t.Fatal("no session directory was made")
 	}
-	startLifeServer(t, bin, ws, tmp)
+	p.stop(syscall.SIGKILL)
+	noneLeft(t, procs)
+	startServeEnv(t, ws, env)
 	for _, d := range stale {
 		if _, err := os.Stat(d); err == nil {
 			t.Errorf("stale session directory %s survived the next start", d)
