@@ -98,6 +98,10 @@ type Config struct {
 	// Guard (a zero field of NewSession's options takes these; a zero
 	// BlockingBudget here is 50 s).
 	Tasks SessionOptions
+	// MaxRunningTasks bounds the background tasks running at once over
+	// all sessions of this Guard (one server's), so that no client can
+	// hold every process of the machine; 0: 256.
+	MaxRunningTasks int
 
 	// KeepEscapes passes terminal control sequences in command output
 	// through unchanged. By default (false) everything but SGR colours and

@@ -144,6 +144,20 @@ type sessions struct {
 	mu     sync.Mutex
 	open   map[*Session]struct{}
 	closed bool
+	// running bounds the tasks of all of them (Config.MaxRunningTasks).
+	running     *runner.Slots
+	runningOnce sync.Once
+}
+
+// defaultMaxRunningTasks is Config.MaxRunningTasks when unset.
+const defaultMaxRunningTasks = 256
+
+// runningSlots is the bound shared by every session of g.
+func (g *Guard) runningSlots() *runner.Slots {
+	g.tasks.runningOnce.Do(func() {
+		g.tasks.running = runner.NewSlots(cmp.Or(g.cfg.MaxRunningTasks, defaultMaxRunningTasks))
+	})
+	return g.tasks.running
 }
 
 // NewSession returns a new session. Close it when the agent goes away;
@@ -162,6 +176,7 @@ func (g *Guard) NewSession(o SessionOptions) *Session {
 			MaxLines: o.OutputLines,
 			MaxBytes: o.OutputBytes,
 			Retain:   o.Retain,
+			Shared:   g.runningSlots(),
 		}),
 		budget: o.BlockingBudget,
 		tmpOf:  o.TmpOf,

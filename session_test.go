@@ -208,6 +208,37 @@ func TestSessionRunCancelAndFullTable(t *testing.T) {
 	}
 }
 
+// TestRunningTasksBoundOverSessions: Config.MaxRunningTasks bounds the
+// tasks running over every session of a Guard, so one client cannot take
+// the room of the others; a finished task gives its place back, and a
+// foreground run with no room to move to the background keeps blocking.
+func TestRunningTasksBoundOverSessions(t *testing.T) {
+	g := taskGuard(t, Config{MaxRunningTasks: 2})
+	s1 := g.NewSession(SessionOptions{BlockingBudget: 200 * time.Millisecond})
+	s2 := g.NewSession(SessionOptions{BlockingBudget: 200 * time.Millisecond})
+	defer s1.Close()
+	defer s2.Close()
+	a, err := s1.Start(context.Background(), Request{Command: "sleep 7707"}, TaskOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s2.Start(context.Background(), Request{Command: "sleep 7707"}, TaskOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s2.Start(context.Background(), Request{Command: "sleep 7707"}, TaskOptions{})
+	if !errors.Is(err, ErrTooManyTasks) || !strings.Contains(err.Error(), "over all sessions") {
+		t.Fatalf("a 3rd task over two sessions with MaxRunningTasks 2: %v", err)
+	}
+	res, err := s1.Run(context.Background(), Request{Command: "sleep 0.5; echo done"})
+	if err != nil || res.Task != nil || res.Stdout != "done\n" {
+		t.Fatalf("a foreground run with no room in the background: %v %+v", err, res)
+	}
+	a.Kill()
+	if _, err := s2.Start(context.Background(), Request{Command: "sleep 7707"}, TaskOptions{}); err != nil {
+		t.Fatalf("after a task ended: %v", err)
+	}
+}
+
 func TestTaskTimeoutDefaultsToMax(t *testing.T) {
 	g := taskGuard(t, Config{Timeout: 200 * time.Millisecond, MaxTimeout: time.Second})
 	task, err := g.NewSession(SessionOptions{}).Start(context.Background(), Request{Command: "sleep 7705"}, TaskOptions{})

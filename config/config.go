@@ -124,7 +124,15 @@ type Config struct {
 		Max            int `json:"max"`             // background tasks per session
 		RingLines      int `json:"ring_lines"`      // output lines kept per task
 		BlockingBudget int `json:"blocking_budget"` // seconds before a foreground command moves to the background
+		MaxTotal       int `json:"max_total"`       // background tasks running over all sessions of one server
 	} `json:"tasks"`
+	// Server bounds what `shellguard mcp` and `serve` take on at once
+	// (the --max-calls, --max-queued and --max-sessions flags win).
+	Server struct {
+		MaxCalls    int `json:"max_calls"`    // commands run at once over all sessions; 0: twice the CPUs, at least 4
+		MaxQueued   int `json:"max_queued"`   // calls waiting for a slot before further ones are answered "busy"
+		MaxSessions int `json:"max_sessions"` // MCP sessions open at once (serve)
+	} `json:"server"`
 	Redact struct {
 		Patterns []Pattern `json:"patterns"`
 	} `json:"redact"`

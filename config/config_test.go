@@ -132,6 +132,10 @@ var keyCases = map[string]struct {
 	"tasks.max":                   {"tasks: {max: 4}", func(c *Config) bool { return c.Tasks.Max == 4 }},
 	"tasks.ring_lines":            {"tasks: {ring_lines: 100}", func(c *Config) bool { return c.Tasks.RingLines == 100 }},
 	"tasks.blocking_budget":       {"tasks: {blocking_budget: 20}", func(c *Config) bool { return c.Tasks.BlockingBudget == 20 }},
+	"tasks.max_total":             {"tasks: {max_total: 16}", func(c *Config) bool { return c.Tasks.MaxTotal == 16 }},
+	"server.max_calls":            {"server: {max_calls: 3}", func(c *Config) bool { return c.Server.MaxCalls == 3 }},
+	"server.max_queued":           {"server: {max_queued: 5}", func(c *Config) bool { return c.Server.MaxQueued == 5 }},
+	"server.max_sessions":         {"server: {max_sessions: 2}", func(c *Config) bool { return c.Server.MaxSessions == 2 }},
 	"redact.patterns": {"redact: {patterns: ['TICKET-[0-9]{6}', {name: corp, regex: 'corp_[a-z0-9]{20}', keywords: [corp_]}]}", func(c *Config) bool {
 		p := c.RedactPatterns()
 		return len(p) == 2 && p[0].Regex == "TICKET-[0-9]{6}" && p[1].Name == "corp" && p[1].Keywords[0] == "corp_"

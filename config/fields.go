@@ -49,7 +49,7 @@ type field struct {
 
 var sections = map[string]bool{
 	"timeout": true, "output": true, "rules": true, "sandbox": true, "sandbox.limits": true,
-	"env": true, "tasks": true, "redact": true, "audit": true,
+	"env": true, "tasks": true, "server": true, "redact": true, "audit": true,
 }
 
 // schemaOrder is the order of keys in `config show`.
@@ -65,7 +65,8 @@ var schemaOrder = []string{
 	"sandbox.limits.processes", "sandbox.limits.memory_mb", "sandbox.limits.file_size_mb",
 	"sandbox.limits.cpu_seconds", "sandbox.limits.open_files", "sandbox.limits.cpu_percent",
 	"env.allow", "env.scrub",
-	"tasks.max", "tasks.ring_lines", "tasks.blocking_budget",
+	"tasks.max", "tasks.ring_lines", "tasks.blocking_budget", "tasks.max_total",
+	"server.max_calls", "server.max_queued", "server.max_sessions",
 	"redact.patterns", "audit.path", "audit.key_file", "audit.fail_open",
 }
 
@@ -121,6 +122,13 @@ var fields = map[string]field{
 	"tasks.max":             {kInt, tLower, func(c *Config) any { return &c.Tasks.Max }, false},
 	"tasks.ring_lines":      {kInt, tLower, func(c *Config) any { return &c.Tasks.RingLines }, false},
 	"tasks.blocking_budget": {kInt, tLower, func(c *Config) any { return &c.Tasks.BlockingBudget }, false},
+	"tasks.max_total":       {kInt, tLower, func(c *Config) any { return &c.Tasks.MaxTotal }, false},
+
+	// What a server takes on at once is the operator's: a project file
+	// may not set it (0 for max_calls means "by the CPUs", not "less").
+	"server.max_calls":    {kInt, tForbidden, func(c *Config) any { return &c.Server.MaxCalls }, false},
+	"server.max_queued":   {kInt, tForbidden, func(c *Config) any { return &c.Server.MaxQueued }, false},
+	"server.max_sessions": {kInt, tForbidden, func(c *Config) any { return &c.Server.MaxSessions }, false},
 
 	"redact.patterns": {kPatterns, tAdd, func(c *Config) any { return &c.Redact.Patterns }, false},
 	"audit.path":      {kString, tForbidden, func(c *Config) any { return &c.Audit.Path }, false},
@@ -570,6 +578,18 @@ func (l *loader) validate() error {
 	}
 	if c.Tasks.BlockingBudget < 1 {
 		bad("tasks.blocking_budget", "must be at least 1 second")
+	}
+	if c.Tasks.MaxTotal < 1 {
+		bad("tasks.max_total", "must be at least 1")
+	}
+	if c.Server.MaxCalls < 0 {
+		bad("server.max_calls", "must be at least 1 (0: twice the CPUs, at least 4)")
+	}
+	if c.Server.MaxQueued < 1 {
+		bad("server.max_queued", "must be at least 1")
+	}
+	if c.Server.MaxSessions < 1 {
+		bad("server.max_sessions", "must be at least 1")
 	}
 	for i, p := range c.Rules.CustomDenyPatterns {
 		if _, err := regexp.Compile(p); err != nil {

@@ -49,6 +49,7 @@ func (c *Config) GuardConfig() (shellguard.Config, error) {
 			OutputLines:    c.Tasks.RingLines,
 			BlockingBudget: sec(c.Tasks.BlockingBudget),
 		},
+		MaxRunningTasks: c.Tasks.MaxTotal,
 	}
 	if c.Audit.KeyFile != "" {
 		key, err := audit.ReadKeyFile(c.Audit.KeyFile)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -35,8 +36,14 @@ func startServer(gf *guardFlags, lf *limitFlags, stderr io.Writer, tolerant bool
 	// What a server killed before it could close its sessions left behind.
 	sandbox.RemoveStaleSessions()
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	opts := &mcpserver.Options{Version: version.String(), Logger: logger, MaxCalls: lf.calls, MaxQueued: lf.queued, OutputBudget: lf.outputBudget}
 	g, c, err := gf.newGuard()
+	if c != nil {
+		// The flags win over the configuration's server keys.
+		lf.calls = cmp.Or(lf.calls, c.Server.MaxCalls)
+		lf.queued = cmp.Or(lf.queued, c.Server.MaxQueued)
+		lf.sessions = cmp.Or(lf.sessions, c.Server.MaxSessions)
+	}
+	opts := &mcpserver.Options{Version: version.String(), Logger: logger, MaxCalls: lf.calls, MaxQueued: lf.queued, OutputBudget: lf.outputBudget}
 	switch {
 	case err != nil && !tolerant:
 		return nil, nil, nil, err
@@ -102,14 +109,14 @@ func mcpMain(args []string, stdout, stderr io.Writer) int {
 
 // limitFlags bound what a server runs at once (mcpserver.Options).
 type limitFlags struct {
-	calls, queued, outputBudget int
-	page                        bool
+	calls, queued, sessions, outputBudget int
+	page                                  bool
 }
 
 func addLimitFlags(fs *flag.FlagSet) *limitFlags {
 	l := &limitFlags{}
-	fs.IntVar(&l.calls, "max-calls", 0, "commands run at once, over all sessions (default: twice the CPUs, at least 4)")
-	fs.IntVar(&l.queued, "max-queued", 0, "calls waiting for a free slot before further ones are answered \"busy\" (default 64)")
+	fs.IntVar(&l.calls, "max-calls", 0, "commands run at once, over all sessions (default: server.max_calls, else twice the CPUs, at least 4)")
+	fs.IntVar(&l.queued, "max-queued", 0, "calls waiting for a free slot before further ones are answered \"busy\" (default: server.max_queued, 64)")
 	fs.BoolVar(&l.page, "approval-page", false, "serve a local page (127.0.0.1, secret address printed on stderr) where the user answers asks the client cannot put to them")
 	fs.IntVar(&l.outputBudget, "output-budget", 0, "`BYTES` of stdout and stderr together in one result for the model, cut from the middle (default 30000; -1: only output.max_bytes per stream)")
 	return l

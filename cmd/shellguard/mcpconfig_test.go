@@ -70,3 +70,39 @@ func TestMCPStartsWithABadConfig(t *testing.T) {
 		stop()
 	}
 }
+
+// TestServerKeysReachTheServer: the configuration's server keys bound the
+// server unless a flag sets the bound.
+func TestServerKeysReachTheServer(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "xdg"))
+	t.Setenv("HOME", filepath.Join(dir, "home"))
+	ws := filepath.Join(dir, "ws")
+	os.Mkdir(ws, 0o755)
+	cfg := filepath.Join(dir, "config.yaml")
+	os.WriteFile(cfg, []byte("server: {max_calls: 3, max_queued: 5, max_sessions: 7}\n"), 0o644)
+	for _, tc := range []struct {
+		flags                   []string
+		calls, queued, sessions int
+	}{
+		{nil, 3, 5, 7},
+		{[]string{"--max-calls", "2", "--max-sessions", "9"}, 2, 5, 9},
+	} {
+		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+		gf := addGuardFlags(fs, true)
+		lf := addLimitFlags(fs)
+		fs.IntVar(&lf.sessions, "max-sessions", 0, "")
+		if err := fs.Parse(append([]string{"--workspace", ws, "--config", cfg}, tc.flags...)); err != nil {
+			t.Fatal(err)
+		}
+		srv, _, stop, err := startServer(gf, lf, &bytes.Buffer{}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lf.calls != tc.calls || lf.queued != tc.queued || lf.sessions != tc.sessions {
+			t.Errorf("flags %q: calls %d queued %d sessions %d, want %d %d %d", tc.flags, lf.calls, lf.queued, lf.sessions, tc.calls, tc.queued, tc.sessions)
+		}
+		srv.Close()
+		stop()
+	}
+}

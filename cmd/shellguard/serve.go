@@ -22,7 +22,7 @@ func serveMain(args []string, stdout, stderr io.Writer) int {
 	tokenFile := fs.String("token-file", "", "`FILE` holding the bearer token clients must send")
 	gf := addGuardFlags(fs, true)
 	lf := addLimitFlags(fs)
-	maxSessions := fs.Int("max-sessions", 0, fmt.Sprintf("MCP sessions open at once (default %d)", mcpserver.DefaultMaxSessions))
+	fs.IntVar(&lf.sessions, "max-sessions", 0, fmt.Sprintf("MCP sessions open at once (default: server.max_sessions, %d)", mcpserver.DefaultMaxSessions))
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: shellguard serve [--addr 127.0.0.1:PORT] [--token-file F] [--config FILE] [--workspace DIR] [--sandbox MODE] [--network] [--max-calls N] [--max-sessions N]")
 		fs.PrintDefaults()
@@ -48,7 +48,7 @@ func serveMain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "shellguard serve: refusing to listen on %s without a token: anything but loopback needs --token-file\n", *addr)
 		return exitUsage
 	}
-	if lf.calls < 0 || lf.queued < 0 || *maxSessions < 0 {
+	if lf.calls < 0 || lf.queued < 0 || lf.sessions < 0 {
 		return argError(stderr, "serve", "--max-calls, --max-queued and --max-sessions take a number of at least 1 (0: the default)")
 	}
 	srv, ctx, stop, err := startServer(gf, lf, stderr, false)
@@ -57,7 +57,7 @@ func serveMain(args []string, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	defer stop()
-	err = srv.ListenAndServe(ctx, *addr, mcpserver.HTTPOptions{Token: token, MaxSessions: *maxSessions}, func(a net.Addr) {
+	err = srv.ListenAndServe(ctx, *addr, mcpserver.HTTPOptions{Token: token, MaxSessions: lf.sessions}, func(a net.Addr) {
 		fmt.Fprintf(stderr, "shellguard: serving MCP at http://%s/mcp and POST http://%s/tools/bash/execute\n", a, a)
 	})
 	if err != nil {

@@ -57,6 +57,48 @@ type TableOptions struct {
 	MaxBytes    int           // bytes kept per stream of a task; 0: DefaultTaskBytes
 	Retain      time.Duration // how long a finished task stays; 0: DefaultRetain
 	MaxFinished int           // finished tasks kept at most; 0: DefaultMaxFinished
+	// Shared, when set, also bounds the running tasks of every table
+	// that shares it (one server's sessions).
+	Shared *Slots
+}
+
+// Slots bound running tasks over several tables. It is safe for
+// concurrent use.
+type Slots struct {
+	mu   sync.Mutex
+	max  int
+	used int
+}
+
+// NewSlots returns room for max running tasks (<= 0: DefaultMaxTasks).
+func NewSlots(max int) *Slots {
+	if max <= 0 {
+		max = DefaultMaxTasks
+	}
+	return &Slots{max: max}
+}
+
+// take reserves a place; nil s always has one.
+func (s *Slots) take() error {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.used >= s.max {
+		return fmt.Errorf("runner: %w: %d tasks are running over all sessions, the limit of this server; kill or wait for one first", ErrTooManyTasks, s.max)
+	}
+	s.used++
+	return nil
+}
+
+func (s *Slots) put() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	s.used--
+	s.mu.Unlock()
 }
 
 // Table holds the background tasks of one session. It is safe for
@@ -116,6 +158,10 @@ func (tb *Table) Start(o Options) (*Task, error) {
 		tb.mu.Unlock()
 		return nil, tb.tooMany()
 	}
+	if err := tb.opts.Shared.take(); err != nil {
+		tb.mu.Unlock()
+		return nil, err
+	}
 	tb.live++ // reserved while starting
 	tb.mu.Unlock()
 
@@ -124,6 +170,7 @@ func (tb *Table) Start(o Options) (*Task, error) {
 	defer tb.mu.Unlock()
 	if err != nil {
 		tb.live--
+		tb.opts.Shared.put()
 		return nil, err
 	}
 	tb.tasks[t.id] = t
@@ -174,10 +221,13 @@ func (tb *Table) Adopt(t *Task) error {
 	if running && tb.live >= tb.opts.MaxTasks {
 		return tb.tooMany()
 	}
-	delete(tb.unlisted, t)
 	if running {
+		if err := tb.opts.Shared.take(); err != nil {
+			return err
+		}
 		tb.live++
 	}
+	delete(tb.unlisted, t)
 	tb.nameLocked(t)
 	tb.tasks[t.id] = t
 	return nil
@@ -237,6 +287,7 @@ func (tb *Table) finished(t *Task) {
 	defer tb.mu.Unlock()
 	if t.listed {
 		tb.live--
+		tb.opts.Shared.put()
 	}
 	delete(tb.unlisted, t)
 	tb.pruneLocked(time.Now())
