@@ -68,6 +68,7 @@ var finishers = []finisher{
 	{
 		name: "git-view",
 		paths: []string{".git/config", ".git/HEAD", ".git/description", ".git/rebase-merge/",
+			".git/rebase-merge/git-rebase-todo", ".git/sequencer/todo", ".git/sequencer/opts",
 			".git/hooks/pre-commit", ".git/commondir", ".git/info/"},
 		active: func(h *Handle) bool { return h.git != nil },
 		run: func(h *Handle, fc *finishCtx) ([]string, []string) {

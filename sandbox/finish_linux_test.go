@@ -78,7 +78,9 @@ func deputyWarnDue(fin finisher, trap, p string, dir bool) bool {
 	base := filepath.Base(strings.TrimSuffix(p, "/"))
 	switch trap {
 	case "gitfile":
-		return !fin.ordinary && !gitStateFiles[base]
+		// A state file, or a file of a state directory, is git's data:
+		// git does not follow a "gitdir:" line there.
+		return !fin.ordinary && !gitStateFiles[base] && !gitStateDirs[filepath.Base(filepath.Dir(p))]
 	case "dir-for-file":
 		// A .git directory is git's layout, and a file where the
 		// overlay had a directory is the command's work.

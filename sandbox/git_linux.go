@@ -34,12 +34,13 @@ const gitViewPrefix = ".shellguard-view-"
 type gitState struct {
 	dir, view string
 	bound     map[string]bool
-	links     map[string]uint64        // state file -> inode of the real file
-	mtimes    map[string]unix.Timespec // … and its mtime (inode numbers get reused)
-	moved     []string                 // state dirs moved into the view
-	config    []byte                   // the real config before the run
-	copies    map[string][]byte        // other files, copied
-	dfd       int                      // the real .git, opened before the run
+	links     map[string]uint64              // state file -> inode of the real file
+	mtimes    map[string]unix.Timespec       // … and its mtime (inode numbers get reused)
+	moved     []string                       // state dirs moved into the view
+	programs  map[string]map[string][]string // … and what their files named to run (gitstate_linux.go)
+	config    []byte                         // the real config before the run
+	copies    map[string][]byte              // other files, copied
+	dfd       int                            // the real .git, opened before the run
 	lockFd    int
 	done      bool
 }
@@ -196,13 +197,23 @@ func claimView(gd string, ents []os.DirEntry) (view string, lockFd int, changed 
 
 // recoverStateDirs moves the state directories a killed run left in view
 // back into gd, unless gd has them again.
+//
+// What the killed run's state names to run is unknown as before: any
+// program it names is set aside (vetGitState), and what is not a
+// directory is left to be removed with the view.
 func recoverStateDirs(gd, view string) (moved bool) {
+	vfd, err := unix.Open(view, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(vfd)
 	for d := range gitStateDirs {
 		src, dst := filepath.Join(view, d), filepath.Join(gd, d)
-		if _, err := os.Lstat(src); err != nil {
+		if fi, err := os.Lstat(src); err != nil || !fi.IsDir() {
 			continue
 		}
 		if _, err := os.Lstat(dst); errors.Is(err, os.ErrNotExist) {
+			vetGitState(vfd, d, nil)
 			moved = os.Rename(src, dst) == nil || moved
 		}
 	}
@@ -248,6 +259,10 @@ func (st *gitState) syncView(gs *gitSpec, ents []os.DirEntry) error {
 					return err
 				}
 			}
+			if st.programs == nil {
+				st.programs = map[string]map[string][]string{}
+			}
+			st.programs[name] = gitStateProgramsAt(st.dfd, name)
 			if err := os.Rename(src, dst); err != nil {
 				return err
 			}
@@ -528,6 +543,7 @@ func (st *gitState) finish(fc *finishCtx) (notes, warns []string) {
 			removeNameAt(vfd, d)
 			continue
 		}
+		warns = append(warns, vetGitState(vfd, d, st.programs[d])...)
 		if err := unix.Renameat(vfd, d, dfd, d); err != nil {
 			warns = append(warns, fmt.Sprintf(".git/%s could not be moved back: %v", d, err))
 		}
@@ -557,7 +573,12 @@ func (st *gitState) finish(fc *finishCtx) (notes, warns []string) {
 			if _, ok := typeAt(dfd, name); ok {
 				warns = append(warns, fmt.Sprintf(".git/%s exists already; the sandbox's copy was dropped", name))
 				removeNameAt(vfd, name)
-			} else if err := unix.Renameat(vfd, name, dfd, name); err != nil {
+				continue
+			}
+			if gitStateDirs[name] {
+				warns = append(warns, vetGitState(vfd, name, nil)...)
+			}
+			if err := unix.Renameat(vfd, name, dfd, name); err != nil {
 				warns = append(warns, fmt.Sprintf(".git/%s: %v", name, err))
 			}
 		case gitStateFiles[name] && isReg(vs):

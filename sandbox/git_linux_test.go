@@ -368,3 +368,72 @@ func TestGitFirstCommitInside(t *testing.T) {
 		t.Errorf("log outside: %q", log)
 	}
 }
+
+// TestGitStateNamesNoNewProgram: rebase or sequencer state handed back to
+// the user's .git may name only the programs it named before the run
+// (exec lines of a todo list, a merge strategy that is not built in); a
+// todo list the run wrote with a new exec line, a strategy naming a
+// program and a todo list that is a symlink are set aside with a warning,
+// while an exec line the user had planned before the run stays.
+func TestGitStateNamesNoNewProgram(t *testing.T) {
+	for _, spec := range []Spec{{}, {Mode: Strict}} {
+		t.Run(spec.Mode.String(), func(t *testing.T) {
+			f := gitFixture(t)
+			f.assertActive(t, spec)
+			git := filepath.Join(f.ws, ".git")
+			// The user's own interactive rebase, stopped, with a test
+			// step they planned.
+			os.MkdirAll(filepath.Join(git, "sequencer"), 0o755)
+			os.WriteFile(filepath.Join(git, "sequencer", "todo"), []byte("pick 1234567 one\nexec make test\npick 89abcde two\n"), 0o644)
+			r := f.run(t, spec, `set -e
+printf 'exec make test\npick 89abcde two\n' > .git/sequencer/todo
+mkdir -p .git/rebase-merge
+echo refs/heads/main > .git/rebase-merge/head-name
+printf 'pick 1234567 one\nexec touch ../pwned-exec\n' > .git/rebase-merge/git-rebase-todo
+printf '../../pwned-strategy\n' > .git/rebase-merge/strategy
+mkdir -p .git/rebase-apply
+ln -s ../../planted-todo .git/rebase-apply/strategy
+echo done`, 30*time.Second)
+			if !strings.Contains(r.out, "done") {
+				t.Fatalf("script did not run:\n%s", r.out)
+			}
+			if b, err := os.ReadFile(filepath.Join(git, "sequencer", "todo")); err != nil || string(b) != "exec make test\npick 89abcde two\n" {
+				t.Errorf("the user's own todo list with its exec line was not handed back: %q %v", b, err)
+			}
+			if b, err := os.ReadFile(filepath.Join(git, "rebase-merge", "head-name")); err != nil || string(b) != "refs/heads/main\n" {
+				t.Errorf("the rebase state without programs was not handed back: %q %v", b, err)
+			}
+			for _, p := range []string{"rebase-merge/git-rebase-todo", "rebase-merge/strategy", "rebase-apply/strategy"} {
+				if _, err := os.Lstat(filepath.Join(git, p)); err == nil {
+					t.Errorf(".git/%s is in the user's .git", p)
+				}
+				if _, err := os.Lstat(filepath.Join(git, p+refusedSuffix)); err != nil {
+					t.Errorf(".git/%s was not set aside: %v", p, err)
+				}
+			}
+			w := strings.Join(r.applied.Warnings(), "\n")
+			for _, k := range []string{"rebase-merge/git-rebase-todo", "touch ../pwned-exec", "rebase-merge/strategy", "rebase-apply/strategy is a symlink"} {
+				if !strings.Contains(w, k) {
+					t.Errorf("no warning names %q:\n%s", k, w)
+				}
+			}
+			if strings.Contains(w, "sequencer/todo") {
+				t.Errorf("the user's own exec line was refused:\n%s", w)
+			}
+		})
+	}
+}
+
+func TestTodoExecs(t *testing.T) {
+	got := todoExecs([]byte("pick a one\n# exec not-this\nexec make test\r\nx  go vet ./...\n\texec\tls\nexecute x\nbreak\n"))
+	want := []string{"make test", "go vet ./...", "ls"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("todoExecs = %q, want %q", got, want)
+	}
+	if p := optsStrategy([]byte("[options]\n\tstrategy = \"../x\"\n\tgpg-sign = K\n")); len(p) != 1 || p[0] != "../x" {
+		t.Errorf("optsStrategy = %q", p)
+	}
+	if p := strategyProgram("ort\n"); p != nil {
+		t.Errorf("a built-in strategy names %q", p)
+	}
+}
