@@ -209,6 +209,7 @@ func deputyCase(t *testing.T, fin finisher, group []deputyPath, trap deputyTrap,
 		script.WriteString(`( ` + plant + ` ) 2>/dev/null && echo PLANTED-` + strconv.Itoa(i) + "\n")
 	}
 	script.WriteString("true\n")
+	pastSetup()
 	f.before = nil
 	r := f.postRun(t, mode, f.sub(script.String()))
 	if r.err != nil {
