@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -152,6 +153,78 @@ func TestProgressFloodIsRateLimited(t *testing.T) {
 		t.Errorf("%d bytes in %d notifications", bytes, n)
 	}
 	if !strings.Contains(last, "the-end") {
-		t.Errorf("the last notification lacks the last line: %.200q", last)
+		out := structured(t, r).Stdout
+		t.Errorf("the last notification lacks the last line: %.200q (the result's stdout ends %q)", last, out[max(0, len(out)-40):])
 	}
+}
+
+// TestProgressLastLinesSurviveASlowClient: when the connection is slow to
+// take a notification, so that the final flush runs out of its time, the
+// lines queued meanwhile still go out before the result.
+func TestProgressLastLinesSurviveASlowClient(t *testing.T) {
+	g, _ := newGuard(t)
+	srv := New(g, nil)
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.MCP().Connect(ctx, &stallTransport{Transport: st, stall: finalFlushBudget + time.Second}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var msgs []string
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			msgs = append(msgs, r.Params.Message)
+			mu.Unlock()
+		},
+	}).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cs.Close(); ss.Wait(); srv.Close() }()
+	p := &mcp.CallToolParams{Name: ToolName, Arguments: map[string]any{"command": "echo first; sleep 0.5; seq 1 3; echo the-end"}}
+	p.SetProgressToken("slow")
+	r, err := cs.CallTool(ctx, p)
+	if err != nil || r.IsError {
+		t.Fatalf("%v %s", err, textOf(r))
+	}
+	var all string
+	for i := 0; i < 200; i++ {
+		mu.Lock()
+		all = strings.Join(msgs, "\n")
+		mu.Unlock()
+		if strings.Contains(all, "the-end") {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(all, "the-end") {
+		t.Errorf("the last lines were never sent: %q", all)
+	}
+}
+
+// stallTransport holds up the first progress notification the server
+// writes by stall, as a slow client or a loaded machine would.
+type stallTransport struct {
+	mcp.Transport
+	stall time.Duration
+}
+
+func (s *stallTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := s.Transport.Connect(ctx)
+	return &stallConn{Connection: c, stall: s.stall}, err
+}
+
+type stallConn struct {
+	mcp.Connection
+	stall time.Duration
+	once  sync.Once
+}
+
+func (c *stallConn) Write(ctx context.Context, m jsonrpc.Message) error {
+	if r, ok := m.(*jsonrpc.Request); ok && r.Method == "notifications/progress" {
+		c.once.Do(func() { time.Sleep(c.stall) })
+	}
+	return c.Connection.Write(ctx, m)
 }

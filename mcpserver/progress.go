@@ -156,6 +156,10 @@ func (p *progress) close() {
 	p.mu.Unlock()
 	close(p.done)
 	<-p.exited
+	// What queued after a flush that ran out of time (a slow client
+	// holding up an earlier notification) still goes out, last, before
+	// the result: the final lines are the ones the user waits for.
+	p.send()
 	p.mu.Lock()
 	last := p.last
 	p.mu.Unlock()
