@@ -17,6 +17,9 @@ type Output struct {
 	Budget *capture.Budget
 	Filter func(io.Writer) io.WriteCloser // nil: none
 	Read   *atomic.Int64                  // bytes read so far (nil: not counted)
+	// Busy, when set, is raised while a chunk read is on its way to the
+	// buffer and the tee: a slow tee is progress, not a stalled pipe.
+	Busy *atomic.Int32
 }
 
 // ReadSize is the size of Output's reads: a pipe's default capacity, so
@@ -40,7 +43,13 @@ func (o Output) Copy(r io.Reader) {
 				o.Read.Add(int64(n))
 			}
 			o.Budget.Add(n)
+			if o.Busy != nil {
+				o.Busy.Add(1)
+			}
 			sink.Write(b[:n])
+			if o.Busy != nil {
+				o.Busy.Add(-1)
+			}
 		}
 		if err != nil {
 			return

@@ -199,6 +199,7 @@ type Process struct {
 	stdinID string     // what /proc/PID/fd/N of the command's stdin links to
 	forced  atomic.Bool
 	read    atomic.Int64 // bytes drained so far
+	sinking atomic.Int32 // drains passing a chunk on (Output.Busy)
 
 	exited chan struct{} // the leader has been reaped, or has reported (Launch.Ended)
 	reaped chan struct{} // the leader has been reaped
@@ -468,7 +469,7 @@ func (p *Process) requestStop(r StopReason) {
 
 func (p *Process) drain(r *os.File, buf *capture.Buffer, tee io.Writer) {
 	defer p.readers.Done()
-	Output{Buffer: buf, Tee: tee, Budget: p.budget, Filter: p.opts.Filter, Read: &p.read}.Copy(r)
+	Output{Buffer: buf, Tee: tee, Budget: p.budget, Filter: p.opts.Filter, Read: &p.read, Busy: &p.sinking}.Copy(r)
 }
 
 func (p *Process) wait() {
@@ -570,7 +571,7 @@ func (p *Process) supervise() {
 			select {
 			case <-drained:
 			case <-time.After(500 * time.Millisecond):
-				if p.read.Load() != last && time.Now().Before(limit) {
+				if (p.read.Load() != last || p.sinking.Load() > 0) && time.Now().Before(limit) {
 					continue
 				}
 				for _, f := range p.pipes {

@@ -385,3 +385,22 @@ func TestLauncherFailureIsNotRun(t *testing.T) {
 		t.Fatalf("a task that never ran has exit code %d", *st.ExitCode)
 	}
 }
+
+// slowWriter takes each write after a pause, as a tee on a loaded
+// machine can (a progress writer, a redactor on a busy core).
+type slowWriter struct{ pause time.Duration }
+
+func (w slowWriter) Write(b []byte) (int, error) {
+	time.Sleep(w.pause)
+	return len(b), nil
+}
+
+// TestSlowTeeKeepsTheEnd: after the command has exited, a tee that takes
+// longer than the drain's stall window for one chunk is still making
+// progress: the rest of the pipe is read, and the output keeps its end.
+func TestSlowTeeKeepsTheEnd(t *testing.T) {
+	r := run(t, `seq 1 60000; echo the-end`, func(o *Options) { o.Stdout = slowWriter{1200 * time.Millisecond} })
+	if !strings.HasSuffix(r.Stdout.Text, "the-end\n") {
+		t.Errorf("the output lost its end behind a slow tee: ends %q", r.Stdout.Text[max(0, len(r.Stdout.Text)-40):])
+	}
+}
