@@ -218,13 +218,17 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, maxBody int64) 
 		writeJSONError(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	if s.opts.NoWorkspace != nil {
+		writeJSONError(w, http.StatusServiceUnavailable, fmt.Sprintf("no workspace: %v; this endpoint has no client roots to take one from. Nothing was run. Start the server with --workspace DIR", s.opts.NoWorkspace))
+		return
+	}
 	ctx := r.Context()
 	if v := s.g.Check(ctx, shellguard.Request{Command: in.Command, Cwd: in.Cwd}); v.Decision != policy.Allow {
 		why := ""
 		if v.Decision == policy.Ask {
 			why = "the command needs the user's approval, and this endpoint cannot ask; use the MCP endpoint with a client that supports elicitation, or allow the command in the configuration."
 		}
-		writeJSON(w, http.StatusForbidden, s.refused(in, v, why))
+		writeJSON(w, http.StatusForbidden, s.refused(s.g, in, v, why))
 		return
 	}
 	ctx, slot, err := s.admit.acquire(ctx)

@@ -43,7 +43,7 @@ func (s *Server) askPage(ctx context.Context, sess *shellguard.Session, in *inpu
 	a := s.page.asks[key]
 	if a == nil {
 		id, ch := p.Post(approvalpage.Ask{Command: in.Command, Cwd: in.Cwd, Purpose: in.Description, Verdict: v,
-			Offer: policy.Grant(req.Command, v, s.g.Config().Rules), NoAlways: s.g.GrantsError() != nil, Session: fmt.Sprintf("%p", sess)})
+			Offer: policy.Grant(req.Command, v, s.guardOf(sess).Config().Rules), NoAlways: s.guardOf(sess).GrantsError() != nil, Session: fmt.Sprintf("%p", sess)})
 		a = &pageAsk{id: id, answer: ch}
 		a.expires = time.AfterFunc(pageAskTTL, func() {
 			p.Withdraw(id)

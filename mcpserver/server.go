@@ -60,6 +60,17 @@ type Options struct {
 	// result sent to the model (cut from the middle); 0:
 	// DefaultOutputBudget, < 0: only the Guard's per-stream limit.
 	OutputBudget int
+	// Roots, when set, makes each MCP session whose client offers roots
+	// run in the first of them (asked again after roots/list_changed):
+	// Roots builds the Guard for that directory, once per directory. A
+	// root that is not a local directory, or is /, is refused with a tool
+	// error. Set it when the server was not given a workspace explicitly.
+	Roots func(dir string) (*shellguard.Guard, error)
+	// NoWorkspace, when set, says why the server's own Guard has no
+	// usable workspace (it was started in /, say): a session whose client
+	// offers no roots is answered with it, and the plain endpoint too.
+	// The Guard passed to New then only describes the tool.
+	NoWorkspace error
 }
 
 // Server is the MCP server. Create it with New; serve it with RunStdio or
@@ -79,7 +90,8 @@ type Server struct {
 	layers layersSeen // the sandbox line last sent to each session
 
 	mu       sync.Mutex
-	sessions map[*mcp.ServerSession]*shellguard.Session
+	sessions map[*mcp.ServerSession]*binding
+	roots    map[string]*shellguard.Guard // Options.Roots, by directory
 	closed   bool
 	wg       sync.WaitGroup
 }
@@ -102,7 +114,7 @@ func New(g *shellguard.Guard, opts *Options) *Server {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{g: g, opts: o, logger: logger, sessions: map[*mcp.ServerSession]*shellguard.Session{},
+	s := &Server{g: g, opts: o, logger: logger, sessions: map[*mcp.ServerSession]*binding{},
 		admit: newAdmission(o.MaxCalls, o.MaxQueued)}
 	s.set = settingsOf(g, o.Sessions)
 	s.set.OutputBudget = o.OutputBudget
@@ -114,6 +126,8 @@ func New(g *shellguard.Guard, opts *Options) *Server {
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &mcp.ServerOptions{
 		Logger:       logger,
 		Instructions: "Run shell commands through the bash tool; it enforces a policy and a sandbox.",
+		//lint:ignore SA1019 roots are what clients send today (roots.go)
+		RootsListChangedHandler: s.rootsChanged,
 	})
 	s.mcp.AddTool(&mcp.Tool{
 		Name:         ToolName,
@@ -138,7 +152,7 @@ func NewFailed(err error, opts *Options) *Server {
 	o := *opts
 	o.Name, o.Version = cmp.Or(o.Name, "shellguard"), cmp.Or(o.Version, "dev")
 	logger := cmp.Or(o.Logger, slog.New(slog.DiscardHandler))
-	s := &Server{opts: o, logger: logger, sessions: map[*mcp.ServerSession]*shellguard.Session{},
+	s := &Server{opts: o, logger: logger, sessions: map[*mcp.ServerSession]*binding{},
 		admit: newAdmission(o.MaxCalls, o.MaxQueued), failed: err}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &mcp.ServerOptions{Logger: logger})
 	s.mcp.AddTool(&mcp.Tool{
@@ -163,48 +177,92 @@ func boolp(b bool) *bool { return &b }
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
 // Close ends every MCP session, closes their Guard sessions (killing their
-// tasks) and waits for that to finish.
+// tasks) and the Guards of the clients' roots, and waits for that.
 func (s *Server) Close() {
 	s.mu.Lock()
 	s.closed = true
 	sess := s.sessions
-	s.sessions = map[*mcp.ServerSession]*shellguard.Session{}
+	s.sessions = map[*mcp.ServerSession]*binding{}
+	roots := s.roots
+	s.roots = nil
 	s.mu.Unlock()
 	for ss := range s.mcp.Sessions() {
 		ss.Close()
 	}
-	for _, x := range sess {
-		x.Close()
+	for _, b := range sess {
+		b.x.Close()
 	}
 	s.wg.Wait()
+	for _, g := range roots {
+		g.Close()
+	}
 }
 
-// session returns the Guard session of ss, creating it on first use.
-func (s *Server) session(ss *mcp.ServerSession) (*shellguard.Session, error) {
+// session returns the Guard session of req's MCP session, creating it on
+// first use in the workspace of its client (workspaceOf), and again in a
+// new one when the client's roots changed to another directory (the tasks
+// of the old one are ended: they belong to a project the client has
+// left). ask, when set, is the result to return instead: it asks the
+// client for its roots.
+func (s *Server) session(req *mcp.CallToolRequest) (x *shellguard.Session, ask *mcp.CallToolResult, err error) {
+	ss := req.Session
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, nil, errors.New("server is shutting down")
+	}
+	if b, ok := s.sessions[ss]; ok && !b.stale {
+		s.mu.Unlock()
+		return b.x, nil, nil
+	}
+	s.mu.Unlock()
+	g, dir, ask, err := s.workspaceOf(req)
+	if err != nil || ask != nil {
+		return nil, ask, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return nil, errors.New("server is shutting down")
+		return nil, nil, errors.New("server is shutting down")
 	}
-	if x, ok := s.sessions[ss]; ok {
-		return x, nil
+	if b, ok := s.sessions[ss]; ok {
+		b.stale = false
+		if b.g != g {
+			go b.x.Close()
+			b.x, b.g, b.dir = g.NewSession(s.opts.Sessions), g, dir
+			s.layers.forget(ss) // the next result says where it runs now
+		}
+		return b.x, nil, nil
 	}
-	x := s.g.NewSession(s.opts.Sessions)
-	s.sessions[ss] = x
+	b := &binding{x: g.NewSession(s.opts.Sessions), g: g, dir: dir}
+	s.sessions[ss] = b
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
 		ss.Wait()
 		s.mu.Lock()
-		_, ok := s.sessions[ss]
+		b, ok := s.sessions[ss]
 		delete(s.sessions, ss)
 		s.mu.Unlock()
 		s.layers.forget(ss)
 		if ok {
-			x.Close()
+			b.x.Close()
 		}
 	}()
-	return x, nil
+	return b.x, nil, nil
+}
+
+// guardOf is the Guard sess belongs to, whose rules the "how to allow it"
+// hints and the rules offered to remember are made of.
+func (s *Server) guardOf(sess *shellguard.Session) *shellguard.Guard {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, b := range s.sessions {
+		if b.x == sess {
+			return b.g
+		}
+	}
+	return s.g
 }
 
 func toolError(msg string) *mcp.CallToolResult {
@@ -221,10 +279,10 @@ func result(r *shellguard.Result, isError bool) *mcp.CallToolResult {
 
 // refused is the result of a command the policy refused before it ran:
 // why is set when it was asked about and not approved.
-func (s *Server) refused(in *input, v policy.Verdict, why string) *shellguard.Result {
+func (s *Server) refused(g *shellguard.Guard, in *input, v policy.Verdict, why string) *shellguard.Result {
 	r := &shellguard.Result{Command: in.Command, Cwd: in.Cwd, Decision: v.Decision, Reasons: v.Reasons,
 		Warnings: v.Warnings, Classification: v.Classification}
-	r.Error = denialText(in.Command, v, why, policy.Suggest(in.Command, v, s.g.Config().Rules))
+	r.Error = denialText(in.Command, v, why, policy.Suggest(in.Command, v, g.Config().Rules))
 	return r
 }
 
@@ -246,10 +304,14 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (r *mcp.C
 	if err != nil {
 		return toolError(err.Error()), nil
 	}
-	sess, err := s.session(req.Session)
-	if err != nil {
+	sess, ask, err := s.session(req)
+	switch {
+	case err != nil:
 		return toolError(err.Error()), nil
+	case ask != nil:
+		return ask, nil
 	}
+	g := s.guardOf(sess)
 	live := newProgress(ctx, req.Session, req.Params.GetProgressToken(), in.StreamPattern)
 	defer live.close()
 	if in.TaskID != "" {
@@ -264,7 +326,7 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (r *mcp.C
 	v := sess.Check(ctx, req0)
 	switch v.Decision {
 	case policy.Deny:
-		return result(s.refused(in, v, ""), true), nil
+		return result(s.refused(g, in, v, ""), true), nil
 	case policy.Ask:
 		if resp, ok := req.Params.InputResponses[approveKey]; ok {
 			if !s.verify(in, req.Params.RequestState) {
@@ -276,24 +338,24 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (r *mcp.C
 				if er != nil {
 					action = er.Action
 				}
-				return result(s.refused(in, v, "the user was asked to approve the command and answered "+strconv.Quote(action)+"."), true), nil
+				return result(s.refused(g, in, v, "the user was asked to approve the command and answered "+strconv.Quote(action)+"."), true), nil
 			}
 			approved, remember = true, er.Content
 			break
 		}
 		if !canAsk(req.Session) {
 			if s.opts.Page == nil {
-				return result(s.refused(in, v, "the command needs the user's approval, and this MCP client supports neither elicitation nor input requests, so the user cannot be asked."), true), nil
+				return result(s.refused(g, in, v, "the command needs the user's approval, and this MCP client supports neither elicitation nor input requests, so the user cannot be asked."), true), nil
 			}
 			ans, ok := s.askPage(ctx, sess, in, req0, v)
 			switch {
 			case !ok:
-				r := s.refused(in, v, "")
+				r := s.refused(g, in, v, "")
 				r.Error = fmt.Sprintf("WAITING FOR APPROVAL: the command was not run yet. Ask the user to answer it on the approval page, %s , then call the tool again with the same command; the answer given there is used then (for %s).", s.opts.Page.URL(), pageAskTTL)
 				s.recordPage(r)
 				return result(r, true), nil
 			case !ans.Allow:
-				r := s.refused(in, v, "the user was asked on the approval page and denied it.")
+				r := s.refused(g, in, v, "the user was asked on the approval page and denied it.")
 				s.recordPage(r)
 				return result(r, true), nil
 			}
@@ -301,7 +363,7 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (r *mcp.C
 			break
 		}
 		return &mcp.CallToolResult{
-			InputRequests: mcp.InputRequestMap{approveKey: approvalRequest(in, v, policy.Grant(in.Command, v, s.g.Config().Rules), s.g.GrantsError() == nil)},
+			InputRequests: mcp.InputRequestMap{approveKey: approvalRequest(in, v, policy.Grant(in.Command, v, g.Config().Rules), g.GrantsError() == nil)},
 			RequestState:  s.sign(in, time.Now()),
 		}, nil
 	}
@@ -317,7 +379,7 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (r *mcp.C
 	defer s.recordPage(res)
 	if approved { // remembered after this call, which ran as approved
 		var gerr error
-		if res.Grant, gerr = s.remember(sess, req0, v, remember); gerr != nil {
+		if res.Grant, gerr = s.remember(g, sess, req0, v, remember); gerr != nil {
 			res.Warnings = append(res.Warnings, "the approval holds for this call only: "+gerr.Error())
 		}
 	}
@@ -366,7 +428,7 @@ func (s *Server) run(ctx context.Context, sess *shellguard.Session, in *input, a
 		if de.Asked {
 			why = "the command needs the user's approval and was not approved (" + de.Reason + ")."
 		}
-		r.Error = denialText(in.Command, de.Verdict, why, policy.Suggest(in.Command, de.Verdict, s.g.Config().Rules))
+		r.Error = denialText(in.Command, de.Verdict, why, policy.Suggest(in.Command, de.Verdict, s.guardOf(sess).Config().Rules))
 	case errors.Is(context.Cause(ctx), errDrained):
 		r.Error = fmt.Sprintf("stopped: %v %s after that", errDrained, secs(DrainTimeout))
 	case errors.Is(err, context.Canceled):
@@ -411,12 +473,12 @@ func canAsk(ss *mcp.ServerSession) bool {
 const rememberKey = "remember"
 
 // remember applies the scope the user chose in the approval form.
-func (s *Server) remember(sess *shellguard.Session, req shellguard.Request, v policy.Verdict, content map[string]any) (*shellguard.Grant, error) {
+func (s *Server) remember(g *shellguard.Guard, sess *shellguard.Session, req shellguard.Request, v policy.Verdict, content map[string]any) (*shellguard.Grant, error) {
 	scope, _ := content[rememberKey].(string)
 	if scope == "" || scope == "once" {
 		return nil, nil
 	}
-	rules := policy.Grant(req.Command, v, s.g.Config().Rules)
+	rules := policy.Grant(req.Command, v, g.Config().Rules)
 	if err := sess.Remember(scope, req.Command, rules); err != nil {
 		return nil, err
 	}

@@ -39,8 +39,8 @@ const DrainLimit = 30 * DrainTimeout
 func (s *Server) stopCommands() {
 	s.mu.Lock()
 	var all []*shellguard.Session
-	for _, x := range s.sessions {
-		all = append(all, x)
+	for _, b := range s.sessions {
+		all = append(all, b.x)
 	}
 	s.mu.Unlock()
 	for _, x := range all {

@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/shellguard/shellguard"
 	"github.com/shellguard/shellguard/approvalpage"
 	"github.com/shellguard/shellguard/internal/runner"
 	"github.com/shellguard/shellguard/internal/version"
@@ -37,13 +38,39 @@ func startServer(gf *guardFlags, lf *limitFlags, stderr io.Writer, tolerant bool
 	sandbox.RemoveStaleSessions()
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	g, c, err := gf.newGuard()
+	opts := &mcpserver.Options{Version: version.String(), Logger: logger, OutputBudget: lf.outputBudget}
+	var scratch string // the describing Guard's workspace (see below)
+	if gf.workspace == "" {
+		// No workspace given: a session runs in its client's first root.
+		opts.Roots = func(dir string) (*shellguard.Guard, error) {
+			at := *gf
+			at.workspace = dir
+			g, _, err := at.newGuard()
+			return g, err
+		}
+		if err != nil {
+			// The current directory cannot be the workspace (an editor
+			// starts servers in / or HOME): serve the clients that say
+			// where their project is, and tell the others what to do.
+			// A Guard on an empty directory only describes the tool.
+			if dir, derr := os.MkdirTemp("", "shellguard-noworkspace-"); derr == nil {
+				at := *gf
+				at.workspace = dir
+				if g2, c2, err2 := at.newGuard(); err2 == nil {
+					opts.NoWorkspace, g, c, err, scratch = err, g2, c2, nil, dir
+				} else {
+					os.Remove(dir)
+				}
+			}
+		}
+	}
 	if c != nil {
 		// The flags win over the configuration's server keys.
 		lf.calls = cmp.Or(lf.calls, c.Server.MaxCalls)
 		lf.queued = cmp.Or(lf.queued, c.Server.MaxQueued)
 		lf.sessions = cmp.Or(lf.sessions, c.Server.MaxSessions)
 	}
-	opts := &mcpserver.Options{Version: version.String(), Logger: logger, MaxCalls: lf.calls, MaxQueued: lf.queued, OutputBudget: lf.outputBudget}
+	opts.MaxCalls, opts.MaxQueued = lf.calls, lf.queued
 	switch {
 	case err != nil && !tolerant:
 		return nil, nil, nil, err
@@ -65,13 +92,20 @@ func startServer(gf *guardFlags, lf *limitFlags, stderr io.Writer, tolerant bool
 		srv = mcpserver.New(g, opts)
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	if opts.NoWorkspace != nil {
+		fmt.Fprintf(stderr, "shellguard: serving the clients that offer roots only: %v\n", opts.NoWorkspace)
+	}
 	return srv, ctx, func() {
 		cancel()
 		if opts.Page != nil {
 			opts.Page.Close()
 		}
+		srv.Close()
 		if g != nil {
 			g.Close()
+		}
+		if scratch != "" {
+			os.RemoveAll(scratch)
 		}
 	}, nil
 }

@@ -106,3 +106,59 @@ func TestServerKeysReachTheServer(t *testing.T) {
 		stop()
 	}
 }
+
+// TestMCPInRootWithoutWorkspace: `shellguard mcp` started in / (as an
+// editor may) without --workspace serves a client that offers roots in its
+// first root, and tells a client without roots what to do.
+func TestMCPInRootWithoutWorkspace(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "xdg"))
+	t.Setenv("HOME", filepath.Join(dir, "home"))
+	project, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir("/")
+	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	gf := addGuardFlags(fs, true)
+	lf := addLimitFlags(fs)
+	fs.Parse(nil)
+	var stderr bytes.Buffer
+	srv, _, stop, err := startServer(gf, lf, &stderr, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	if !strings.Contains(stderr.String(), "clients that offer roots") {
+		t.Errorf("stderr does not say what the server serves: %q", stderr.String())
+	}
+	ctx := context.Background()
+	call := func(caps *mcp.ClientCapabilities, roots ...string) (bool, string) {
+		c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{Capabilities: caps})
+		for _, r := range roots {
+			//lint:ignore SA1019 the server reads roots
+			c.AddRoots(&mcp.Root{URI: r})
+		}
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := srv.MCP().Connect(ctx, st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := c.Connect(ctx, ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { cs.Close(); ss.Wait() }()
+		r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "bash", Arguments: map[string]any{"command": "pwd"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.IsError, r.Content[0].(*mcp.TextContent).Text
+	}
+	if isErr, text := call(nil, "file://"+project); isErr || !strings.Contains(text, "stdout:\n"+project+"\n") {
+		t.Errorf("with the root %s: %v %q", project, isErr, text)
+	}
+	if isErr, text := call(&mcp.ClientCapabilities{}); !isErr || !strings.Contains(text, "no workspace") || !strings.Contains(text, "--workspace") {
+		t.Errorf("without roots: %v %q", isErr, text)
+	}
+}
