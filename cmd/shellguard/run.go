@@ -20,6 +20,7 @@ import (
 	"github.com/shellguard/shellguard/internal/steptime"
 	"github.com/shellguard/shellguard/policy"
 	"github.com/shellguard/shellguard/sandbox"
+	"github.com/shellguard/shellguard/terminal"
 )
 
 func init() {
@@ -151,7 +152,7 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	}
 	var denied *shellguard.DeniedError
 	if errors.As(err, &denied) {
-		printVerdict(stderr, command, denied.Verdict)
+		terminal.Explain(stderr, command, denied.Verdict)
 		switch {
 		case !denied.Asked:
 			fmt.Fprintln(stderr, "shellguard: not run: the policy denies this command")
@@ -244,49 +245,15 @@ func (a *asker) approver() func(context.Context, policy.Verdict) (bool, error) {
 		a.noTTY = true
 		return nil
 	}
+	ask := terminal.Approver(a.g, &terminal.Options{OnAsk: a.onAsk})
 	return func(ctx context.Context, v policy.Verdict) (bool, error) {
-		if a.onAsk != nil {
-			a.onAsk(true)
-			defer a.onAsk(false)
-		}
-		tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+		ok, err := ask(ctx, shellguard.Request{Command: a.command}, v)
 		if err != nil {
 			a.ttyErr = err
-			return false, err
-		}
-		defer tty.Close()
-		printVerdict(tty, a.command, v)
-		var offer []string
-		if a.g != nil && a.g.GrantsError() == nil {
-			offer = policy.Grant(a.command, v, a.g.Config().Rules)
-		}
-		if offer != nil {
-			fmt.Fprintf(tty, "[a]lways in this workspace allows exactly: %s\n", strings.Join(offer, "; "))
-			fmt.Fprint(tty, "Run this command? [y]es once, [a]lways, [N]o: ")
 		} else {
-			fmt.Fprint(tty, "Run this command? [y/N] ")
+			a.answered = true
 		}
-		var answer string
-		fmt.Fscanln(tty, &answer)
-		a.answered = true
-		switch strings.ToLower(strings.TrimSpace(answer)) {
-		case "y", "yes":
-			return true, nil
-		case "a", "always":
-			if offer == nil {
-				return false, nil
-			}
-			s := a.g.NewSession(shellguard.SessionOptions{})
-			err := s.Remember("always", a.command, offer)
-			s.Close()
-			if err != nil {
-				fmt.Fprintln(tty, "shellguard: not remembered (this time only):", err)
-			} else {
-				fmt.Fprintf(tty, "shellguard: remembered in %s\n", a.g.Config().GrantsFile)
-			}
-			return true, nil
-		}
-		return false, nil
+		return ok, err
 	}
 }
 
@@ -299,7 +266,7 @@ func (a *asker) why(d *shellguard.DeniedError) string {
 		return "this command needs your approval, and there is no terminal to ask on (stdin is not a terminal); " +
 			"run it from a terminal, or allow it in your configuration (rules.allow; see 'shellguard config show')"
 	case a.ttyErr != nil:
-		return "this command needs your approval, and the terminal could not be opened to ask: " + a.ttyErr.Error()
+		return "this command needs your approval, and " + a.ttyErr.Error()
 	}
 	return strings.TrimPrefix(d.Reason, "shellguard: ")
 }

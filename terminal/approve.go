@@ -1,0 +1,82 @@
+package terminal
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/shellguard/shellguard"
+	"github.com/shellguard/shellguard/policy"
+)
+
+// Options configure Approver. The zero value asks on /dev/tty.
+type Options struct {
+	// Open opens the terminal to ask on; nil: /dev/tty, the process's
+	// controlling terminal (so that the question does not mix with the
+	// command's output, and stdin may be a pipe).
+	Open func() (io.ReadWriteCloser, error)
+	// OnAsk, when set, is called with true before the question is put
+	// and with false after the answer (a CLI pauses its spinner).
+	OnAsk func(asking bool)
+}
+
+// Approver returns a shellguard.Approver that puts each ask to the person
+// at the terminal: the command explained (Explain), then "Run this
+// command? [y]es once, [a]lways, [N]o". Always is offered when g can keep
+// grants (Guard.GrantsError is nil) and the policy has a rule narrow
+// enough to remember (policy.Grant); it is written for g's workspace, then
+// the command runs. Anything but yes or always is no. A terminal that
+// cannot be opened is an error: the command is not run.
+func Approver(g *shellguard.Guard, o *Options) shellguard.Approver {
+	if o == nil {
+		o = &Options{}
+	}
+	open := o.Open
+	if open == nil {
+		open = func() (io.ReadWriteCloser, error) { return os.OpenFile("/dev/tty", os.O_RDWR, 0) }
+	}
+	return func(ctx context.Context, req shellguard.Request, v policy.Verdict) (bool, error) {
+		if o.OnAsk != nil {
+			o.OnAsk(true)
+			defer o.OnAsk(false)
+		}
+		tty, err := open()
+		if err != nil {
+			return false, fmt.Errorf("the terminal could not be opened to ask: %w", err)
+		}
+		defer tty.Close()
+		Explain(tty, req.Command, v)
+		var offer []string
+		if g.GrantsError() == nil {
+			offer = policy.Grant(req.Command, v, g.Config().Rules)
+		}
+		if offer != nil {
+			fmt.Fprintf(tty, "[a]lways in this workspace allows exactly: %s\n", strings.Join(offer, "; "))
+			fmt.Fprint(tty, "Run this command? [y]es once, [a]lways, [N]o: ")
+		} else {
+			fmt.Fprint(tty, "Run this command? [y/N] ")
+		}
+		answer, _ := bufio.NewReader(io.LimitReader(tty, 256)).ReadString('\n')
+		switch strings.ToLower(strings.TrimSpace(answer)) {
+		case "y", "yes":
+			return true, nil
+		case "a", "always":
+			if offer == nil {
+				return false, nil
+			}
+			s := g.NewSession(shellguard.SessionOptions{})
+			err := s.Remember("always", req.Command, offer)
+			s.Close()
+			if err != nil {
+				fmt.Fprintln(tty, "shellguard: not remembered (this time only):", err)
+			} else {
+				fmt.Fprintf(tty, "shellguard: remembered in %s\n", g.Config().GrantsFile)
+			}
+			return true, nil
+		}
+		return false, nil
+	}
+}
