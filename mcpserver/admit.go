@@ -29,11 +29,12 @@ var errDrained = errors.New("the client closed its input and the command was sti
 //
 // It also carries the stdio drain: once the client's input has ended,
 // every command running, and every one that starts later, gets
-// DrainTimeout of its own before it is stopped. A call still waiting for
+// DrainTimeout (Options.DrainTimeout) of its own before it is stopped. A call still waiting for
 // a slot is not cut short by the time others took.
 type admission struct {
-	slots     chan struct{}
-	maxQueued int
+	slots      chan struct{}
+	maxQueued  int
+	drainAfter time.Duration // Options.DrainTimeout
 
 	mu       sync.Mutex
 	queued   int
@@ -48,14 +49,17 @@ type admitted struct {
 	timer  *time.Timer
 }
 
-func newAdmission(maxCalls, maxQueued int) *admission {
+func newAdmission(maxCalls, maxQueued int, drainAfter time.Duration) *admission {
 	if maxCalls <= 0 {
 		maxCalls = defaultMaxCalls()
 	}
 	if maxQueued <= 0 {
 		maxQueued = defaultMaxQueued
 	}
-	return &admission{slots: make(chan struct{}, maxCalls), maxQueued: maxQueued, running: map[*admitted]struct{}{}}
+	if drainAfter <= 0 {
+		drainAfter = DrainTimeout
+	}
+	return &admission{slots: make(chan struct{}, maxCalls), maxQueued: maxQueued, drainAfter: drainAfter, running: map[*admitted]struct{}{}}
 }
 
 // acquire waits for a slot. The returned context is ctx, cancelled with
@@ -99,7 +103,7 @@ func (a *admission) acquire(ctx context.Context) (context.Context, *admitted, er
 // arm starts the call's drain clock; a.mu is held.
 func (c *admitted) arm() {
 	if c.timer == nil {
-		c.timer = time.AfterFunc(DrainTimeout, func() { c.cancel(errDrained) })
+		c.timer = time.AfterFunc(c.a.drainAfter, func() { c.cancel(errDrained) })
 	}
 }
 

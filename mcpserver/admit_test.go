@@ -78,10 +78,11 @@ func TestDrainClockIsPerCommand(t *testing.T) {
 }
 
 // Past the running slots and the queue, a call is answered at once with a
-// "busy" tool error; the others run.
+// "busy" tool error; the others run. (The input ends after the three
+// calls: the drain is long enough that a loaded machine runs the two.)
 func TestAdmissionBusy(t *testing.T) {
 	g, _ := newGuard(t)
-	srv := New(g, &Options{MaxCalls: 1, MaxQueued: 1})
+	srv := New(g, &Options{MaxCalls: 1, MaxQueued: 1, DrainTimeout: time.Minute})
 	got := stdioCalls(t, srv, "sleep 1; echo a", "sleep 1; echo b", "sleep 1; echo c")
 	busy, ran := 0, 0
 	for _, a := range got {
@@ -102,7 +103,7 @@ func TestAdmissionBusy(t *testing.T) {
 // A queued call whose client gives up leaves the queue and its slot count
 // intact.
 func TestAdmissionCancelWhileQueued(t *testing.T) {
-	a := newAdmission(1, 4)
+	a := newAdmission(1, 4, 0)
 	_, held, err := a.acquire(context.Background())
 	if err != nil {
 		t.Fatal(err)

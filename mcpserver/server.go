@@ -71,6 +71,9 @@ type Options struct {
 	// offers no roots is answered with it, and the plain endpoint too.
 	// The Guard passed to New then only describes the tool.
 	NoWorkspace error
+	// DrainTimeout is how long each command may go on running after the
+	// client's input on stdio has ended; 0: DrainTimeout (2 s).
+	DrainTimeout time.Duration
 }
 
 // Server is the MCP server. Create it with New; serve it with RunStdio or
@@ -115,7 +118,7 @@ func New(g *shellguard.Guard, opts *Options) *Server {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{g: g, opts: o, logger: logger, sessions: map[*mcp.ServerSession]*binding{},
-		admit: newAdmission(o.MaxCalls, o.MaxQueued)}
+		admit: newAdmission(o.MaxCalls, o.MaxQueued, o.DrainTimeout)}
 	s.set = settingsOf(g, o.Sessions)
 	s.set.OutputBudget = o.OutputBudget
 	if o.OutputBudget == 0 {
@@ -153,7 +156,7 @@ func NewFailed(err error, opts *Options) *Server {
 	o.Name, o.Version = cmp.Or(o.Name, "shellguard"), cmp.Or(o.Version, "dev")
 	logger := cmp.Or(o.Logger, slog.New(slog.DiscardHandler))
 	s := &Server{opts: o, logger: logger, sessions: map[*mcp.ServerSession]*binding{},
-		admit: newAdmission(o.MaxCalls, o.MaxQueued), failed: err}
+		admit: newAdmission(o.MaxCalls, o.MaxQueued, o.DrainTimeout), failed: err}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &mcp.ServerOptions{Logger: logger})
 	s.mcp.AddTool(&mcp.Tool{
 		Name:        ToolName,
@@ -430,7 +433,7 @@ func (s *Server) run(ctx context.Context, sess *shellguard.Session, in *input, a
 		}
 		r.Error = denialText(in.Command, de.Verdict, why, policy.Suggest(in.Command, de.Verdict, s.guardOf(sess).Config().Rules))
 	case errors.Is(context.Cause(ctx), errDrained):
-		r.Error = fmt.Sprintf("stopped: %v %s after that", errDrained, secs(DrainTimeout))
+		r.Error = fmt.Sprintf("stopped: %v %s after that", errDrained, secs(s.admit.drainAfter))
 	case errors.Is(err, context.Canceled):
 		r.Error = "cancelled by the client: the command was stopped"
 	case err != nil:

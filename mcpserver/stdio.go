@@ -31,7 +31,8 @@ const MaxMessageBytes = 8 << 20
 // DrainTimeout passes with no answer and no command running or waiting.
 const DrainTimeout = 2 * time.Second
 
-// DrainLimit bounds the whole wait after the input ends.
+// DrainLimit bounds the whole wait after the input ends (30 times the
+// drain timeout, with Options.DrainTimeout set).
 const DrainLimit = 30 * DrainTimeout
 
 // stopCommands stops every command of every session (foreground runs
@@ -196,7 +197,7 @@ func (t *tracker) fail(id json.RawMessage) {
 // no command runs or waits to (busy; those have their own clocks), or
 // DrainLimit in all, stop is called, and the calls get DrainTimeout more
 // to answer.
-func (t *tracker) drain(ctx context.Context, busy func() bool, stop func()) {
+func (t *tracker) drain(ctx context.Context, after time.Duration, busy func() bool, stop func()) {
 	t.mu.Lock()
 	t.eof = true
 	for _, id := range t.outReq {
@@ -204,9 +205,9 @@ func (t *tracker) drain(ctx context.Context, busy func() bool, stop func()) {
 	}
 	t.outReq = map[string]json.RawMessage{}
 	t.mu.Unlock()
-	bound := time.NewTimer(DrainTimeout)
+	bound := time.NewTimer(after)
 	defer bound.Stop()
-	limit := time.NewTimer(DrainLimit)
+	limit := time.NewTimer(DrainLimit / DrainTimeout * after)
 	defer limit.Stop()
 	stopped := false
 	stopNow := func() bool {
@@ -215,7 +216,7 @@ func (t *tracker) drain(ctx context.Context, busy func() bool, stop func()) {
 		}
 		stopped = true
 		stop()
-		bound.Reset(DrainTimeout)
+		bound.Reset(after)
 		return false
 	}
 	for {
@@ -228,7 +229,7 @@ func (t *tracker) drain(ctx context.Context, busy func() bool, stop func()) {
 		select {
 		case <-t.changed:
 			if !stopped { // an answer: the calls are moving
-				bound.Reset(DrainTimeout)
+				bound.Reset(after)
 			}
 		case <-ctx.Done():
 			return
@@ -238,7 +239,7 @@ func (t *tracker) drain(ctx context.Context, busy func() bool, stop func()) {
 			}
 		case <-bound.C:
 			if !stopped && busy() {
-				bound.Reset(DrainTimeout)
+				bound.Reset(after)
 				continue
 			}
 			if stopNow() {
@@ -274,7 +275,7 @@ func filterLines(ctx context.Context, r io.Reader, pw *io.PipeWriter, out io.Wri
 		}
 		if err != nil {
 			calls.drain()
-			tr.drain(ctx, calls.busy, stop)
+			tr.drain(ctx, calls.drainAfter, calls.busy, stop)
 			pw.Close()
 			return
 		}
