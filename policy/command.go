@@ -106,6 +106,7 @@ func (e *evaluator) command(i int, c *analyze.Command) {
 		k.name = "python3"
 	}
 	k.obfuscation()
+	k.writtenScripts()
 	// a rehearsal (--dry-run, rsync -n) is judged by its effects only:
 	// the program's checks are about what a real run changes
 	if k.name != "" && !effects.DryRun(c) {

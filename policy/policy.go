@@ -98,6 +98,7 @@ type evaluator struct {
 	roots          []string
 	fs             []finding
 	downloaded     map[string]bool
+	written        map[string]writtenFile // files the line wrote through redirects (written.go)
 	compiled       *compiledRules
 	effs           map[int][]effects.Effect // effects by command index
 	depth          int                      // nesting of command lines held in options

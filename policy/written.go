@@ -1,0 +1,194 @@
+package policy
+
+import (
+	"strings"
+
+	"github.com/shellguard/shellguard/analyze"
+)
+
+// Data flow inside one command line: a file that an earlier command of
+// the line writes through a redirect and a later one runs as a script
+// (bash F, sh F, source F, . F) or as a program (./F). Running a file
+// that was there before the line is the workspace's code, which the
+// sandbox holds; a file the line writes itself is the line's own code:
+//   - when the line shows what it wrote (echo, printf, a here-document or
+//     here-string through cat), that text is judged as a command line of
+//     its own, and what it would do is what running the file does;
+//   - when it does not (another program's output), the code run is known
+//     only at run time: ask.
+// A file built by a compiler (go build -o, cc -o) is not written through a
+// redirect and stays the workspace's code.
+
+// writtenFile is what the line wrote to one path so far.
+type writtenFile struct {
+	text  string // known: the text written
+	known bool
+}
+
+// writtenScripts judges k's command when it runs a file the line wrote,
+// then records what k's command writes through its redirects.
+func (k *cmdCheck) writtenScripts() {
+	e := k.e
+	if len(e.written) > 0 {
+		if p, arg := k.runsFile(); p != "" {
+			if w, ok := e.written[p]; ok {
+				sp := k.c.Span
+				if arg != nil {
+					sp = arg.Span
+				}
+				if w.known {
+					k.nestedLine("runs a file written earlier in this command line, holding", strings.TrimRight(w.text, "\n"), sp)
+				} else {
+					k.emitAt(sg2305, sp, "runs "+quote(arg.Value)+", written earlier in this command line by a program whose output is not shown: the code it runs is known only at run time")
+				}
+			}
+		}
+	}
+	for _, r := range k.c.Redirects {
+		if !r.Write || (r.N != "" && r.N != "1") || r.Op == ">&" || r.Target.Dynamic || r.Target.ProcSubst {
+			continue
+		}
+		p := e.abs(r.Target.Value, r.Cwd)
+		if p == "" || safeDevice(p) {
+			continue
+		}
+		text, known := k.printed()
+		if prev, ok := e.written[p]; ok && (r.Op == ">>" || r.Op == "&>>") {
+			text, known = prev.text+text, prev.known && known
+		}
+		if e.written == nil {
+			e.written = map[string]writtenFile{}
+		}
+		e.written[p] = writtenFile{text: text, known: known}
+	}
+}
+
+// runsFile returns the path of the file k's command runs as a script or
+// a program, and the argument naming it; "" when it runs none.
+func (k *cmdCheck) runsFile() (string, *analyze.Arg) {
+	c := k.c
+	a0 := &c.Args[0]
+	switch {
+	case !c.Builtin && strings.Contains(a0.Value, "/"):
+		return k.e.abs(a0.Value, c.Cwd), a0
+	case k.name == "source" || k.name == ".":
+		if len(c.Args) > 1 {
+			return k.e.abs(c.Args[1].Value, c.Cwd), &c.Args[1]
+		}
+	case c.Shell():
+		for i := 1; i < len(c.Args); i++ {
+			a := &c.Args[i]
+			switch {
+			case a.Value == "-c" || a.Value == "-s":
+				return "", nil // the code is an argument, or stdin
+			case a.Value == "--":
+				if i+1 < len(c.Args) {
+					return k.e.abs(c.Args[i+1].Value, c.Cwd), &c.Args[i+1]
+				}
+				return "", nil
+			case strings.HasPrefix(a.Value, "-") || strings.HasPrefix(a.Value, "+"):
+				if a.Value == "-o" || a.Value == "+o" || a.Value == "-O" || a.Value == "+O" {
+					i++ // takes a value
+				}
+			default:
+				return k.e.abs(a.Value, c.Cwd), a
+			}
+		}
+	}
+	return "", nil
+}
+
+// printed returns the text k's command writes to its standard output when
+// the line shows it: echo's and printf's arguments, or the here-document
+// or here-string cat copies. Parts known only at run time are kept as the
+// analysis renders them ($NAME, $(…)), so the judged text still says
+// that they are unknown.
+func (k *cmdCheck) printed() (string, bool) {
+	c := k.c
+	args := c.Args[1:]
+	switch k.name {
+	case "echo":
+		newline, escapes := true, false
+		for len(args) > 0 && len(args[0].Value) > 1 && args[0].Value[0] == '-' && strings.Trim(args[0].Value[1:], "neE") == "" {
+			newline = newline && !strings.Contains(args[0].Value, "n")
+			escapes = strings.Contains(args[0].Value, "e")
+			args = args[1:]
+		}
+		var words []string
+		for _, a := range args {
+			words = append(words, a.Value)
+		}
+		text := strings.Join(words, " ")
+		if escapes {
+			text = unescape(text)
+		}
+		if newline {
+			text += "\n"
+		}
+		return text, true
+	case "printf":
+		if len(args) == 0 || strings.HasPrefix(args[0].Value, "-") {
+			return "", false
+		}
+		format, rest := args[0].Value, args[1:]
+		if !strings.Contains(format, "%") {
+			return unescape(format), true
+		}
+		// %s and %b take the arguments in turn, the format repeats while
+		// arguments are left; any other directive: not known.
+		var b strings.Builder
+		for first := true; first || len(rest) > 0; first = false {
+			f := format
+			for {
+				i := strings.IndexByte(f, '%')
+				if i < 0 {
+					b.WriteString(unescape(f))
+					break
+				}
+				b.WriteString(unescape(f[:i]))
+				if i+1 >= len(f) {
+					return "", false
+				}
+				switch f[i+1] {
+				case '%':
+					b.WriteByte('%')
+				case 's', 'b':
+					if len(rest) > 0 {
+						v := rest[0].Value
+						if f[i+1] == 'b' {
+							v = unescape(v)
+						}
+						b.WriteString(v)
+						rest = rest[1:]
+					}
+				default:
+					return "", false
+				}
+				f = f[i+2:]
+			}
+		}
+		return b.String(), true
+	case "cat":
+		if len(args) > 0 {
+			return "", false // files the line does not show
+		}
+		for _, r := range c.Redirects {
+			switch r.Op {
+			case "<<", "<<-":
+				return r.Target.Value, true
+			case "<<<":
+				return r.Target.Value + "\n", true
+			}
+		}
+	}
+	return "", false
+}
+
+// unescape applies the backslash escapes echo -e and printf share that
+// matter to a shell reading the text: newline, tab and backslash.
+func unescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	return strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\\`, `\`).Replace(s)
+}
