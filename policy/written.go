@@ -17,7 +17,8 @@ import (
 //   - when it does not (another program's output), the code run is known
 //     only at run time: ask.
 // A file built by a compiler (go build -o, cc -o) is not written through a
-// redirect and stays the workspace's code.
+// redirect and stays the workspace's code; a written file renamed, copied
+// or linked (mv, cp, ln, install) keeps what it holds.
 
 // writtenFile is what the line wrote to one path so far.
 type writtenFile struct {
@@ -41,6 +42,16 @@ func (k *cmdCheck) writtenScripts() {
 				} else {
 					k.emitAt(sg2305, sp, "runs "+quote(arg.Value)+", written earlier in this command line by a program whose output is not shown: the code it runs is known only at run time")
 				}
+			}
+		}
+	}
+	// a written file renamed, copied or linked keeps what it holds
+	if len(e.written) > 0 && (k.name == "mv" || k.name == "cp" || k.name == "ln" || k.name == "install") {
+		ops := k.operands()
+		if len(ops) == 2 && !ops[0].Dynamic && !ops[1].Dynamic {
+			src, dst := e.abs(ops[0].Value, k.c.Cwd), e.abs(ops[1].Value, k.c.Cwd)
+			if w, ok := e.written[src]; ok && dst != "" {
+				e.written[dst] = w
 			}
 		}
 	}
