@@ -149,6 +149,9 @@ func (k *cmdCheck) printed() (string, bool) {
 		// arguments are left; any other directive: not known.
 		var b strings.Builder
 		for first := true; first || len(rest) > 0; first = false {
+			if !first && !consumes(format) {
+				break // a format that takes no argument is printed once
+			}
 			f := format
 			for {
 				i := strings.IndexByte(f, '%')
@@ -193,6 +196,20 @@ func (k *cmdCheck) printed() (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// consumes reports whether a printf format takes an argument (%s, %b):
+// only then is it repeated for the arguments left.
+func consumes(format string) bool {
+	for i := 0; i+1 < len(format); i++ {
+		if format[i] == '%' {
+			if format[i+1] == 's' || format[i+1] == 'b' {
+				return true
+			}
+			i++ // %% and the others
+		}
+	}
+	return false
 }
 
 // unescape applies the backslash escapes echo -e and printf share that
