@@ -508,7 +508,7 @@ func TestApprovalPage(t *testing.T) {
 func TestStdinReplyWaitsForTheRead(t *testing.T) {
 	g, _ := newGuard(t)
 	cs := connect(t, New(g, nil), nil)
-	o := structured(t, callBash(t, cs, map[string]any{"command": "sleep 0.3; echo early; sleep 0.6; read x; echo got:$x; read y", "run_in_background": true}))
+	o := structured(t, callBash(t, cs, map[string]any{"command": "sleep 0.1; echo early; sleep 0.4; read x; echo got:$x; read y", "run_in_background": true}))
 	id := o.Task.ID
 	r := callBash(t, cs, map[string]any{"task_id": id, "stdin_text": "hi"})
 	if r.IsError {
