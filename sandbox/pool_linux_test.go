@@ -137,14 +137,16 @@ func warmPool(t *testing.T, f *fixture, spec Spec, n int) *Pool {
 }
 
 // invariantProbe prints what a command can observe of its confinement;
-// a cold and a warm start must print the same.
+// a cold and a warm start must print the same. bash's descriptors are
+// listed through a file, not a pipe: in "ls /proc/$$/fd | awk" bash may
+// still hold the pipe's read end when ls looks (seen under load).
 const invariantProbe = `echo "ppid $PPID (pids count the helper's threads)"; pwd
 grep -E '^(Cap[A-Za-z]+|NoNewPrivs|Seccomp|Seccomp_filters|Uid|Gid|Groups):' /proc/self/status
 echo --- maps; cat /proc/self/uid_map /proc/self/gid_map; id
 echo --- mountinfo; cut -d' ' -f3- /proc/self/mountinfo
 echo --- env; env | LC_ALL=C sort
 echo --- ulimit; ulimit -a
-echo --- fds; ls -l /proc/$$/fd | awk 'NR > 1 {print $9, $10, $11}'; ls /proc/self/fd
+echo --- fds; ls -l /proc/$$/fd > {ws}/pool-fds; awk 'NR > 1 {print $9, $10, $11}' {ws}/pool-fds; rm -f {ws}/pool-fds; ls /proc/self/fd
 echo --- landlock
 if ( : > {out}/pool-probe ) 2>/dev/null; then echo outside-write-ALLOWED; else echo outside-write-denied; fi
 if ( echo x > {ws}/pool-probe ) 2>/dev/null; then echo inside-write-ok; rm -f {ws}/pool-probe; else echo inside-write-FAILED; fi
