@@ -163,26 +163,19 @@ func TestProgressFloodIsRateLimited(t *testing.T) {
 // lines queued meanwhile still go out before the result.
 func TestProgressLastLinesSurviveASlowClient(t *testing.T) {
 	g, _ := newGuard(t)
-	srv := New(g, nil)
-	ctx := context.Background()
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.MCP().Connect(ctx, &stallTransport{Transport: st, stall: finalFlushBudget + time.Second}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var mu sync.Mutex
 	var msgs []string
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
 			mu.Lock()
 			msgs = append(msgs, r.Params.Message)
 			mu.Unlock()
 		},
-	}).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cs.Close(); ss.Wait(); srv.Close() }()
+	})
+	cs := connectClient(t, New(g, nil), c, func(st mcp.Transport) mcp.Transport {
+		return &stallTransport{Transport: st, stall: finalFlushBudget + time.Second}
+	})
+	ctx := context.Background()
 	p := &mcp.CallToolParams{Name: ToolName, Arguments: map[string]any{"command": "echo first; sleep 0.5; seq 1 3; echo the-end"}}
 	p.SetProgressToken("slow")
 	r, err := cs.CallTool(ctx, p)

@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"context"
 	"errors"
 	"net/url"
 	"os"
@@ -39,17 +38,7 @@ func connectWithRoots(t *testing.T, srv *Server, roots ...string) (*mcp.Client, 
 		//lint:ignore SA1019 the server reads roots (roots.go)
 		c.AddRoots(&mcp.Root{URI: r})
 	}
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.MCP().Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := c.Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close(); ss.Wait(); srv.Close() })
-	return c, cs
+	return c, connectClient(t, srv, c, nil)
 }
 
 func tempDir(t *testing.T) string {

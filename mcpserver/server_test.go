@@ -47,13 +47,24 @@ func newGuard(t testing.TB, rules ...policy.Rules) (*shellguard.Guard, string) {
 // session; everything is closed at cleanup.
 func connect(t testing.TB, srv *Server, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
+	return connectClient(t, srv, mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts), nil)
+}
+
+// connectClient connects c to srv over in-memory transports, the server's
+// end wrapped by wrap when it is set; everything is closed at cleanup.
+func connectClient(t testing.TB, srv *Server, c *mcp.Client, wrap func(mcp.Transport) mcp.Transport) *mcp.ClientSession {
+	t.Helper()
 	ctx := context.Background()
+	var st mcp.Transport
 	st, ct := mcp.NewInMemoryTransports()
+	if wrap != nil {
+		st = wrap(st)
+	}
 	ss, err := srv.MCP().Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts).Connect(ctx, ct, nil)
+	cs, err := c.Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
