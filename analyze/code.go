@@ -45,7 +45,9 @@ func codeFacts(cmd *Command, prev []*Command) {
 			cmd.Code = append(cmd.Code, Code{Lang: progs.Shell, Text: cd.text, Span: cd.span, Dynamic: cd.dynamic,
 				Stdin: strings.HasSuffix(cd.wrapper, " <<"), Exec: ExecRead})
 		}
-		cmd.StdinCode = shellReadsStdin(args)
+		// under xargs or find -exec the operands appended at run time
+		// are the script and its arguments, not code on stdin
+		cmd.StdinCode = shellReadsStdin(args) && !(cmd.ExtraArgs && !stdinOperand(args))
 		if cmd.StdinCode && cmd.StdinPipe {
 			cmd.Code = append(cmd.Code, pipedCode(cmd, prev)...)
 		}
@@ -81,7 +83,7 @@ func codeFacts(cmd *Command, prev []*Command) {
 			cmd.Code = append(cmd.Code, Code{Lang: cmd.Lang, Text: cd.Value, Span: cd.Span, Dynamic: cd.Dynamic, Stdin: stdin,
 				Exec: interpreterExec(cmd.Lang, cd.Value), InPlace: inPlace && !stdin})
 		} else {
-			cmd.StdinCode = interpreterReadsStdin(args)
+			cmd.StdinCode = interpreterReadsStdin(args) && !(cmd.ExtraArgs && !stdinOperand(args))
 		}
 		if stdin {
 			cmd.StdinCode = true
@@ -118,6 +120,17 @@ func shellReadsStdin(args []Arg) bool {
 		return false
 	}
 	return true
+}
+
+// stdinOperand reports an operand or option that names standard input
+// as the script: "-", "-s", /dev/stdin.
+func stdinOperand(args []Arg) bool {
+	for _, a := range args {
+		if a.Value == "-" || a.Value == "-s" || a.Value == "/dev/stdin" {
+			return true
+		}
+	}
+	return false
 }
 
 // interpreterReadsStdin reports an interpreter invocation with no inline

@@ -247,6 +247,9 @@ func unwrap(cmd *Command) *unwrapped {
 		}
 	case "xargs":
 		rest := skipOpts(args, optSpec{withValue: "IiLlnPsdEae", longValue: []string{"max-args", "max-procs", "delimiter", "replace", "arg-file", "eof", "max-chars", "max-lines", "process-slot-var"}})
+		if r := xargsReplace(args[:len(args)-len(rest)]); r != "" && r != "{}" {
+			rest = replaceIn(rest, r, "{}")
+		}
 		if len(rest) == 0 {
 			rest = []Arg{{Value: "echo", Span: cmd.Span}}
 		}
@@ -482,4 +485,38 @@ func joinArgs(args []Arg) Arg {
 	a.Value = sb.String()
 	a.Span = argsSpan(args, Span{})
 	return a
+}
+
+// xargsReplace returns the replace string of xargs options (-I R, -IR,
+// --replace=R, -i and --replace alone: {}); "" when there is none.
+func xargsReplace(opts []Arg) string {
+	r := ""
+	for i := 0; i < len(opts); i++ {
+		v := opts[i].Value
+		switch {
+		case v == "-I" && i+1 < len(opts):
+			r = opts[i+1].Value
+			i++
+		case strings.HasPrefix(v, "-I") && !strings.HasPrefix(v, "--"):
+			r = v[2:]
+		case v == "-i" || v == "--replace":
+			r = "{}"
+		case strings.HasPrefix(v, "-i") && !strings.HasPrefix(v, "--"):
+			r = v[2:]
+		case strings.HasPrefix(v, "--replace="):
+			r = strings.TrimPrefix(v, "--replace=")
+		}
+	}
+	return r
+}
+
+// replaceIn returns args with every from in their values spelled to: the
+// replace string of xargs -I is the one spelling {} of the analysis.
+func replaceIn(args []Arg, from, to string) []Arg {
+	out := make([]Arg, len(args))
+	for i, a := range args {
+		a.Value = strings.ReplaceAll(a.Value, from, to)
+		out[i] = a
+	}
+	return out
 }

@@ -204,14 +204,17 @@ type walker struct {
 	vars     map[string]expand.Variable
 	globVars map[string]bool // variables holding an unexpanded glob
 	dynVars  map[string]bool // variables with a known prefix but a run-time value
-	pos      []string        // positional parameters; nil = unknown
-	arg0     string          // $0
-	seen     map[*syntax.CallExpr]bool
-	posSet   bool
-	funcs    map[string]*syntax.Stmt
-	calling  []string
-	cfg      *expand.Config
-	pipeSeq  int
+	// outVars are loop variables that take, in turn, the words a command
+	// substitution prints (for f in $(find …)): the indices of its commands
+	outVars map[string][]int
+	pos     []string // positional parameters; nil = unknown
+	arg0    string   // $0
+	seen    map[*syntax.CallExpr]bool
+	posSet  bool
+	funcs   map[string]*syntax.Stmt
+	calling []string
+	cfg     *expand.Config
+	pipeSeq int
 	// per-expansion state
 	dyn, procSub, ifs, positional bool
 	usedVars                      []string
@@ -301,8 +304,12 @@ func (w *walker) stmt(s *syntax.Stmt, c *ctx) {
 		case *syntax.WordIter:
 			var items []Arg
 			static := l.Name != nil && len(l.Items) > 0
+			var out []int
 			for _, it := range l.Items {
-				w.substs(it, sc)
+				idx := w.substs(it, sc)
+				if len(l.Items) == 1 && loneSubst(it) {
+					out = idx
+				}
 				for _, a := range w.expandWord(it, sc) {
 					items = append(items, a)
 					static = static && !a.Dynamic
@@ -325,6 +332,13 @@ func (w *walker) stmt(s *syntax.Stmt, c *ctx) {
 			}
 			if l.Name != nil {
 				w.vars[l.Name.Value] = unknownVar
+				if out != nil {
+					if w.outVars == nil {
+						w.outVars = map[string][]int{}
+					}
+					w.outVars[l.Name.Value] = out
+					defer delete(w.outVars, l.Name.Value)
+				}
 			}
 		case *syntax.CStyleLoop:
 			w.substs(l, sc)
@@ -526,6 +540,11 @@ func (w *walker) call(x *syntax.CallExpr, redirs []*syntax.Redirect, c *ctx) {
 	for _, word := range x.Args {
 		idx := w.substs(word, c)
 		args := w.expandWord(word, c)
+		if len(idx) == 0 && len(args) == 1 {
+			if n := loneParam(word); n != "" {
+				idx = w.outVars[n]
+			}
+		}
 		for i := range args {
 			args[i].Subst = idx
 		}
@@ -726,4 +745,33 @@ func (w *walker) bodySpan(sp Span) Span {
 	}
 	sp.End = sp.Start + strings.LastIndexByte(body, '\n') + 1
 	return sp
+}
+
+// loneSubst reports a word that is one command substitution, unquoted:
+// its words are what the command prints.
+func loneSubst(word *syntax.Word) bool {
+	if len(word.Parts) != 1 {
+		return false
+	}
+	_, ok := word.Parts[0].(*syntax.CmdSubst)
+	return ok
+}
+
+// loneParam returns the name of the variable a word only expands ($f,
+// "$f", ${f}), or "".
+func loneParam(word *syntax.Word) string {
+	parts := word.Parts
+	if len(parts) == 1 {
+		if dq, ok := parts[0].(*syntax.DblQuoted); ok {
+			parts = dq.Parts
+		}
+	}
+	if len(parts) != 1 {
+		return ""
+	}
+	pe, ok := parts[0].(*syntax.ParamExp)
+	if !ok || pe.Param == nil || pe.Index != nil || pe.Exp != nil || pe.Repl != nil || pe.Slice != nil || pe.Length || pe.Excl || pe.Names != 0 || pe.Width {
+		return ""
+	}
+	return pe.Param.Value
 }

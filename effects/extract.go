@@ -263,7 +263,7 @@ func (x *extractor) pathOf(a analyze.Arg, cwd string) Path {
 			return Path{Abs: "/tmp", Raw: raw, Origin: OriginDerived, Via: "mktemp"}
 		}
 		if root, via, ok := x.substRoot(a, cwd); ok {
-			return Path{Abs: root, Raw: raw, Origin: OriginDerived, Via: via}
+			return Path{Abs: root, Raw: raw, Origin: OriginDerived, Via: via, Pattern: producerPattern(x.res.Commands[a.Subst[0]])}
 		}
 		// analyze renders a value with a known prefix as that prefix
 		// ("/tmp/tmp.mktemp"): derived from its directory
@@ -319,10 +319,12 @@ func globDir(p string) string {
 // output is a list of paths under a known root ($(find / …),
 // $(git ls-files)).
 func (x *extractor) substRoot(a analyze.Arg, cwd string) (string, string, bool) {
-	if len(a.Subst) != 1 || len(a.Vars) > 0 {
+	// "$f" of for f in $(find …): analyze gives the loop's substitution
+	loopVar := len(a.Vars) == 1 && a.Value == "$"+a.Vars[0]
+	if len(a.Subst) != 1 || len(a.Vars) > 0 && !loopVar {
 		return "", "", false
 	}
-	if !strings.HasPrefix(a.Value, "$(") && !strings.HasPrefix(a.Value, "`") {
+	if !loopVar && !strings.HasPrefix(a.Value, "$(") && !strings.HasPrefix(a.Value, "`") {
 		return "", "", false
 	}
 	j := a.Subst[0]
@@ -355,6 +357,16 @@ func producerPattern(u *analyze.Command) string {
 					continue // a pattern the names do NOT match selects nothing by name
 				}
 				return args[k+1].Value
+			}
+		}
+	case "ls", "tree", "du":
+		// ls *.pyc: the glob of the listed operand
+		for _, a := range args {
+			if !strings.HasPrefix(a.Value, "-") {
+				if a.Glob && !a.Dynamic {
+					return path.Base(a.Value)
+				}
+				return ""
 			}
 		}
 	case "locate", "fd", "fdfind", "plocate", "mlocate":

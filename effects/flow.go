@@ -39,6 +39,7 @@ func (x *extractor) find(i int, c *analyze.Command, p *parsed, with func(Effect)
 				d.Origin = OriginDerived
 			}
 			d.Via = "find " + r.Raw + " -delete"
+			d.Pattern = producerPattern(c)
 			x.emit(with(Effect{Kind: Delete, Path: d, Recursive: true, Via: "find " + r.Raw + " -delete"}))
 		}
 	}
@@ -285,6 +286,9 @@ func (x *extractor) appended(i int, c *analyze.Command, p *parsed, recursive boo
 				}
 				if d, ok := x.abs(dir, c.Cwd); ok && !a.Dynamic {
 					root = Path{Abs: d, Raw: dir, Origin: OriginDerived, Via: "find " + dir}
+					if f := x.wrapping(i, c); f != nil {
+						root.Pattern = producerPattern(f)
+					}
 				} else {
 					root = Path{Raw: a.Value, Origin: OriginUnknown}
 				}
@@ -333,6 +337,11 @@ func literalWords(u *analyze.Command) ([]string, bool) {
 func (x *extractor) derivedOperand(i int, c *analyze.Command, p *parsed, root Path, recursive bool, via string, with func(Effect) Effect) {
 	n := len(p.ops) + 1
 	role := p.g.roleAt(n-1, n)
+	if role == RoleExec && !p.codeGiven() {
+		// xargs bash, find -exec sh: the files found are the scripts run
+		x.emit(with(Effect{Kind: Exec, Code: CodeFile, Path: root, Via: via}))
+		return
+	}
 	if p.g.Interp || p.chain[0].Wrapper {
 		return
 	}
@@ -539,7 +548,8 @@ func literalText(u *analyze.Command) (string, bool) {
 // tools that read commands from stdin (ed, dc, psql, sqlite3 …).
 func (x *extractor) stdinCode(i int, c *analyze.Command, p *parsed, with func(Effect) Effect) {
 	g := p.chain[0]
-	if g.Interp && len(p.ops) == 0 && !p.has("-c", "-e", "-E", "-p", "--eval", "--print", "-m", "-r", "-Command", "-command") || g.Interp && len(p.ops) > 0 && p.ops[0].Value == "-" {
+	// under xargs the appended operands are the script, not code on stdin
+	if g.Interp && len(p.ops) == 0 && !c.ExtraArgs && !p.has("-c", "-e", "-E", "-p", "--eval", "--print", "-m", "-r", "-Command", "-command") || g.Interp && len(p.ops) > 0 && p.ops[0].Value == "-" {
 		if u := x.upstream(c); u != nil {
 			src := CodeComputed
 			if un := u.Name(); un == "curl" || un == "wget" || un == "fetch" || un == "aria2c" || un == "http" || un == "nc" {
@@ -578,4 +588,27 @@ func (x *extractor) stdinCode(i int, c *analyze.Command, p *parsed, with func(Ef
 		}
 		x.emit(with(Effect{Kind: Exec, Code: code, Text: line}))
 	}
+}
+
+// codeGiven reports a code option in the parsed command (bash -c, python
+// -c): the operands are then arguments of that code, not a script.
+func (p *parsed) codeGiven() bool {
+	for _, o := range p.opts {
+		if p.g.Opts[o.name] == RoleCode {
+			return true
+		}
+	}
+	return false
+}
+
+// wrapping returns the command whose words hold command i, c (the find
+// of a find -exec): the nearest one before it whose span holds c's.
+func (x *extractor) wrapping(i int, c *analyze.Command) *analyze.Command {
+	for j := i - 1; j >= 0 && j < len(x.res.Commands); j-- {
+		u := x.res.Commands[j]
+		if u != nil && u.Span.Start <= c.Span.Start && c.Span.End <= u.Span.End && u != c {
+			return u
+		}
+	}
+	return nil
 }
