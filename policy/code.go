@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/shellguard/shellguard/analyze"
+	"github.com/shellguard/shellguard/effects"
 	"github.com/shellguard/shellguard/internal/lazyre"
 	"github.com/shellguard/shellguard/internal/progs"
 )
@@ -103,7 +104,7 @@ func (k *cmdCheck) codeRunner() {
 			// python3 -c "…urlopen('http://localhost:$port/')…": the
 			// program is known; shell variables fill its string
 			// literals, and the code is judged as written
-		case a.Dynamic && !(k.c.FuncDef != "" && a.Positional):
+		case a.Dynamic && !(k.c.FuncDef != "" && a.Positional) && !k.foundScript(a):
 			k.emitAt(sg2305, a.Span, quote(k.name)+" runs code that is only known at run time")
 		}
 	}
@@ -263,48 +264,23 @@ func lineAround(s string, i int) (start, end int) {
 func (k *cmdCheck) downloadExec() {
 	e := k.e
 	c := k.c
-	// record downloads
+	// record downloads: what the client writes by option or redirect is
+	// recorded from its effects (downloads, written.go); a file named
+	// after the URL (curl -O, wget URL) is not in the command
+	remoteName := false
 	switch k.name {
 	case "curl":
-		for i, a := range k.args {
-			v := a.Value
-			if (v == "-o" || v == "--output") && i+1 < len(k.args) {
-				e.markDownload(k.args[i+1].Value, c.Cwd)
-			} else if strings.HasPrefix(v, "--output=") {
-				e.markDownload(strings.TrimPrefix(v, "--output="), c.Cwd)
-			} else if v == "-O" || v == "--remote-name" {
-				for _, u := range k.args {
-					if strings.Contains(u.Value, "://") {
-						e.markDownload(path.Base(u.Value), c.Cwd)
-					}
-				}
-			}
-		}
-		for _, r := range c.Redirects {
-			if r.Write && (r.N == "" || r.N == "1") {
-				e.markDownload(r.Target.Value, r.Cwd)
-			}
-		}
+		remoteName = k.hasShort('O', "--remote-name", "--remote-name-all")
 	case "wget":
-		named := false
-		for i, a := range k.args {
-			v := a.Value
-			if (v == "-O" || v == "--output-document") && i+1 < len(k.args) {
-				e.markDownload(k.args[i+1].Value, c.Cwd)
-				named = true
-			} else if strings.HasPrefix(v, "--output-document=") {
-				e.markDownload(strings.TrimPrefix(v, "--output-document="), c.Cwd)
-				named = true
-			} else if strings.HasPrefix(v, "-O") && len(v) > 2 {
-				e.markDownload(v[2:], c.Cwd)
-				named = true
-			}
+		remoteName = true
+		for _, ef := range e.effs[k.i] {
+			remoteName = remoteName && ef.Kind != effects.Write
 		}
-		if !named {
-			for _, u := range k.args {
-				if strings.Contains(u.Value, "://") {
-					e.markDownload(path.Base(u.Value), c.Cwd)
-				}
+	}
+	if remoteName {
+		for _, u := range k.args {
+			if strings.Contains(u.Value, "://") {
+				e.markDownload(path.Base(u.Value), c.Cwd)
 			}
 		}
 	}

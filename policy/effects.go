@@ -508,6 +508,17 @@ func (k *cmdCheck) mutation(ef effects.Effect, sp analyze.Span, desc string) {
 		e.emit(sg4006, k.i, sp, desc+": every file git lists, at once")
 		return
 	}
+	if derived && ef.Kind == effects.Delete && ef.Path.Pattern != "" {
+		if pr := effects.ClassifyPatternAs(p, ef.Path.Pattern, effects.ClassRepoGit, o); pr.Class == effects.ClassRepoGit {
+			e.emit(sg4009, k.i, sp, desc+": the repository's .git among them, its history is lost")
+			return
+		}
+	}
+	if derived && ef.Kind == effects.Delete && ef.Via != "" && p == e.ws && !e.wsSystem && !scopedPattern(ef.Path.Pattern) {
+		// find . | xargs rm, ls -A | xargs rm -rf: not artefacts by name
+		e.emit(sg4006, k.i, sp, desc+": every file listed at the workspace root, at once, untracked files and .git included")
+		return
+	}
 	r := effects.Classify(p, o)
 	if derived && ef.Kind == effects.Write && ef.Path.Pattern != "" {
 		for _, c := range []effects.Class{effects.ClassPersistence, effects.ClassRegistry} {
@@ -997,4 +1008,11 @@ func (k *cmdCheck) shellSinks() {
 		}
 		off = i + j
 	}
+}
+
+// scopedPattern reports a name pattern that names what it selects
+// (*.log, __pycache__, node_modules), not one that selects every name
+// (*, .*, "").
+func scopedPattern(p string) bool {
+	return p != "" && !unscopedGlob(path.Base(p))
 }

@@ -144,7 +144,7 @@ func (k *cmdCheck) inputUnderWorkspace() bool {
 			return false
 		}
 		p := k.e.resolve(ef.Path.Abs)
-		if !k.e.inWorkspace(p) || p == k.e.ws || k.e.wsSystem {
+		if !k.e.inWorkspace(p) || k.e.wsSystem || p == k.e.ws && !scopedPattern(ef.Path.Pattern) {
 			return false
 		}
 		found = true

@@ -1,9 +1,12 @@
 package policy
 
 import (
+	"path"
+	"sort"
 	"strings"
 
 	"github.com/shellguard/shellguard/analyze"
+	"github.com/shellguard/shellguard/effects"
 )
 
 // Data flow inside one command line: a file that an earlier command of
@@ -45,16 +48,26 @@ func (k *cmdCheck) writtenScripts() {
 			}
 		}
 	}
-	// a written file renamed, copied or linked keeps what it holds
-	if len(e.written) > 0 && (k.name == "mv" || k.name == "cp" || k.name == "ln" || k.name == "install") {
+	k.foundRuns()
+	// a written or downloaded file renamed, copied or linked keeps what
+	// it holds, under its new name or in the directory it is moved to
+	if (len(e.written) > 0 || len(e.downloaded) > 0) && (k.name == "mv" || k.name == "cp" || k.name == "ln" || k.name == "install") {
 		ops := k.operands()
 		if len(ops) == 2 && !ops[0].Dynamic && !ops[1].Dynamic {
 			src, dst := e.abs(ops[0].Value, k.c.Cwd), e.abs(ops[1].Value, k.c.Cwd)
-			if w, ok := e.written[src]; ok && dst != "" {
-				e.written[dst] = w
+			if dst != "" {
+				for _, d := range []string{dst, path.Join(dst, path.Base(src))} {
+					if w, ok := e.written[src]; ok {
+						e.written[d] = w
+					}
+					if e.downloaded[src] {
+						e.downloaded[d] = true
+					}
+				}
 			}
 		}
 	}
+	k.downloads()
 	for _, r := range k.c.Redirects {
 		if !r.Write || (r.N != "" && r.N != "1") || r.Op == ">&" || r.Target.Dynamic || r.Target.ProcSubst {
 			continue
@@ -72,6 +85,144 @@ func (k *cmdCheck) writtenScripts() {
 		}
 		e.written[p] = writtenFile{text: text, known: known}
 	}
+}
+
+// downloads records what a network client writes (curl -o, wget -O or
+// -P, a redirect of its output, in any spelling the grammar reads) as
+// downloaded: the files, and everything under a directory it writes to.
+func (k *cmdCheck) downloads() {
+	e := k.e
+	fetch := false
+	for _, ef := range e.effs[k.i] {
+		fetch = fetch || ef.Kind == effects.Net && ef.Dest != ""
+	}
+	if !fetch {
+		return
+	}
+	for _, ef := range e.effs[k.i] {
+		if ef.Kind != effects.Write || ef.Path.Origin != effects.OriginLiteral || ef.Path.Abs == "" {
+			continue
+		}
+		p := e.resolve(ef.Path.Abs)
+		if safeDevice(p) || p == "/" {
+			continue
+		}
+		e.downloaded[p] = true
+		e.downloadedDirs = append(e.downloadedDirs, p)
+	}
+}
+
+// foundRuns judges the files a command runs that are found at run time (a
+// glob, find -exec, xargs, a loop over find's output). Files the line
+// downloaded or wrote under that root, matching its name pattern, are
+// among those run; with none, files found in the workspace are its own
+// code, and files found anywhere else are code nobody has read: ask.
+func (k *cmdCheck) foundRuns() {
+	e := k.e
+	for _, ef := range e.effs[k.i] {
+		if ef.Kind != effects.Exec || ef.Code != effects.CodeFile || ef.Option != "" {
+			continue
+		}
+		root, pattern, ok := foundRoot(ef.Path)
+		if !ok {
+			continue
+		}
+		root = e.resolve(root)
+		sp := ef.Span
+		if sp == (analyze.Span{}) {
+			sp = k.c.Span
+		}
+		what := "the files found under " + quote(root)
+		if ef.Via != "" {
+			what = "the files " + quote(ef.Via) + " finds"
+		}
+		if d, ok := e.downloadedUnder(root, pattern); ok {
+			k.emitAt(sg2303deny, sp, "runs "+what+", among them "+quote(d)+", downloaded earlier in the same command")
+			continue
+		}
+		ran := false
+		for _, p := range sortedKeys(e.written) {
+			if !within(p, root) || p == root || !matchBase(pattern, p) {
+				continue
+			}
+			ran = true
+			if w := e.written[p]; w.known {
+				k.nestedLine("runs "+what+", among them "+quote(p)+", written earlier in this command line, holding", strings.TrimRight(w.text, "\n"), sp)
+			} else {
+				k.emitAt(sg2305, sp, "runs "+what+", among them "+quote(p)+", written earlier in this command line by a program whose output is not shown")
+			}
+		}
+		if !ran && !e.inWorkspace(root) && !e.rules.Unrestricted {
+			k.emitAt(sg2305, sp, "runs "+what+" at run time, outside the workspace: code nobody has read")
+		}
+	}
+}
+
+// foundScript reports a script operand that names files found at run
+// time under a known root (for f in $(find …); do sh "$f"): foundRuns
+// judges what it runs.
+func (k *cmdCheck) foundScript(a analyze.Arg) bool {
+	for _, ef := range k.e.effs[k.i] {
+		if ef.Kind == effects.Exec && ef.Code == effects.CodeFile && ef.Span == a.Span && ef.Path.Origin == effects.OriginDerived && ef.Path.Known() {
+			return true
+		}
+	}
+	return false
+}
+
+// foundRoot returns the directory under which the files of a derived
+// path are found and the name pattern they match ("" for any): a glob's
+// last element, find -name, or the {} find -exec and xargs -I fill.
+func foundRoot(p effects.Path) (root, pattern string, ok bool) {
+	switch {
+	case p.Origin == effects.OriginDerived && p.Abs != "":
+		pattern = p.Pattern
+		if strings.HasPrefix(p.Via, "glob ") {
+			pattern = path.Base(p.Raw)
+		}
+		return p.Abs, path.Base(pattern), true
+	case p.Origin == effects.OriginLiteral && path.Base(p.Abs) == "{}":
+		return path.Dir(p.Abs), "", true
+	}
+	return "", "", false
+}
+
+// downloadedUnder returns a file downloaded earlier in the line that a
+// run of the files under root matching pattern includes.
+func (e *evaluator) downloadedUnder(root, pattern string) (string, bool) {
+	for _, p := range sortedKeys(e.downloaded) {
+		if within(p, root) && p != root && matchBase(pattern, p) {
+			return p, true
+		}
+	}
+	for _, d := range e.downloadedDirs {
+		// the root is in what was downloaded, or a cloned tree is
+		// under it (a file also listed here is matched above)
+		if within(root, d) || within(d, root) && !e.downloaded[d] {
+			return d, true
+		}
+	}
+	return "", false
+}
+
+// matchBase reports whether the last element of p matches a name
+// pattern; an empty pattern matches every name, and so does one that
+// does not compile.
+func matchBase(pattern, p string) bool {
+	if pattern == "" || pattern == "." || pattern == "/" {
+		return true
+	}
+	ok, err := path.Match(pattern, path.Base(p))
+	return ok || err != nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
 }
 
 // runsFile returns the path of the file k's command runs as a script or
