@@ -631,15 +631,32 @@ func (p *parsed) metaSkip() bool {
 }
 
 // dryRun reports --dry-run and friends, and the grammar's dry options
-// (rsync -n), unless their value undoes them (--dry-run=none).
+// (rsync -n), as the program reads them: the last one wins, a value
+// that undoes it (--dry-run=none) or a negation (--no-dry-run) makes
+// the run real again.
 func (p *parsed) dryRun() bool {
+	dry := false
 	for _, o := range p.opts {
-		if o.name == "--dry-run" || o.name == "--dryrun" || o.name == "--what-if" || o.name == "--plan" || p.g.dry(o.name) {
-			if o.hasVal && (o.val.Value == "none" || o.val.Value == "false" || o.val.Value == "0") {
-				continue
-			}
-			return true
+		if p.isDry(o.name) {
+			dry = !o.hasVal || !undoes(o.val.Value)
+			continue
 		}
+		if rest, ok := strings.CutPrefix(o.name, "--no-"); ok && p.isDry(p.g.complete("--"+rest)) {
+			dry = false
+		}
+	}
+	return dry
+}
+
+func (p *parsed) isDry(name string) bool {
+	return name == "--dry-run" || name == "--dryrun" || name == "--what-if" || name == "--plan" || p.g.dry(name)
+}
+
+// undoes reports a value of a dry-run option that asks for a real run.
+func undoes(v string) bool {
+	switch strings.ToLower(v) {
+	case "none", "false", "0", "no", "off":
+		return true
 	}
 	return false
 }

@@ -147,6 +147,7 @@ func (x *extractor) tar(i int, c *analyze.Command, p *parsed, with func(Effect) 
 			}
 		case strings.HasPrefix(v, "--"):
 			name, val, eq := strings.Cut(v, "=")
+			name = p.g.complete(name)
 			switch name {
 			case "--create":
 				mode = 'c'

@@ -652,37 +652,34 @@ func (x *Grammar) knows(o string) bool {
 
 // complete returns the long option an abbreviation stands for, when
 // the program accepts abbreviations and exactly one option it knows
-// (in g and the commands above it) starts with it; otherwise o.
+// starts with it; otherwise o. A subcommand's abbreviations resolve
+// among its own options, as git's parse-options reads the words after
+// the subcommand with that subcommand's table alone (git rebase --exe
+// is --exec, though git itself has --exec-path).
 func (g *Grammar) complete(o string) string {
-	if len(o) < 4 || !strings.HasPrefix(o, "--") || g.up(func(x *Grammar) bool { return x.knows(o) }) {
+	if len(o) < 3 || !strings.HasPrefix(o, "--") || g.up(func(x *Grammar) bool { return x.knows(o) }) {
 		return o
 	}
-	abbrev := false
-	for x := g; x != nil; x = x.parent {
-		abbrev = abbrev || x.Abbrev
-	}
-	if !abbrev {
+	if !g.up(func(x *Grammar) bool { return x.Abbrev }) {
 		return o
 	}
 	found := ""
-	for x := g; x != nil; x = x.parent {
-		for _, m := range []map[string]bool{x.Value, x.Switches, x.Runs, x.InPlace, x.Recur, x.Skip1, x.MetaOpts, x.StdoutOpts, x.DestroyOpts, x.RemoteOpts, x.WrapOpts, x.Describe, x.Dry} {
-			for k := range m {
-				if strings.HasPrefix(k, o) && k != found {
-					if found != "" {
-						return o // ambiguous: the program refuses it
-					}
-					found = k
-				}
-			}
-		}
-		for k := range x.Opts {
+	for _, m := range []map[string]bool{g.Value, g.Switches, g.Runs, g.InPlace, g.Recur, g.Skip1, g.MetaOpts, g.StdoutOpts, g.DestroyOpts, g.RemoteOpts, g.WrapOpts, g.Describe, g.Dry} {
+		for k := range m {
 			if strings.HasPrefix(k, o) && k != found {
 				if found != "" {
-					return o
+					return o // ambiguous: the program refuses it
 				}
 				found = k
 			}
+		}
+	}
+	for k := range g.Opts {
+		if strings.HasPrefix(k, o) && k != found {
+			if found != "" {
+				return o
+			}
+			found = k
 		}
 	}
 	if found == "" {

@@ -3,20 +3,15 @@ package policy
 import (
 	"strings"
 
+	"github.com/shellguard/shellguard/effects"
 	"github.com/shellguard/shellguard/internal/lazyre"
 )
 
 // Infrastructure: clusters, terraform, cloud CLIs and databases.
 
-func (k *cmdCheck) dryRun() bool {
-	for _, a := range k.args {
-		v := a.Value
-		if v == "--dry-run" || v == "--dryrun" || strings.HasPrefix(v, "--dry-run=client") || strings.HasPrefix(v, "--dry-run=server") || v == "--dry-run=true" || v == "-n" && k.name == "rsync" {
-			return true
-		}
-	}
-	return false
-}
+// dryRun reports a rehearsal as the program's grammar reads it (the
+// last --dry-run wins, --dry-run=none and --no-dry-run are real runs).
+func (k *cmdCheck) dryRun() bool { return effects.DryRun(k.c) }
 
 func (k *cmdCheck) kubectl() {
 	if k.dryRun() {
