@@ -907,20 +907,21 @@ func destroyWords(args []analyze.Arg) (string, bool) {
 			// flags say it with a narrower lexicon: --disable-cache and
 			// --rm are not destruction
 			name, _, _ := strings.Cut(v[2:], "=")
-			head, _, _ := strings.Cut(strings.ToLower(name), "-")
-			if hasWord(flagVerbs, head) {
+			if flagDestroys(name) {
 				return v, true
 			}
 			continue
 		case v[0] == '-':
 			continue
 		default:
-			if subs >= 3 || looksLikePath(v) || strings.ContainsAny(v, "/.=@") {
+			if subs >= 3 || looksLikePath(v) || strings.ContainsAny(v, "/=@") || subs > 0 && strings.Contains(v, ".") {
 				subs = 3
 				continue
 			}
 			subs++
-			words = strings.Split(v, ":")
+			// namespaced verbs: apps:destroy, db.drop (in the first word
+			// only: later dotted words are file names)
+			words = strings.FieldsFunc(v, func(r rune) bool { return r == ':' || r == '.' })
 		}
 		if treeVerb(words) == verbDestroy {
 			return v, true
@@ -928,6 +929,24 @@ func destroyWords(args []analyze.Arg) (string, bool) {
 	}
 	return "", false
 }
+
+// flagDestroys reports a long flag name with a destroy verb among its
+// words (--purge-all, --force-delete), unless a word before it negates
+// it (--no-prune, --skip-delete).
+func flagDestroys(name string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return r == '-' || r == '_' }) {
+		if hasWord(flagNegations, w) {
+			return false
+		}
+		if hasWord(flagVerbs, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// flagNegations are the words that turn the verb after them off.
+var flagNegations = []string{"no", "not", "skip", "without", "keep", "disable", "dont", "never", "prevent", "protect", "undo"}
 
 // flagVerbs are the verbs that make a long flag destructive.
 var flagVerbs = []string{"delete", "destroy", "drop", "purge", "prune", "revoke", "wipe", "reset", "terminate",

@@ -405,10 +405,10 @@ var readVerbs = []string{"list", "ls", "describe", "get", "show", "view", "statu
 func treeVerb(words []string) verb {
 	best := verbNone
 	for _, w := range words {
+		head := camelHead(w)
 		w = strings.ToLower(w)
-		head := w
-		if k := strings.IndexAny(w, "-_"); k > 0 {
-			head = w[:k]
+		if k := strings.IndexAny(head, "-_"); k > 0 {
+			head = head[:k]
 		}
 		if hasWord(destroyVerbs, head) || hasWord(destroyVerbs, w) {
 			return verbDestroy
@@ -424,6 +424,17 @@ func treeVerb(words []string) verb {
 		return verbUnknown
 	}
 	return best
+}
+
+// camelHead returns the first word of a camelCase word, lower-cased
+// (deleteBucket → delete); other words only lower-cased.
+func camelHead(w string) string {
+	for i := 1; i < len(w); i++ {
+		if w[i] >= 'A' && w[i] <= 'Z' && w[i-1] >= 'a' && w[i-1] <= 'z' {
+			return strings.ToLower(w[:i])
+		}
+	}
+	return strings.ToLower(w)
 }
 
 var changeVerbs = []string{"create", "update", "set", "put", "add", "deploy", "apply", "run", "start", "restart", "scale",

@@ -440,11 +440,18 @@ func registry(p string, o Options) string {
 // ("" when there is none).
 func HostOf(dest string) string {
 	d := dest
+	scheme := false
 	if k := strings.Index(d, "://"); k >= 0 {
 		d = d[k+3:]
+		scheme = true
 	}
 	if k := strings.IndexAny(d, "/?#"); k >= 0 {
 		d = d[:k]
+	}
+	if !scheme && strings.HasPrefix(d, ":") {
+		// ":8080/users" and ":/users": the HTTP clients' shorthand for
+		// localhost (httpie, xh, curlie)
+		return "localhost"
 	}
 	if k := strings.LastIndexByte(d, '@'); k >= 0 {
 		d = d[k+1:]
