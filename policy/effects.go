@@ -74,24 +74,64 @@ func (e *evaluator) textSinks() {
 		}
 	}
 	lets = letClauses(src)
-	for _, c := range e.res.Commands {
-		for _, a := range c.Assigns {
-			v := a.Value
-			if strings.Contains(v.Value, "[") && (strings.Contains(v.Value, "$(") || strings.Contains(v.Value, "`")) && !v.Dynamic {
-				prepared[a.Name] = true
+	text := func(sp analyze.Span) string {
+		if sp.Start < 0 || sp.End > len(src) || sp.Start >= sp.End {
+			return ""
+		}
+		return src[sp.Start:sp.End]
+	}
+	// outside reports text that expands a positional parameter or a
+	// variable already known to hold a value from outside
+	outside := func(t string) bool {
+		if _, ok := positionalIn(t); ok {
+			return true
+		}
+		for n := range ext {
+			if expands(t, n) {
+				return true
 			}
-			for _, j := range v.Subst {
-				if j >= 0 && j < len(e.res.Commands) && externalSource(e.res.Commands[j]) {
+		}
+		return false
+	}
+	// values from outside the command: read and mapfile targets, and
+	// (to a fixed point, three rounds) variables given a download, a
+	// file's text, a parameter or another such variable
+	for round := 0; round < 3; round++ {
+		before := len(ext)
+		for _, c := range e.res.Commands {
+			for _, a := range c.Assigns {
+				v := a.Value
+				if round == 0 && strings.Contains(v.Value, "[") && (strings.Contains(v.Value, "$(") || strings.Contains(v.Value, "`")) && !v.Dynamic {
+					prepared[a.Name] = true
+				}
+				for _, j := range v.Subst {
+					if j >= 0 && j < len(e.res.Commands) && externalSource(e.res.Commands[j]) {
+						ext[a.Name] = true
+					}
+				}
+				if outside(text(v.Span)) {
 					ext[a.Name] = true
 				}
 			}
-		}
-		if c.Name() == "read" {
-			for _, a := range c.Args[1:] {
-				if !strings.HasPrefix(a.Value, "-") && !a.Dynamic && isName(a.Value) {
-					ext[a.Value] = true
+			for _, n := range readTargets(c) {
+				ext[n] = true
+			}
+			switch c.Name() {
+			case "declare", "typeset", "local", "readonly", "export":
+				for _, a := range c.Args[1:] {
+					if n, _, ok := strings.Cut(a.Value, "="); ok && isName(n) && outside(text(a.Span)) {
+						ext[n] = true
+					}
+				}
+			case "printf":
+				// printf -v NAME FORMAT ARGS…
+				if len(c.Args) > 3 && c.Args[1].Value == "-v" && isName(c.Args[2].Value) && outside(text(analyze.Span{Start: c.Args[3].Span.Start, End: c.Span.End})) {
+					ext[c.Args[2].Value] = true
 				}
 			}
+		}
+		if len(ext) == before {
+			break
 		}
 	}
 	whole := analyze.Span{Start: 0, End: len(src)}
@@ -101,7 +141,7 @@ func (e *evaluator) textSinks() {
 			return
 		}
 	}
-	if n, ok := computedSubscript(src, assoc); ok {
+	if n, ok := computedSubscript(src, assoc, ext); ok {
 		e.emit(sg4020, -1, whole, "array subscript "+quote(n)+" comes from outside the command: bash evaluates it as arithmetic")
 		return
 	}
@@ -111,7 +151,20 @@ func (e *evaluator) textSinks() {
 			return
 		}
 	}
+	for n := range ext {
+		if strings.Contains(src, "${!"+n+"}") {
+			e.emit(sg4020, -1, whole, "indirect expansion of "+n+", a name from outside the command: a subscript in it runs commands")
+			return
+		}
+	}
 	ctxs := append(arithContexts(src), lets...)
+	ctxs = append(ctxs, substringBounds(src)...)
+	for _, ctx := range ctxs {
+		if n, ok := externalSubst(ctx); ok {
+			e.emit(sg4020, -1, whole, "arithmetic on the output of "+n+": bash evaluates it, and a subscript in it runs commands")
+			return
+		}
+	}
 	if len(ctxs) > 256 {
 		ctxs = ctxs[:256]
 	}
@@ -179,7 +232,7 @@ func positionalIn(t string) (string, bool) {
 // (a[…]=) or an expansion (${a[…]}), that holds a positional parameter
 // or a command substitution: bash evaluates it as arithmetic.
 // Associative arrays (declare -A) take their subscripts as strings.
-func computedSubscript(src string, assoc map[string]bool) (string, bool) {
+func computedSubscript(src string, assoc, ext map[string]bool) (string, bool) {
 	for off := 0; off < len(src); {
 		i := strings.IndexByte(src[off:], '[')
 		if i < 0 {
@@ -209,14 +262,128 @@ func computedSubscript(src string, assoc map[string]bool) (string, bool) {
 		if _, ok := positionalIn(sub); ok || strings.Contains(sub, "$(") || strings.Contains(sub, "`") {
 			return name + "[" + sub + "]", true
 		}
+		for n := range ext {
+			if containsWord(sub, n) {
+				return name + "[" + sub + "]", true
+			}
+		}
+	}
+	return "", false
+}
+
+// readTargets returns the variables read and mapfile fill from their
+// input (read -a NAME, mapfile NAME, MAPFILE by default).
+func readTargets(c *analyze.Command) []string {
+	var takes string
+	switch c.Name() {
+	case "read":
+		takes = "dinNptu"
+	case "mapfile", "readarray":
+		takes = "dnOsuCc"
+	default:
+		return nil
+	}
+	var out []string
+	args := c.Args[1:]
+	for i := 0; i < len(args); i++ {
+		v := args[i].Value
+		if strings.HasPrefix(v, "-") && len(v) > 1 {
+			for j := 1; j < len(v); j++ {
+				if strings.IndexByte(takes, v[j]) >= 0 {
+					if j+1 == len(v) {
+						i++ // the value is the next word
+					}
+					break
+				}
+			}
+			continue
+		}
+		if !args[i].Dynamic && isName(v) {
+			out = append(out, v)
+		}
+	}
+	if len(out) == 0 && c.Name() != "read" {
+		out = append(out, "MAPFILE")
+	}
+	return out
+}
+
+// expands reports text that expands variable n ($n, ${n…}).
+func expands(t, n string) bool {
+	for off := 0; off < len(t); {
+		k := strings.IndexByte(t[off:], '$')
+		if k < 0 {
+			return false
+		}
+		k += off + 1
+		off = k
+		if strings.HasPrefix(t[k:], "{") {
+			k++
+		}
+		if strings.HasPrefix(t[k:], n) && (k+len(n) == len(t) || !isIdentByte(t[k+len(n)])) {
+			return true
+		}
+	}
+	return false
+}
+
+// substringBounds returns the offset and length of ${name:offset:length}
+// expansions: bash evaluates them as arithmetic (${x:-y}, ${x:=y},
+// ${x:+y} and ${x:?y} are not substrings).
+func substringBounds(src string) []string {
+	var out []string
+	for off := 0; off < len(src) && len(out) < 256; {
+		i := strings.Index(src[off:], "${")
+		if i < 0 {
+			break
+		}
+		i += off + 2
+		off = i
+		k := i
+		for k < len(src) && (isIdentByte(src[k]) || k == i && (src[k] == '@' || src[k] == '*')) {
+			k++
+		}
+		if k == i || k >= len(src) || src[k] != ':' || k+1 < len(src) && strings.IndexByte("-=+?", src[k+1]) >= 0 {
+			continue
+		}
+		end := strings.IndexByte(src[k:], '}')
+		if end < 0 {
+			break
+		}
+		out = append(out, src[k+1:k+end])
+	}
+	return out
+}
+
+// externalSubst returns the program of a command substitution in text
+// whose output comes from outside the command ($(cat f), `curl …`).
+func externalSubst(t string) (string, bool) {
+	for _, open := range []string{"$(", "`"} {
+		for off := 0; off < len(t); {
+			k := strings.Index(t[off:], open)
+			if k < 0 {
+				break
+			}
+			k += off + len(open)
+			off = k
+			f := strings.Fields(t[k:])
+			if len(f) > 0 {
+				name := strings.TrimRight(f[0], ")`")
+				if externalName(name) {
+					return name, true
+				}
+			}
+		}
 	}
 	return "", false
 }
 
 // externalSource reports commands whose output comes from outside the
 // command text: the network or a file.
-func externalSource(c *analyze.Command) bool {
-	switch c.Name() {
+func externalSource(c *analyze.Command) bool { return externalName(c.Name()) }
+
+func externalName(name string) bool {
+	switch name {
 	case "curl", "wget", "nc", "ncat", "http", "cat", "head", "tail", "jq", "yq", "xargs", "sed", "awk", "cut", "ssh", "redis-cli", "psql", "mysql":
 		return true
 	}
