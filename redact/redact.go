@@ -582,6 +582,12 @@ func (w *Writer) evalAnchored(h ahit, L int64) {
 	if ru.lits != nil && !hasLit(w.buf[h.kstart-w.base:e-w.base], ru.lits) {
 		return
 	}
+	if ru.req != nil && !containsAny(w.buf[h.kstart-w.base:e-w.base], ru.req) {
+		return
+	}
+	if ru.shape != nil && !ru.shape.mayMatch(w.buf[h.kstart-w.base:e-w.base]) {
+		return
+	}
 	if ru.pemBlock {
 		w.pemBlock(h, e, L)
 		return
@@ -644,6 +650,9 @@ func (w *Writer) eval(ri int32, s, e int64) {
 	ru := w.r.rules[ri]
 	ru.load()
 	text := w.buf[s-w.base : e-w.base]
+	if ru.req != nil && !containsAny(text, ru.req) {
+		return
+	}
 	for _, m := range ru.re.FindAllSubmatchIndex(text, -1) {
 		a, b := m[0], m[1]
 		if g := ru.group; g > 0 && 2*g+1 < len(m) && m[2*g] >= 0 {

@@ -39,6 +39,12 @@ type rule struct {
 
 	// lits, if set: every match starts with one of these exact bytes.
 	lits [][]byte
+	// req, if set: every match contains one of these exact bytes
+	// (requiredLiterals; set by load).
+	req [][]byte
+	// shape, if set (anchored rules): rules out a match at a keyword
+	// occurrence before the expression runs (set by load).
+	shape *shape
 
 	// anchored: every match starts with one of the keywords, so the rule
 	// runs once per keyword occurrence, anchored there (fast). wordStart:
@@ -56,6 +62,12 @@ func (r *rule) load() {
 	r.once.Do(func() {
 		if r.re == nil && r.expr != "" {
 			r.re = regexp.MustCompile(r.expr)
+		}
+		if r.re != nil {
+			r.req = requiredLiterals(r.re.String())
+			if r.anchored {
+				r.shape = newShape(r.re.String())
+			}
 		}
 		if r.litSrc != "" {
 			if ok, _, exact := anchorable(r.litSrc, r.keywords); ok {
