@@ -68,15 +68,22 @@ func (f *EscapeFilter) Write(p []byte) (int, error) {
 	}
 	f.out = f.out[:0]
 	for i := 0; i < len(p); {
-		if f.st == stGround && !f.lead && f.need == 0 {
-			// Fast path: a run of plain ASCII passes as it is.
-			j := i
-			for j < len(p) && p[j] < 0x80 && p[j] != esc {
-				j++
-			}
+		switch {
+		case f.st == stGround && !f.lead:
+			// A run of text passes as it is, copied at once.
+			j, need := textRun(p, i, f.need)
 			if j > i {
 				f.out = append(f.out, p[i:j]...)
+				f.need = need
 				i = j
+				if i == len(p) {
+					continue
+				}
+			}
+		case f.st == stString && !f.strLead:
+			// A string's body is discarded up to a byte that may end it.
+			i = stringRun(p, i)
+			if i == len(p) {
 				continue
 			}
 		}
@@ -119,11 +126,8 @@ func (f *EscapeFilter) Close() error {
 // plain reports whether p is ASCII without ESC: text the filter passes
 // unchanged from the ground state. It tests eight bytes at a time.
 func plain(p []byte) bool {
-	const ones, highs, escs = 0x0101010101010101, 0x8080808080808080, 0x1b1b1b1b1b1b1b1b
 	for len(p) >= 8 {
-		x := binary.LittleEndian.Uint64(p)
-		y := x ^ escs // a zero byte where x has ESC
-		if (x|(y-ones)&^y)&highs != 0 {
+		if !plainWord(binary.LittleEndian.Uint64(p)) {
 			return false
 		}
 		p = p[8:]
@@ -134,6 +138,83 @@ func plain(p []byte) bool {
 		}
 	}
 	return true
+}
+
+// textRun returns the end of the run of bytes from p[i] that ground, in
+// the ground state without a held lead byte and with need continuation
+// bytes expected, would pass on unchanged, and the continuation bytes
+// expected after it. The run stops before ESC, a 0xC2 lead byte and a C1
+// control (0x80..0x9f where no continuation byte is expected); the byte
+// there takes the state machine.
+func textRun(p []byte, i, need int) (int, int) {
+	ascii := 0 // plain ASCII bytes just passed
+	for ; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c < 0x80:
+			if c == esc {
+				return i, need
+			}
+			need = 0
+			if ascii++; ascii >= 8 {
+				// A long run of ASCII (the zeros and strings of a binary):
+				// eight bytes at a time while they hold no ESC and no
+				// byte above 0x7f.
+				for i+9 <= len(p) && plainWord(binary.LittleEndian.Uint64(p[i+1:])) {
+					i += 8
+				}
+				ascii = 0
+			}
+			continue
+		case c <= 0xbf:
+			if need > 0 {
+				need--
+			} else if c <= 0x9f {
+				return i, need
+			}
+		case c == 0xc2:
+			return i, need
+		default:
+			need = utf8Need[c-0xc0]
+		}
+		ascii = 0
+	}
+	return i, need
+}
+
+// utf8Need is, for a byte from 0xC0 up, the continuation bytes ground
+// expects after it (0xC2 aside, which it holds).
+var utf8Need = func() (t [64]int) {
+	for c := 0xc3; c <= 0xf4; c++ {
+		switch {
+		case c <= 0xdf:
+			t[c-0xc0] = 1
+		case c <= 0xef:
+			t[c-0xc0] = 2
+		default:
+			t[c-0xc0] = 3
+		}
+	}
+	return t
+}()
+
+// stringRun returns the index of the first byte from p[i] that str acts
+// on (without a 0xC2 seen before it): the bytes before it are discarded.
+func stringRun(p []byte, i int) int {
+	for ; i < len(p); i++ {
+		switch p[i] {
+		case bel, 0x9c, esc, can, sub, 0xc2:
+			return i
+		}
+	}
+	return i
+}
+
+// plainWord reports whether the eight bytes of x are ASCII without ESC.
+func plainWord(x uint64) bool {
+	const ones, highs, escs = 0x0101010101010101, 0x8080808080808080, 0x1b1b1b1b1b1b1b1b
+	y := x ^ escs // a zero byte where x has ESC
+	return (x|(y-ones)&^y)&highs == 0
 }
 
 const (

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"regexp"
 	"testing"
 	"unicode/utf8"
@@ -83,13 +84,60 @@ func checkNeutral(t *testing.T, in []byte, out string) {
 	}
 }
 
+// byteWise filters in one byte at a time through the state machine
+// alone, without the runs Write passes on or discards at once.
+func byteWise(t testing.TB, in []byte) string {
+	var out bytes.Buffer
+	f := NewEscapeFilter(&out)
+	for _, c := range in {
+		f.byte(c)
+	}
+	out.Write(f.out)
+	f.out = f.out[:0]
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
+}
+
+// randomBytes is n bytes of a fixed pseudo-random sequence.
+func randomBytes(n int) []byte {
+	rnd := rand.New(rand.NewPCG(uint64(n), 9))
+	p := make([]byte, n)
+	for i := range p {
+		p[i] = byte(rnd.Uint32())
+	}
+	return p
+}
+
+// TestRunsAsByteWise: the runs of text and of string bodies Write handles
+// at once give what the state machine gives byte by byte, on random
+// bytes (C1 controls, UTF-8 lead and continuation bytes everywhere) in
+// chunks of any size.
+func TestRunsAsByteWise(t *testing.T) {
+	for _, n := range []int{1, 7, 64, 1000, 1 << 16} {
+		in := randomBytes(n)
+		want := byteWise(t, in)
+		for _, chunk := range []int{0, 1, 3, 64, 4096} {
+			if got, _ := filterAll(t, in, chunk); got != want {
+				t.Fatalf("%d random bytes in chunks of %d: differs from the byte-wise filter", n, chunk)
+			}
+		}
+	}
+}
+
 func FuzzEscapeFilter(f *testing.F) {
-	for _, s := range []string{"\x1b[31mred\x1b[0m", "\x1b]52;c;AAAA\x07", "\xc2\x9b2J", "\x9b1;2H", "a\x1b]0;t\x1b\\b", "é\x1b[?25l✓", "\x1bP\x1b\\"} {
+	for _, s := range []string{"\x1b[31mred\x1b[0m", "\x1b]52;c;AAAA\x07", "\xc2\x9b2J", "\x9b1;2H", "a\x1b]0;t\x1b\\b", "é\x1b[?25l✓", "\x1bP\x1b\\",
+		"\xe2\x82\xac\x80\x9b2Jx", "\xc3\x9b\xf0\x9f\x98\x80\x9b", "\x9d0;t\xc2\x9cb", "\x90q\xc2x\x9cy", "\x98a\xc2\xc2\x9cb", "\xe2\x9b\x1b[1m\xc2"} {
 		f.Add([]byte(s), uint8(1))
 	}
+	f.Add(randomBytes(600), uint8(37))
 	f.Fuzz(func(t *testing.T, in []byte, chunk uint8) {
 		whole, _ := filterAll(t, in, 0)
 		checkNeutral(t, in, whole)
+		if bw := byteWise(t, in); bw != whole {
+			t.Fatalf("one write gives %q, the byte-wise filter %q (input %q)", whole, bw, in)
+		}
 		split, _ := filterAll(t, in, int(chunk))
 		if split != whole {
 			t.Fatalf("chunks of %d give %q, one write %q (input %q)", chunk, split, whole, in)
