@@ -20,7 +20,7 @@ import (
 // the expression runs) for whatever it does not model:
 //   - a byte above 0x7f (the program matches runes; case folding maps
 //     some ASCII letters to non-ASCII runes and back),
-//   - past shapeDepth bytes, or when more than shapeStates states exist,
+//   - past shapeDepth bytes, or when a new state would pass shapeStates,
 //   - every empty-width assertion (^, $, \b, …) is taken as satisfied,
 //     so the automaton accepts a superset of the expression's matches.
 //
@@ -44,10 +44,12 @@ const (
 	shapeDead    = -1
 	shapeUnknown = -2
 	// shapeDepth bounds how many bytes a check looks at.
-	shapeDepth = 96
-	// shapeStates bounds the states of one shape (each costs nclass
-	// transitions of four bytes).
-	shapeStates = 512
+	shapeDepth = 64
+	// shapeStates bounds the states of one shape: each costs a
+	// transition of four bytes per byte class (at most 128; 6 to 51 in
+	// the rules here), so that a shape stays under 64 KiB even on output
+	// made to visit as many states as it can.
+	shapeStates = 128
 )
 
 // newShape builds the shape of expr, or returns nil if it cannot.

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"regexp"
 	"regexp/syntax"
@@ -198,4 +199,50 @@ func FuzzShape(f *testing.F) {
 			t.Fatalf("%s: match %q holds none of %q", ru.kind, text[m[0]:m[1]], ru.req)
 		}
 	})
+}
+
+// TestShapeBounded: texts made to visit many states (strings generated
+// from the rule, cut anywhere and continued with random bytes of the
+// rule's own alphabet) leave a shape within shapeStates states, and
+// past that bound it answers "maybe", never a wrong "no".
+func TestShapeBounded(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 4))
+	checked, saturated := 0, 0
+	for _, ru := range staticSet(false).rules {
+		if !ru.anchored || ru.pemEnd {
+			continue
+		}
+		ru.load()
+		texts := ruleTexts(t, rnd, ru, 100)
+		var alphabet []byte
+		for _, s := range texts {
+			for i := 0; i < len(s); i++ {
+				if s[i] < 0x80 && bytes.IndexByte(alphabet, s[i]) < 0 {
+					alphabet = append(alphabet, s[i])
+				}
+			}
+		}
+		for _, s := range texts {
+			p := []byte(s[:rnd.IntN(len(s)+1)])
+			for range rnd.IntN(shapeDepth) {
+				p = append(p, alphabet[rnd.IntN(len(alphabet))])
+			}
+			for _, q := range [][]byte{[]byte(s), p} {
+				if !ru.shape.mayMatch(q) && ru.re.Match(q) {
+					t.Fatalf("%s: shape rules out %q, which matches", ru.kind, q)
+				}
+				checked++
+			}
+		}
+		switch n := len(ru.shape.sets); {
+		case n > shapeStates:
+			t.Fatalf("%s: %d states, more than %d", ru.kind, n, shapeStates)
+		case n == shapeStates:
+			saturated++
+		}
+	}
+	t.Logf("%d texts; %d shapes reached the bound", checked, saturated)
+	if checked == 0 || saturated == 0 {
+		t.Fatalf("%d texts, %d shapes at the bound: the bound was not exercised", checked, saturated)
+	}
 }
