@@ -3,7 +3,9 @@ package capture
 import (
 	"bytes"
 	"math/rand/v2"
+	"os"
 	"regexp"
+	"runtime"
 	"testing"
 	"unicode/utf8"
 )
@@ -155,6 +157,42 @@ func BenchmarkEscapeFilterText(b *testing.B) {
 	b.SetBytes(int64(len(buf)))
 	for b.Loop() {
 		f.Write(buf)
+	}
+}
+
+// BenchmarkEscapeFilterBinary: random bytes (C1 controls, UTF-8 lead and
+// continuation bytes everywhere) and an executable (runs of zeros and
+// ASCII between the rest). MB/cpu-s is the CPU time of the benchmark's
+// thread, steadier than MB/s on a busy machine.
+func BenchmarkEscapeFilterBinary(b *testing.B) {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	bin, err := os.ReadFile(exe)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, in := range []struct {
+		name string
+		data []byte
+	}{{"random", randomBytes(4 << 20)}, {"executable", bin[:min(len(bin), 4<<20)]}} {
+		b.Run(in.name, func(b *testing.B) {
+			f := NewEscapeFilter(ioDiscard{})
+			b.SetBytes(int64(len(in.data)))
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			cpu0, n := threadCPU(), 0
+			for b.Loop() {
+				for p := 0; p < len(in.data); p += 64 << 10 {
+					f.Write(in.data[p:min(p+64<<10, len(in.data))])
+				}
+				n++
+			}
+			if d := threadCPU() - cpu0; d > 0 {
+				b.ReportMetric(float64(n*len(in.data))/d.Seconds()/1e6, "MB/cpu-s")
+			}
+		})
 	}
 }
 
