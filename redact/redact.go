@@ -11,7 +11,10 @@
 // The redactor streams: [Writer] holds back only the bytes that could still
 // be part of a secret, so a secret split across any number of writes is
 // still found. Rules run only where one of their keywords occurs (an
-// Aho–Corasick prefilter), so ordinary output costs a table lookup per byte.
+// Aho–Corasick prefilter), so ordinary output costs a table lookup per byte,
+// and there only where checks derived from their expressions (required
+// literals, an ASCII automaton of the expression's shape) do not rule a
+// match out.
 //
 // Limits (see the Max* constants): a token-like match may extend
 // MaxTokenLen bytes past its keyword, a PEM block MaxPEMLen bytes, an exact
