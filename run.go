@@ -186,6 +186,7 @@ func (l sandboxLauncher) Command(script string, env []string, dir string) (runne
 		Contained:   h.Contained,
 		Ended:       h.Ended,
 		Reaped:      h.Reaped,
+		Tree:        h.Tree,
 	}
 	if h.Warm() {
 		// A warm helper is running already: one that does not get its

@@ -17,6 +17,9 @@ import (
 // TestMain makes the test binary its own sandbox helper.
 func TestMain(m *testing.M) {
 	sandbox.Main()
+	if os.Getenv("SGTEST_TOOL") == "listen" {
+		os.Exit(listenTool()) // sandbox_session_test.go
+	}
 	os.Exit(m.Run())
 }
 

@@ -4,8 +4,12 @@ package shellguard
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -111,5 +115,114 @@ func TestSandboxedPTYTask(t *testing.T) {
 	lines := strings.Split(st.Stdout, "\n")
 	if len(lines) < 2 || strings.TrimSpace(lines[1]) != "ptmx" {
 		t.Fatalf("/dev/pts inside: %q", st.Stdout)
+	}
+}
+
+// listenTool serves one line on 127.0.0.1:$SGTEST_PORT for 60 s: the
+// test binary run by a background task as a dev server.
+func listenTool() int {
+	l, err := net.Listen("tcp", "127.0.0.1:"+os.Getenv("SGTEST_PORT"))
+	if err != nil {
+		fmt.Println("LISTEN-FAILED", err)
+		return 1
+	}
+	fmt.Println("LISTENING")
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			// Answers any request once it has arrived (an HTTP/1.0 reply).
+			c.SetReadDeadline(time.Now().Add(5 * time.Second))
+			c.Read(make([]byte, 4096))
+			fmt.Fprint(c, "HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nhello from the dev server\n")
+			c.Close()
+		}
+	}()
+	time.Sleep(60 * time.Second)
+	return 0
+}
+
+// TestSessionNetworkAcrossCalls: a server a session's background task
+// starts on loopback answers the session's next calls, cold and warm
+// (the pool's helpers are in the session's namespace too), and no other
+// session's; closing the session ends it.
+func TestSessionNetworkAcrossCalls(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		if os.Getenv("SHELLGUARD_STRICT_TESTS") == "1" {
+			t.Fatal("curl not installed")
+		}
+		t.Skip("curl not installed")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	scratch, err := os.MkdirTemp("/var/tmp", "sg-session-net-")
+	if err != nil {
+		t.Skip(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(scratch) })
+	ws := filepath.Join(scratch, "ws")
+	os.Mkdir(ws, 0o755)
+	approve := func(context.Context, Request, policy.Verdict) (bool, error) { return true, nil }
+	// The test binary's directory is on PATH: the sandbox keeps PATH's
+	// directories visible.
+	path := filepath.Dir(exe) + ":" + os.Getenv("PATH")
+	g, err := New(Config{Workspace: ws, Sandbox: &sandbox.Spec{}, Approver: approve, Environ: []string{"PATH=" + path, "HOME=" + scratch}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	ctx := context.Background()
+	s := g.NewSession(SessionOptions{})
+	defer s.Close()
+	if r, err := s.Run(ctx, Request{Command: "true"}); err != nil || r.Sandbox == nil || !r.Sandbox.Has(sandbox.LayerNetNS) {
+		if os.Getenv("SHELLGUARD_STRICT_TESTS") == "1" {
+			t.Fatalf("no network namespace: %v %v", r.Sandbox, err)
+		}
+		t.Skipf("no network namespace: %v %v", r.Sandbox, err)
+	} else if d := r.Sandbox.String(); !strings.Contains(d, "session") {
+		t.Logf("sandbox: %s", d)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	l.Close()
+	server, err := s.Start(ctx, Request{Command: "SGTEST_TOOL=listen SGTEST_PORT=" + port + " " + filepath.Base(exe)}, TaskOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(server.Status(ReadOptions{}).Stdout, "LISTENING") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the server did not start: %+v", server.Status(ReadOptions{}))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	client := "curl -sS -m 10 http://127.0.0.1:" + port + "/ || echo NO-CONNECTION"
+	for i := range 4 {
+		r, err := s.Run(ctx, Request{Command: client})
+		if err != nil || !strings.Contains(r.Stdout, "hello from the dev server") {
+			t.Fatalf("call %d of the session: %q %q %v", i, r.Stdout, r.Stderr, err)
+		}
+	}
+	if hits, _ := s.pool.Stats(); hits == 0 {
+		t.Errorf("no call came from the warm pool: the test did not cover its helpers")
+	}
+	other := g.NewSession(SessionOptions{})
+	defer other.Close()
+	if r, _ := other.Run(ctx, Request{Command: client}); !strings.Contains(r.Stdout, "NO-CONNECTION") {
+		t.Fatalf("another session reached the server: %q", r.Stdout)
+	}
+	if r, _ := g.Run(ctx, Request{Command: client}); !strings.Contains(r.Stdout, "NO-CONNECTION") {
+		t.Fatalf("Guard.Run reached the server: %q", r.Stdout)
+	}
+	s.Close()
+	if r := server.Wait(ctx, 20*time.Second, ReadOptions{}); r.ExitCode == nil {
+		t.Fatal("the server outlived its session by 20 s")
 	}
 }

@@ -79,6 +79,11 @@ type SessionOptions struct {
 	// private /tmp of that session (e.g. two sessions of one client)
 	// instead of having one of their own.
 	TmpOf *Session
+	// OwnNetworks gives each sandboxed command of the session a network
+	// namespace of its own, as Guard.Run does, instead of the one the
+	// session's commands share (where a server one of them starts on
+	// loopback answers the next). For a session that runs one command.
+	OwnNetworks bool
 }
 
 // TaskOptions are the options of a background task.
@@ -125,9 +130,14 @@ type Session struct {
 
 	// The private /tmp and /dev/shm of the session's sandboxed commands,
 	// created on first use and removed by Close (see sandbox.SessionTmp).
-	tmpMu  sync.Mutex
-	tmp    *sandbox.SessionTmp
+	tmpMu sync.Mutex
+	tmp   *sandbox.SessionTmp
+	// net is the network namespace the session's sandboxed commands
+	// share (loopback: a server one starts answers the next), created
+	// with tmp and closed by Close (see sandbox.SessionNet).
+	net    *sandbox.SessionNet
 	tmpOf  *Session
+	ownNet bool
 	closed bool
 	// pool keeps warm sandbox helpers for the session's commands, from
 	// its second sandboxed command on (a session that runs one command,
@@ -180,6 +190,7 @@ func (g *Guard) NewSession(o SessionOptions) *Session {
 		}),
 		budget: o.BlockingBudget,
 		tmpOf:  o.TmpOf,
+		ownNet: o.OwnNetworks,
 	}
 	g.tasks.mu.Lock()
 	defer g.tasks.mu.Unlock()
@@ -206,6 +217,8 @@ func (s *Session) Close() error {
 	s.tmpMu.Unlock()
 	pool.Close() // before the private /tmp its helpers hold goes away
 	s.tmpMu.Lock()
+	s.net.Close()
+	s.net = nil
 	s.tmp.Close()
 	s.tmp = nil
 	s.tmpMu.Unlock()
@@ -301,7 +314,13 @@ func (s *Session) useTmp(opts *runner.Options, warm bool) error {
 		}
 		owner.tmp = t
 	}
+	if owner.net == nil && !s.ownNet {
+		owner.net = sandbox.NewSessionNet()
+	}
 	l.spec.SessionTmp = owner.tmp.Dir()
+	if !s.ownNet {
+		l.spec.SessionNet = owner.net
+	}
 	opts.Launcher = l
 	return nil
 }

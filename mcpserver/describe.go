@@ -124,7 +124,7 @@ func describe(s settings) string {
 	if len(s.AlwaysDenied) > 0 {
 		fmt.Fprintf(&b, "Always denied: %s.\n", strings.Join(s.AlwaysDenied, "; "))
 	}
-	b.WriteString("Servers, watchers, prompts: run_in_background: true returns a task_id. task_id alone gives its status and the output new since the last read; add kill, stdin_text (a line to its stdin; returns with the reply), wait (until it exits) or stream (its lines, filtered by stream_pattern); task_id \"*\" lists tasks.")
+	b.WriteString("Servers, watchers, prompts: run_in_background: true returns a task_id. task_id alone gives its status and the output new since the last read; add kill, stdin_text (a line to its stdin; returns with the reply), wait (until it exits) or stream (its lines, filtered by stream_pattern); task_id \"*\" lists tasks. A server a task starts on 127.0.0.1 answers this session's later commands.")
 	if s.BlockingBudget > 0 {
 		fmt.Fprintf(&b, " wait and stream return within %s; a command still running after %s moves to the background.", secs(s.BlockingBudget), secs(s.BlockingBudget))
 	}

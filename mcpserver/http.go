@@ -241,8 +241,9 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, maxBody int64) 
 	}
 	defer slot.release()
 	// A session of its own that never moves the command to the
-	// background: nobody could ask about the task later.
-	sess := s.g.NewSession(shellguard.SessionOptions{BlockingBudget: -1})
+	// background: nobody could ask about the task later, nor reach a
+	// server it leaves (so no shared network namespace either).
+	sess := s.g.NewSession(shellguard.SessionOptions{BlockingBudget: -1, OwnNetworks: true})
 	defer sess.Close()
 	res, err := s.run(ctx, sess, in, func(context.Context, policy.Verdict) (bool, error) { return false, nil }, &progress{})
 	status := http.StatusOK

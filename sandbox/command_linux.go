@@ -39,8 +39,11 @@ type helperSpec struct {
 	Limits    Limits   `json:"limits"`
 	UserNS    bool     `json:"userns"`
 	NetNS     bool     `json:"netns"`
-	BashInit  bool     `json:"bash_init"`
-	IPC       ipcSpec  `json:"ipc"` // ipc_linux.go
+	// SharedNet: the network namespace is the session's (started by its
+	// holder, sessionnet_linux.go), not the helper's own.
+	SharedNet bool    `json:"shared_net,omitempty"`
+	BashInit  bool    `json:"bash_init"`
+	IPC       ipcSpec `json:"ipc"` // ipc_linux.go
 	// NSReason says why namespaces were not requested.
 	NSReason string `json:"ns_reason,omitempty"`
 	// CgroupV1 is the run's cgroup v1 memory cgroup, which the helper
@@ -108,6 +111,13 @@ type Handle struct {
 	proxy  *netproxy.Proxy
 	netAtt *netproxy.Attached
 	netUse *NetUse
+	// link is the join process's channel to the session's holder, and
+	// tree delivers the pid of the helper the holder started
+	// (sessionnet_linux.go); treePid caches it.
+	link    *os.File
+	tree    <-chan int
+	treeMu  sync.Mutex
+	treePid int
 }
 
 // nsDisabled caches "user namespaces cannot be created here" after a
@@ -153,6 +163,13 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 			hs.NetNS = true
 		}
 	}
+	// The session's network namespace: its holder starts the helper
+	// (sessionnet_linux.go); without one, a namespace of its own.
+	var holder *netHolder
+	if hs.SharedNet && hs.NetNS {
+		holder, _ = spec.SessionNet.holder()
+	}
+	hs.SharedNet = holder != nil
 	var gst *gitState
 	if hs.UserNS {
 		if hs.FS.Git, gst, err = prepareGit(hs.Workspace, env); err != nil {
@@ -269,12 +286,37 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 		attr.UseCgroupFD = true
 		attr.CgroupFD = rc.fd
 	}
+	var link *os.File
+	var tree <-chan int
+	if holder != nil {
+		// The holder clones the helper into the session's user and
+		// network namespaces; this process starts the join process that
+		// stands for it (its link is the last descriptor).
+		cg := -1
+		if attr.UseCgroupFD {
+			cg = attr.CgroupFD
+		}
+		link, tree, err = holder.launch(flags&^(syscall.CLONE_NEWUSER|syscall.CLONE_NEWNET), attr.AmbientCaps, cg)
+		if err != nil {
+			r.Close()
+			w.Close()
+			ctl.Close()
+			ctlChild.Close()
+			ovs.discard()
+			closeFiles()
+			rc.close()
+			return nil, nil, err
+		}
+		cmd.ExtraFiles = append(cmd.ExtraFiles, link)
+		cmd.Args[0] = joinName + ":" + strconv.Itoa(2+len(cmd.ExtraFiles))
+		attr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+	}
 	cmd.SysProcAttr = attr
 	steptime.Mark("sb.cgroup")
 	ws := prepareWSGuard(hs.Workspace, gst != nil)
 	steptime.Mark("sb.wsguard")
 	return cmd, &Handle{mode: spec.Mode, r: r, w: w, ctl: ctl, ctlChild: ctlChild, userns: hs.UserNS, git: gst, ov: ovs, rm: rmFiles, post: &PostRun{}, cg: rc, cgErr: cgErr,
-		ws: ws, proxy: spec.Proxy, postTimeout: spec.PostRunTimeout}, nil
+		ws: ws, proxy: spec.Proxy, postTimeout: spec.PostRunTimeout, link: link, tree: tree}, nil
 }
 
 const (
@@ -330,7 +372,30 @@ func (h *Handle) Started() {
 		h.ctlChild.Close()
 		h.ctlChild = nil
 	}
+	if h.link != nil {
+		h.link.Close()
+		h.link = nil
+	}
 	h.closeRootMap()
+}
+
+// Tree returns the pid the command's processes descend from: the helper
+// the session's holder started, or 0 when that is the started process
+// itself (or not known yet).
+func (h *Handle) Tree() int {
+	if h == nil || h.tree == nil {
+		return 0
+	}
+	h.treeMu.Lock()
+	defer h.treeMu.Unlock()
+	if h.treePid == 0 {
+		select {
+		case pid := <-h.tree:
+			h.treePid = pid
+		case <-time.After(time.Second):
+		}
+	}
+	return h.treePid
 }
 
 // StartFailed tells the handle that cmd.Start failed with err. In Auto
@@ -424,6 +489,10 @@ func (h *Handle) Applied() (Applied, error) {
 func (h *Handle) Close() error {
 	h.closeCtl()
 	h.closeNet()
+	if h.link != nil {
+		h.link.Close()
+		h.link = nil
+	}
 	if h.sup != nil {
 		h.sup.Stop()
 		h.sup = nil
@@ -584,7 +653,8 @@ func cacheDirOf(spec Spec, env []string) string {
 
 // resolve fills in every default of spec.
 func resolve(spec Spec, env []string, dir string) (*helperSpec, error) {
-	hs := &helperSpec{Mode: spec.Mode, Network: spec.Network, Proxy: !spec.Network && spec.Proxy != nil, BashInit: spec.BashAsInit}
+	hs := &helperSpec{Mode: spec.Mode, Network: spec.Network, Proxy: !spec.Network && spec.Proxy != nil, BashInit: spec.BashAsInit,
+		SharedNet: !spec.Network && spec.SessionNet != nil}
 	ws := spec.Workspace
 	if ws == "" {
 		ws = dir

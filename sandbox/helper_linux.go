@@ -30,7 +30,14 @@ func Main() {
 	if !IsHelper(os.Args) {
 		return
 	}
+	if link, ok := joinLink(os.Args); ok {
+		// Stands for a helper started in the session's network
+		// namespace (sessionnet_linux.go).
+		os.Exit(joinMain(link))
+	}
 	switch {
+	case len(os.Args) == 3 && os.Args[2] == netHolderArg:
+		os.Exit(netHolderMain())
 	case len(os.Args) == 3 && os.Args[2] == holderArg:
 		// Holds a user namespace for idmapped mounts (rootmap_linux.go).
 		os.Exit(rootMapHolder())
@@ -53,8 +60,10 @@ type helper struct {
 	// failed (rootmap_linux.go).
 	rootMapUsed map[int]bool
 	rootMapErr  error
-	// netProxy: the proxy's listener was handed out (net_linux.go).
-	netProxy bool
+	// netProxy: the proxy's listener was handed out (net_linux.go), at
+	// proxyAddr.
+	netProxy  bool
+	proxyAddr string
 }
 
 func (h *helper) ok(name, detail string) {
@@ -225,6 +234,7 @@ func helperMain(specJSON, script string, warm bool) int {
 			<-sigs
 		}
 	}
+	env = h.proxyEnv(env) // net_linux.go
 	argv := []string{"bash", "-p", "-c", script}
 	if pidns && !hs.BashInit {
 		if early != nil {
@@ -326,7 +336,9 @@ func (h *helper) namespaces() {
 	} else {
 		h.miss(LayerPidNS, fmt.Errorf("pid is %d, not 1", os.Getpid()), fix)
 	}
-	if h.hs.NetNS {
+	if h.hs.NetNS && h.hs.SharedNet {
+		h.ok(LayerNetNS, "the session's network namespace (loopback only, shared by the session's commands)")
+	} else if h.hs.NetNS {
 		h.ok(LayerNetNS, "own network namespace (loopback only)")
 	}
 }

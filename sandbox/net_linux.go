@@ -42,10 +42,24 @@ func (h *helper) proxyListener(loopbackOK bool) {
 	}
 	defer unix.Close(fd)
 	unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_REUSEADDR, 1)
-	if err := unix.Bind(fd, &unix.SockaddrInet4{Port: ProxyPort, Addr: [4]byte{127, 0, 0, 1}}); err != nil {
-		fail(fmt.Errorf("bind %s: %w", ProxyAddr, err))
+	// In the session's namespace, where other commands' proxies listen
+	// too, a free port: the command's variables are pointed at it before
+	// bash starts (proxyEnv).
+	port := ProxyPort
+	if h.hs.SharedNet {
+		port = 0
+	}
+	if err := unix.Bind(fd, &unix.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		fail(fmt.Errorf("bind 127.0.0.1:%d: %w", port, err))
 		return
 	}
+	sa, err := unix.Getsockname(fd)
+	in4, ok := sa.(*unix.SockaddrInet4)
+	if err != nil || !ok {
+		fail(fmt.Errorf("getsockname: %v", err))
+		return
+	}
+	addr := "127.0.0.1:" + strconv.Itoa(in4.Port)
 	if err := unix.Listen(fd, 128); err != nil {
 		fail(fmt.Errorf("listen: %w", err))
 		return
@@ -54,8 +68,25 @@ func (h *helper) proxyListener(loopbackOK bool) {
 		fail(fmt.Errorf("send listener: %w", err))
 		return
 	}
-	h.ok(LayerNetProxy, "allowlist proxy at "+ProxyAddr+" (HTTP, CONNECT, SOCKS5); nothing else leaves the namespace")
-	h.netProxy = true
+	h.ok(LayerNetProxy, "allowlist proxy at "+addr+" (HTTP, CONNECT, SOCKS5); nothing else leaves the namespace")
+	h.netProxy, h.proxyAddr = true, addr
+}
+
+// proxyEnv points the proxy settings of env (set to ProxyAddr by the
+// parent, proxyEnv in net.go) at the port the listener got, when that is
+// not ProxyPort.
+func (h *helper) proxyEnv(env []string) []string {
+	if !h.netProxy || h.proxyAddr == ProxyAddr {
+		return env
+	}
+	out := make([]string, len(env))
+	for i, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok && strings.Contains(v, "://"+ProxyAddr) {
+			kv = k + "=" + strings.ReplaceAll(v, "://"+ProxyAddr, "://"+h.proxyAddr)
+		}
+		out[i] = kv
+	}
+	return out
 }
 
 // takeNetListener splits the proxy listener's message off the front of

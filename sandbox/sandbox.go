@@ -172,6 +172,11 @@ type Spec struct {
 	// (and $TMPDIR) and /dev/shm. Empty: a fresh, empty /tmp and /dev/shm
 	// per run.
 	SessionTmp string `json:"-"`
+	// SessionNet, when set, is the network namespace the command shares
+	// with the other commands of its session (see SessionNet): a server
+	// one of them starts on loopback answers the next. Nil: a namespace
+	// of its own per run. Only without Network (off and allowlist).
+	SessionNet *SessionNet `json:"-"`
 	// PostRunTimeout bounds the steps shellguard takes outside the
 	// sandbox after the run (applying the strict overlay, the .git view,
 	// the workspace search); 0 means DefaultPostRunTimeout (5 s). When it

@@ -73,6 +73,8 @@ func testTool(name string) int {
 		_, err = unix.Socket(unix.AF_INET, unix.SOCK_DGRAM, 0)
 		show("udp", err)
 		return 0
+	case "listen":
+		return listenTool() // sessionnet_linux_test.go
 	case "pool-subreaper":
 		return poolSubreaperTool() // pool_linux_test.go
 	}

@@ -78,3 +78,16 @@ func (h *Handle) Ended() (code int, ok bool) { return 0, false }
 
 // Reaped does nothing here.
 func (h *Handle) Reaped() {}
+
+// SessionNet is a session's shared network namespace; there is none on
+// this platform.
+type SessionNet struct{}
+
+// NewSessionNet returns a SessionNet that does nothing here.
+func NewSessionNet() *SessionNet { return &SessionNet{} }
+
+// Close does nothing on this platform.
+func (n *SessionNet) Close() error { return nil }
+
+// Tree is the process the command's processes descend from: the leader.
+func (h *Handle) Tree() int { return 0 }

@@ -146,6 +146,10 @@ type Launch struct {
 	// leader is), so none can be left and the search for escapees is
 	// skipped.
 	Contained func() bool
+	// Tree, when set, returns the pid the command's processes descend
+	// from when that is not Cmd's (a sandbox helper started by another
+	// process on Cmd's behalf), or 0.
+	Tree func() int
 }
 
 // StopReason says why the runner ended a command early.

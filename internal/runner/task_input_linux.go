@@ -26,7 +26,13 @@ func (p *Process) WaitingForInput() bool {
 	default:
 	}
 	seen := map[int]bool{}
-	queue := []int{p.cmd.Process.Pid}
+	root := p.cmd.Process.Pid
+	if p.launch.Tree != nil {
+		if t := p.launch.Tree(); t > 0 {
+			root = t
+		}
+	}
+	queue := []int{root}
 	for len(queue) > 0 && len(seen) < 4096 {
 		pid := queue[0]
 		queue = queue[1:]
