@@ -40,6 +40,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/shellguard/shellguard/internal/runner"
 	"golang.org/x/sys/unix"
 )
 
@@ -183,7 +184,10 @@ func startHolder() (*netHolder, error) {
 		attr.GidMappingsEnableSetgroups = true
 	}
 	cmd.SysProcAttr = attr
-	if err := cmd.Start(); err != nil {
+	// As a leader of the runner: with a child subreaper, a run's
+	// clean-up would otherwise take this child it did not start, with no
+	// run's marker, for an escaped process (internal/runner).
+	if err := runner.StartTracked(cmd); err != nil {
 		ctl.Close()
 		return nil, fmt.Errorf("starting the session's network namespace: %w", err)
 	}
@@ -295,6 +299,7 @@ func (h *netHolder) close() {
 		h.cmd.Process.Kill()
 		<-done
 	}
+	runner.Forget(h.cmd.Process.Pid)
 }
 
 // ---- inside: the holder ----
