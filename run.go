@@ -49,6 +49,11 @@ type Request struct {
 	// DisableSandbox asks to run outside the sandbox; honoured only with
 	// Config.AllowUnsandboxed, and then always as an ask.
 	DisableSandbox bool
+	// Network narrows the sandbox's network for this request: "off" or
+	// "allowlist" under a wider configured mode ("" or the configured
+	// mode: unchanged). A wider mode is refused with a *LimitError: only
+	// the configuration widens the network.
+	Network string
 	// Session names the caller's session in the audit log.
 	Session string
 
@@ -109,6 +114,10 @@ func (g *Guard) prepare(ctx context.Context, req Request) (runner.Options, admis
 		return opts, a, res, err
 	}
 	if a.unsandboxed {
+		if m, _ := sandbox.ParseNetMode(req.Network); req.Network != "" && m != sandbox.NetOn {
+			err := &LimitError{Field: "network", Reason: "the command runs outside the sandbox, with the host's network: " + req.Network + " cannot be applied"}
+			return runner.Options{}, a, res, err
+		}
 		opts.Launcher = nil
 	}
 	tag := &runTag{admission: a}
@@ -138,7 +147,15 @@ func (g *Guard) options(req Request) (runner.Options, error) {
 	}
 	var launcher runner.Launcher
 	if g.cfg.Sandbox != nil {
-		launcher = sandboxLauncher{spec: *g.cfg.Sandbox}
+		spec := *g.cfg.Sandbox
+		if req.Network != "" {
+			if spec, err = spec.WithNetMode(req.Network); err != nil {
+				return runner.Options{}, &LimitError{Field: "network", Reason: err.Error()}
+			}
+		}
+		launcher = sandboxLauncher{spec: spec}
+	} else if m, _ := sandbox.ParseNetMode(req.Network); req.Network != "" && m != sandbox.NetOn {
+		return runner.Options{}, &LimitError{Field: "network", Reason: "the sandbox is off here, so the network is the host's: " + req.Network + " cannot be applied"}
 	}
 	return runner.Options{
 		Launcher:  launcher,

@@ -4,6 +4,7 @@ package shellguard
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/shellguard/shellguard/policy"
 	"github.com/shellguard/shellguard/sandbox"
+	"github.com/shellguard/shellguard/sandbox/netproxy"
 	"go.uber.org/goleak"
 )
 
@@ -224,5 +226,45 @@ func TestSessionNetworkAcrossCalls(t *testing.T) {
 	s.Close()
 	if r := server.Wait(ctx, 20*time.Second, ReadOptions{}); r.ExitCode == nil {
 		t.Fatal("the server outlived its session by 20 s")
+	}
+}
+
+// TestRequestNarrowsNetwork: a request may narrow the configured network
+// (allowlist to off: no proxy, loopback only), never widen it.
+func TestRequestNarrowsNetwork(t *testing.T) {
+	scratch, err := os.MkdirTemp("/var/tmp", "sg-net-mode-")
+	if err != nil {
+		t.Skip(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(scratch) })
+	p := netproxy.New(netproxy.Options{})
+	defer p.Close()
+	g, err := New(Config{Workspace: scratch, Sandbox: &sandbox.Spec{Proxy: p}, Environ: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + scratch}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	ctx := context.Background()
+	r, err := g.Run(ctx, Request{Command: `echo "P=$HTTP_PROXY"`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Sandbox == nil || r.Sandbox.Network != sandbox.NetAllowlist {
+		if os.Getenv("SHELLGUARD_STRICT_TESTS") == "1" {
+			t.Fatalf("no allowlist network: %v", r.Sandbox)
+		}
+		t.Skipf("no allowlist network: %v", r.Sandbox)
+	}
+	if !strings.Contains(r.Stdout, "P=http://127.0.0.1:") {
+		t.Fatalf("configured allowlist: %q", r.Stdout)
+	}
+	r, err = g.Run(ctx, Request{Command: `echo "P=$HTTP_PROXY"`, Network: "off"})
+	if err != nil || strings.TrimSpace(r.Stdout) != "P=" || r.Sandbox.Network != "none" {
+		t.Fatalf("narrowed to off: %q %v %v", r.Stdout, r.Sandbox, err)
+	}
+	_, err = g.Run(ctx, Request{Command: "true", Network: "on"})
+	var le *LimitError
+	if !errors.As(err, &le) || le.Field != "network" || !strings.Contains(le.Reason, "wider than the configured allowlist") {
+		t.Fatalf("widened to on: %v", err)
 	}
 }

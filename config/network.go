@@ -51,14 +51,15 @@ func (c *Config) networkSpec(spec *sandbox.Spec) error {
 	if !ok {
 		return fmt.Errorf("sandbox.network: want off, allowlist or on, got %q", c.Sandbox.Network)
 	}
-	switch mode {
-	case sandbox.NetOn:
-		spec.Network = true
-	case sandbox.NetAllowlist:
+	// The proxy is there in on mode too, so that a request may narrow
+	// the network to the allowlist (Spec.WithNetMode); it derives its
+	// list at its first connection, so an unused one costs nothing.
+	if mode != sandbox.NetOff {
 		cc := *c
 		spec.Proxy = netproxy.New(netproxy.Options{Discover: func() netproxy.Allowlist {
 			return cc.NetworkAllowlist(context.Background())
 		}})
 	}
+	spec.Network = mode == sandbox.NetOn
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/shellguard/shellguard"
+	"github.com/shellguard/shellguard/sandbox"
 )
 
 // settings are what the server tells clients and checks their input
@@ -87,6 +88,15 @@ func settingsOf(g *shellguard.Guard, so shellguard.SessionOptions) settings {
 	return s
 }
 
+// networkModes are the network modes a call may choose under s, the
+// configured one last; none without a sandbox.
+func (s settings) networkModes() []string {
+	if len(s.SandboxLayers) == 0 {
+		return nil
+	}
+	return sandbox.NetModesUpTo(s.Network)
+}
+
 // describe writes the tool description from the effective settings: what
 // a model needs to know to not waste turns, and nothing else.
 func describe(s settings) string {
@@ -159,6 +169,15 @@ func inputSchema(s settings) *jsonschema.Schema {
 	}
 	props["detail"] = &jsonschema.Schema{Type: "boolean", Description: "Add the sandbox's full report to the structured result."}
 	order := []string{"command", "description", "timeout", "cwd", "detail"}
+	if modes := s.networkModes(); len(modes) > 1 {
+		enum := make([]any, len(modes))
+		for i, m := range modes {
+			enum[i] = m
+		}
+		props["network"] = &jsonschema.Schema{Type: "string", Enum: enum,
+			Description: "Narrow the network for this command (default " + modes[len(modes)-1] + "): off is loopback only (and the session's servers)."}
+		order = append(order, "network")
+	}
 	if s.DisableSandbox {
 		props["dangerously_disable_sandbox"] = &jsonschema.Schema{Type: "boolean", Description: "Run outside the sandbox. Only when the sandbox itself breaks the command; the user is told."}
 		order = append(order, "dangerously_disable_sandbox")

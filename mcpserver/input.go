@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/shellguard/shellguard"
+	"github.com/shellguard/shellguard/sandbox"
 )
 
 // input is the validated input of one call of the bash tool.
@@ -31,6 +33,7 @@ type input struct {
 	Cwd             string        // absolute; empty: the workspace
 	DisableSandbox  bool
 	Detail          bool   // the sandbox's full report in the structured result
+	Network         string // "": the configured mode; else off, allowlist or on, no wider
 	Offset          *int64 // task reads: from this offset; nil: what is new
 }
 
@@ -61,7 +64,7 @@ const (
 
 var knownFields = []string{
 	"command", "description", "run_in_background", "task_id", "kill", "stdin_text",
-	"wait", "stream", "stream_pattern", "offset", "timeout", "cwd", "detail", "dangerously_disable_sandbox",
+	"wait", "stream", "stream_pattern", "offset", "timeout", "cwd", "detail", "network", "dangerously_disable_sandbox",
 }
 
 // shownFields are the fields the input schema offers under s: an error
@@ -182,6 +185,20 @@ func parseInput(raw json.RawMessage, s settings) (*input, error) {
 			return nil, limitErr(err)
 		}
 		in.Timeout = d
+	}
+	if in.Network, err = str(m, "network"); err != nil {
+		return nil, err
+	}
+	if in.Network = strings.TrimSpace(in.Network); in.Network != "" {
+		modes := s.networkModes()
+		mode, ok := sandbox.ParseNetMode(in.Network)
+		if !ok || !slices.Contains(modes, mode) {
+			if len(modes) == 0 {
+				return nil, fieldErr("network", "there is no sandbox here to narrow the network of; leave network out")
+			}
+			return nil, fieldErr("network", "give one of %s (the configured mode is %s; a call may only narrow it)", strings.Join(modes, ", "), modes[len(modes)-1])
+		}
+		in.Network = mode
 	}
 	cwd, err := str(m, "cwd")
 	if err != nil {

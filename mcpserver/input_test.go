@@ -105,3 +105,42 @@ func TestDescribe(t *testing.T) {
 		t.Errorf("description is %d bytes", len(d))
 	}
 }
+
+// A call narrows the network, never widens it; without a sandbox there
+// is nothing to narrow.
+func TestParseInputNetwork(t *testing.T) {
+	ws := t.TempDir()
+	sandboxed := settings{Workspace: ws, DefaultTimeout: time.Minute, MaxTimeout: time.Hour, Network: "allowlist", SandboxLayers: []string{"userns"}}
+	bare := settings{Workspace: ws, DefaultTimeout: time.Minute, MaxTimeout: time.Hour, Network: "on"}
+	for _, tc := range []struct {
+		set  settings
+		args string
+		want string // the parsed mode, or "error: substring"
+	}{
+		{sandboxed, `{"command":"ls","network":"off"}`, "off"},
+		{sandboxed, `{"command":"ls","network":" ALLOWLIST "}`, "allowlist"},
+		{sandboxed, `{"command":"ls","network":"none"}`, "off"},
+		{sandboxed, `{"command":"ls"}`, ""},
+		{sandboxed, `{"command":"ls","network":"on"}`, "error: invalid input: network: give one of off, allowlist (the configured mode is allowlist; a call may only narrow it)"},
+		{sandboxed, `{"command":"ls","network":"wide"}`, "error: invalid input: network: give one of off, allowlist"},
+		{sandboxed, `{"command":"ls","network":true}`, "error: invalid input: network:"},
+		{bare, `{"command":"ls","network":"off"}`, "error: invalid input: network: there is no sandbox here"},
+	} {
+		in, err := parseInput([]byte(tc.args), tc.set)
+		got := ""
+		if err != nil {
+			got = "error: " + err.Error()
+		} else {
+			got = in.Network
+		}
+		if !strings.HasPrefix(got, tc.want) || (tc.want == "" && got != "") {
+			t.Errorf("%s: got %q, want %q", tc.args, got, tc.want)
+		}
+	}
+	if p := inputSchema(sandboxed).Properties["network"]; p == nil || len(p.Enum) != 2 {
+		t.Errorf("the schema offers network as %+v under allowlist", p)
+	}
+	if p := inputSchema(bare).Properties["network"]; p != nil {
+		t.Errorf("the schema offers network without a sandbox: %+v", p)
+	}
+}

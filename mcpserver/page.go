@@ -35,7 +35,7 @@ type pageAsk struct {
 // on the page for pageAskTTL.
 func (s *Server) askPage(ctx context.Context, sess *shellguard.Session, in *input, req shellguard.Request, v policy.Verdict) (ans approvalpage.Answer, ok bool) {
 	p := s.opts.Page
-	key := fmt.Sprintf("%p\x00%q\x00%q\x00%t", sess, in.Command, in.Cwd, in.DisableSandbox)
+	key := fmt.Sprintf("%p\x00%q\x00%q\x00%t\x00%q", sess, in.Command, in.Cwd, in.DisableSandbox, in.Network)
 	s.page.mu.Lock()
 	if s.page.asks == nil {
 		s.page.asks = map[string]*pageAsk{}

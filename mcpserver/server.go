@@ -404,6 +404,7 @@ func (s *Server) run(ctx context.Context, sess *shellguard.Session, in *input, a
 		Cwd:            in.Cwd,
 		Timeout:        in.Timeout,
 		DisableSandbox: in.DisableSandbox,
+		Network:        in.Network,
 		Approve:        approve,
 	}
 	var warnings []string
@@ -540,7 +541,7 @@ func (s *Server) verify(in *input, state string) bool {
 
 func (s *Server) mac(in *input, ts string) string {
 	h := hmac.New(sha256.New, s.key)
-	fmt.Fprintf(h, "%s\x00%q\x00%q\x00%d\x00%t\x00%t", ts, in.Command, in.Cwd, in.Timeout, in.RunInBackground, in.DisableSandbox)
+	fmt.Fprintf(h, "%s\x00%q\x00%q\x00%d\x00%t\x00%t\x00%q", ts, in.Command, in.Cwd, in.Timeout, in.RunInBackground, in.DisableSandbox, in.Network)
 	return base64.RawURLEncoding.EncodeToString(h.Sum(nil))
 }
 

@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"errors"
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,6 +32,48 @@ func ParseNetMode(s string) (string, bool) {
 		return NetOn, true
 	}
 	return "", false
+}
+
+// netRank orders the modes from the narrowest.
+var netRank = map[string]int{NetOff: 0, NetAllowlist: 1, NetOn: 2}
+
+// NetModesUpTo lists the modes no wider than mode, narrowest first: what
+// one request may choose when mode is configured.
+func NetModesUpTo(mode string) []string {
+	var out []string
+	for _, m := range []string{NetOff, NetAllowlist, NetOn} {
+		if netRank[m] <= netRank[mode] {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// WithNetMode returns the Spec with its network narrowed to mode (off,
+// allowlist or on, as ParseNetMode reads it). A mode wider than the Spec's
+// own is refused: a request narrows the network, only the configuration
+// widens it. Allowlist under a Spec that is on needs its Proxy (the
+// configuration sets one in both modes).
+func (s Spec) WithNetMode(mode string) (Spec, error) {
+	m, ok := ParseNetMode(mode)
+	if !ok {
+		return s, fmt.Errorf("%q is not a network mode: give off, allowlist or on", mode)
+	}
+	cur := s.NetMode()
+	if netRank[m] > netRank[cur] {
+		return s, fmt.Errorf("%s is wider than the configured %s (sandbox.network): a request may only narrow the network (%s)",
+			m, cur, strings.Join(NetModesUpTo(cur), ", "))
+	}
+	switch m {
+	case NetOff:
+		s.Network, s.Proxy = false, nil
+	case NetAllowlist:
+		if s.Proxy == nil {
+			return s, errors.New("allowlist needs the proxy, which this configuration has not set up")
+		}
+		s.Network = false
+	}
+	return s, nil
 }
 
 // NetMode is the Spec's network mode.
