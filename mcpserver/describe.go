@@ -9,7 +9,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/shellguard/shellguard"
-	"github.com/shellguard/shellguard/sandbox"
 )
 
 // settings are what the server tells clients and checks their input
@@ -31,6 +30,10 @@ type settings struct {
 	// words each; empty: no sandbox.
 	SandboxLayers []string
 	Network       string // "on", "allowlist" (through the proxy) or "off"
+	// netModes are the modes a call may narrow the network to, and
+	// narrowNet reads one (the sandbox Spec's; nil without a sandbox).
+	netModes  []string
+	narrowNet func(string) (string, error)
 	// AlwaysDenied is a short human list of what is always denied.
 	AlwaysDenied []string
 
@@ -73,6 +76,9 @@ func settingsOf(g *shellguard.Guard, so shellguard.SessionOptions) settings {
 	if b := cmp.Or(so.BlockingBudget, c.Tasks.BlockingBudget); b > 0 {
 		s.BlockingBudget = b
 	}
+	if c.Sandbox != nil {
+		s.netModes, s.narrowNet = c.Sandbox.NetModes(), c.Sandbox.WithNetModeName
+	}
 	if a, _ := g.ProbeSandbox(); a != nil {
 		s.SandboxLayers = a.Words()
 		if len(s.SandboxLayers) > 0 {
@@ -91,10 +97,10 @@ func settingsOf(g *shellguard.Guard, so shellguard.SessionOptions) settings {
 // networkModes are the network modes a call may choose under s, the
 // configured one last; none without a sandbox.
 func (s settings) networkModes() []string {
-	if len(s.SandboxLayers) == 0 {
+	if len(s.SandboxLayers) == 0 || s.narrowNet == nil {
 		return nil
 	}
-	return sandbox.NetModesUpTo(s.Network)
+	return s.netModes
 }
 
 // describe writes the tool description from the effective settings: what

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,7 +14,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/shellguard/shellguard"
-	"github.com/shellguard/shellguard/sandbox"
 )
 
 // input is the validated input of one call of the bash tool.
@@ -191,8 +189,11 @@ func parseInput(raw json.RawMessage, s settings) (*input, error) {
 	}
 	if in.Network = strings.TrimSpace(in.Network); in.Network != "" {
 		modes := s.networkModes()
-		mode, ok := sandbox.ParseNetMode(in.Network)
-		if !ok || !slices.Contains(modes, mode) {
+		mode, err := "", error(nil)
+		if len(modes) > 0 {
+			mode, err = s.narrowNet(in.Network)
+		}
+		if len(modes) == 0 || err != nil {
 			if len(modes) == 0 {
 				return nil, fieldErr("network", "there is no sandbox here to narrow the network of; leave network out")
 			}

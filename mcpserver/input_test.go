@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shellguard/shellguard/sandbox"
+	"github.com/shellguard/shellguard/sandbox/netproxy"
 )
 
 func TestParseInput(t *testing.T) {
@@ -110,7 +113,10 @@ func TestDescribe(t *testing.T) {
 // is nothing to narrow.
 func TestParseInputNetwork(t *testing.T) {
 	ws := t.TempDir()
-	sandboxed := settings{Workspace: ws, DefaultTimeout: time.Minute, MaxTimeout: time.Hour, Network: "allowlist", SandboxLayers: []string{"userns"}}
+	spec := sandbox.Spec{Proxy: netproxy.New(netproxy.Options{})}
+	defer spec.Proxy.Close()
+	sandboxed := settings{Workspace: ws, DefaultTimeout: time.Minute, MaxTimeout: time.Hour, Network: "allowlist", SandboxLayers: []string{"userns"},
+		netModes: spec.NetModes(), narrowNet: spec.WithNetModeName}
 	bare := settings{Workspace: ws, DefaultTimeout: time.Minute, MaxTimeout: time.Hour, Network: "on"}
 	for _, tc := range []struct {
 		set  settings

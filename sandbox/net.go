@@ -37,9 +37,17 @@ func ParseNetMode(s string) (string, bool) {
 // netRank orders the modes from the narrowest.
 var netRank = map[string]int{NetOff: 0, NetAllowlist: 1, NetOn: 2}
 
-// NetModesUpTo lists the modes no wider than mode, narrowest first: what
-// one request may choose when mode is configured.
-func NetModesUpTo(mode string) []string {
+// NetModes lists the network modes a request may choose under the Spec
+// (those no wider than its own), narrowest first.
+func (s Spec) NetModes() []string { return netModesUpTo(s.NetMode()) }
+
+// WithNetModeName is WithNetMode that returns the resulting mode's name.
+func (s Spec) WithNetModeName(mode string) (string, error) {
+	n, err := s.WithNetMode(mode)
+	return n.NetMode(), err
+}
+
+func netModesUpTo(mode string) []string {
 	var out []string
 	for _, m := range []string{NetOff, NetAllowlist, NetOn} {
 		if netRank[m] <= netRank[mode] {
@@ -62,7 +70,7 @@ func (s Spec) WithNetMode(mode string) (Spec, error) {
 	cur := s.NetMode()
 	if netRank[m] > netRank[cur] {
 		return s, fmt.Errorf("%s is wider than the configured %s (sandbox.network): a request may only narrow the network (%s)",
-			m, cur, strings.Join(NetModesUpTo(cur), ", "))
+			m, cur, strings.Join(netModesUpTo(cur), ", "))
 	}
 	switch m {
 	case NetOff:

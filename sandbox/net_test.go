@@ -30,7 +30,7 @@ func TestWithNetMode(t *testing.T) {
 			t.Errorf("%s narrowed to %q: %s (%v), want %s", c.spec.NetMode(), c.mode, mode, err, c.want)
 		}
 	}
-	if got := NetModesUpTo(NetAllowlist); len(got) != 2 || got[0] != NetOff || got[1] != NetAllowlist {
-		t.Errorf("NetModesUpTo(allowlist) = %v", got)
+	if got := allow.NetModes(); len(got) != 2 || got[0] != NetOff || got[1] != NetAllowlist {
+		t.Errorf("NetModes under allowlist = %v", got)
 	}
 }
