@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -283,9 +284,20 @@ func TestEscapeesWithoutSubreaper(t *testing.T) {
 
 func TestCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() { time.Sleep(300 * time.Millisecond); cancel() }()
-	start := time.Now()
-	r, err := Run(ctx, Options{Script: "echo before; sleep 7341", Dir: t.TempDir(), Env: testEnv(t), Grace: 200 * time.Millisecond})
+	// Cancelled once the command has written its line (not after a fixed
+	// pause: on a loaded machine bash may not have started by then).
+	seen := &lineSignal{want: "before\n", c: make(chan struct{})}
+	cancelled := make(chan time.Time, 1)
+	go func() {
+		select {
+		case <-seen.c:
+		case <-time.After(30 * time.Second):
+		}
+		cancelled <- time.Now()
+		cancel()
+	}()
+	r, err := Run(ctx, Options{Script: "echo before; sleep 7341", Dir: t.TempDir(), Env: testEnv(t), Grace: 200 * time.Millisecond, Stdout: seen})
+	start := <-cancelled
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
 	}
@@ -403,4 +415,24 @@ func TestSlowTeeKeepsTheEnd(t *testing.T) {
 	if !strings.HasSuffix(r.Stdout.Text, "the-end\n") {
 		t.Errorf("the output lost its end behind a slow tee: ends %q", r.Stdout.Text[max(0, len(r.Stdout.Text)-40):])
 	}
+}
+
+// lineSignal closes c once what was written to it holds want.
+type lineSignal struct {
+	mu   sync.Mutex
+	buf  []byte
+	want string
+	c    chan struct{}
+	done bool
+}
+
+func (w *lineSignal) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	if !w.done && strings.Contains(string(w.buf), w.want) {
+		w.done = true
+		close(w.c)
+	}
+	return len(p), nil
 }
