@@ -28,9 +28,9 @@ var (
 	sg1008 = &Finding{ID: "SG1008", Group: "input", Tier: Default, Decision: Ask, Summary: "invalid UTF-8",
 		Examples:    []string{"echo \xff"},
 		NotExamples: []string{`echo é`}}
-	sg1009 = &Finding{ID: "SG1009", Group: "input", Tier: Default, Decision: Deny, Summary: "command name or URL host with non-ASCII letters (homoglyph)",
-		Examples:    []string{`ls -la`, `ѕudo ls`},
-		NotExamples: []string{`ls`, `ls -la`}}
+	sg1009 = &Finding{ID: "SG1009", Group: "input", Tier: Default, Decision: Deny, Summary: "command name or host with look-alike letters (homoglyph)",
+		Examples:    []string{`ls -la`, `ѕudo ls`, "git clone git@g\u0456thub.com:org/r.git", "nslookup \u0430pple.com"},
+		NotExamples: []string{`ls`, `ls -la`, "nslookup apple.com", "python3 r\u00e9sum\u00e9.py"}}
 	sg1010 = &Finding{ID: "SG1010", Group: "input", Tier: Default, Decision: Ask, Summary: "more than 50 commands (complexity budget)",
 		Examples:    []string{`true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;`},
 		NotExamples: []string{`true;true;true;true;true;true;true;true;true;true;`}}
