@@ -144,6 +144,16 @@ type Grammar struct {
 	RemoteOpts map[string]bool
 	// Secrets: what the tool reads it decrypts or reveals (sops, age).
 	Secrets bool
+	// Reveals says when the subcommand prints a secret (gh auth token):
+	// "*" always; "-opt" with that option; "=NAME" when the first operand
+	// is NAME or starts with it (kubectl get secret); "@" when the first
+	// operand names a setting whose name is secret-like (aws configure
+	// get aws_secret_access_key). Options and names must both hold.
+	Reveals []string
+	// CodeReads lists markers in the tool's code after which comes a
+	// file the code reads (awk getline <, sed r, sqlite readfile(); "~"
+	// marks a marker found anywhere, the others start a command.
+	CodeReads []string
 	// MetaOpts are options that make the reads Meta (grep -c, -l, -q).
 	MetaOpts map[string]bool
 	// StdoutOpts send the result to standard output, so the operands
@@ -556,6 +566,10 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 		addSet(&g.RemoteOpts, v)
 	case "shell":
 		g.Shell = append(g.Shell, splitList(v)...)
+	case "reveals":
+		g.Reveals = append(g.Reveals, splitList(v)...)
+	case "codereads":
+		g.CodeReads = append(g.CodeReads, splitList(v)...)
 	case "sys":
 		g.System = v
 	case "alias":

@@ -218,10 +218,10 @@ var (
 		Examples:    []string{`cat /proc/1/environ`, `cat /proc/$$/environ`},
 		NotExamples: []string{`cat .env`, `cat a | head`}}
 	sg2603deny = &Finding{ID: "SG2603", Group: "credentials", Tier: Default, Decision: Deny, Summary: "prints tokens, keys or stored secrets (gh auth token, security, gcloud, gpg --export-secret-keys, …)",
-		Examples:    []string{`gh auth token`, `kubectl config view --raw`},
-		NotExamples: []string{`gh pr view 123 --comments`, `gh pr create --fill --draft`}}
-	sg2603ask = &Finding{ID: "SG2603", Group: "credentials", Tier: Default, Decision: Ask, Summary: "reads cluster secrets or app configuration variables",
-		Examples:    []string{`kubectl get secret db -o yaml`},
+		Examples:    []string{`gh auth token`, `kubectl config view --raw`, `kubectl get secret db -o yaml`, `aws configure get aws_secret_access_key`},
+		NotExamples: []string{`gh pr view 123 --comments`, `gh pr create --fill --draft`, `kubectl get secrets`, `aws configure get region`}}
+	sg2603ask = &Finding{ID: "SG2603", Group: "credentials", Tier: Default, Decision: Ask, Summary: "reads app configuration variables",
+		Examples:    []string{`heroku config -a app`},
 		NotExamples: []string{`kubectl get pods`}}
 	sg2604 = &Finding{ID: "SG2604", Group: "credentials", Tier: Default, Decision: Ask, Summary: "prints the environment or a secret variable",
 		Examples:    []string{`env`, `printenv`},
