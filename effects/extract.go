@@ -1421,7 +1421,42 @@ func (x *extractor) operand(i int, c *analyze.Command, p *parsed, role Role, a a
 		}
 	case RoleSignal:
 		x.emit(with(Effect{Kind: Signal, Target: a.Value, Span: a.Span, Dynamic: a.Dynamic}))
+	case RolePackage:
+		short := false
+		for g := p.g; g != nil; g = g.parent {
+			short = short || g.GitShort
+		}
+		if remoteSpec(a.Value, short) {
+			// installing builds the package: its scripts run
+			x.emit(with(Effect{Kind: Exec, Code: CodeNetwork, Text: a.Value, Span: a.Span, Dynamic: a.Dynamic, Via: "package spec " + a.Value}))
+		} else {
+			x.mention(c, a, cwd, with)
+		}
 	}
+}
+
+// hostedGit are the package-spec prefixes that name a repository on a
+// code host.
+var hostedGit = []string{"github:", "gitlab:", "bitbucket:", "gist:", "git+", "git@", "git:", "hg+", "svn+", "bzr+"}
+
+// remoteSpec reports a package spec that resolves to code from the
+// network: a URL (also a PEP 508 "name @ URL"), a VCS address, a hosted
+// repository, or with short, owner/repo.
+func remoteSpec(v string, short bool) bool {
+	if strings.Contains(v, "://") {
+		return true
+	}
+	l := strings.ToLower(v)
+	for _, h := range hostedGit {
+		if strings.HasPrefix(l, h) {
+			return true
+		}
+	}
+	if !short || v == "" || strings.ContainsAny(v[:1], "./~@\\") || strings.Contains(v, ":") {
+		return false
+	}
+	owner, repo, ok := strings.Cut(v, "/")
+	return ok && owner != "" && repo != "" && !strings.Contains(repo, "/") && !strings.HasSuffix(repo, ".tgz") && !strings.HasSuffix(repo, ".tar.gz")
 }
 
 // isRemote reports host:path operands (scp, rsync) and URLs.
