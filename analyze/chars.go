@@ -17,10 +17,10 @@ import (
 func scanChars(src string, r *Result) {
 	seen := map[NoteKind]int{}
 	add := func(k NoteKind, i, n int, ch rune) {
-		// non-ASCII spaces and the characters that join emoji are kept
+		// non-ASCII spaces and the characters that shape text are kept
 		// at every position (up to a bound): the ones inside quotes are
 		// data and are dropped after parsing
-		if seen[k] > 0 && (k != NoteUnicodeSpace && !(k == NoteZeroWidth && emojiPart(ch)) || seen[k] >= 64) {
+		if seen[k] > 0 && (k != NoteUnicodeSpace && !(k == NoteZeroWidth && shapingPart(ch)) || seen[k] >= 64) {
 			return
 		}
 		seen[k]++
@@ -71,11 +71,12 @@ func invisible(ch rune) bool {
 		unicode.Is(unicode.Variation_Selector, ch) || ch == 0x2800
 }
 
-// emojiPart reports the invisible characters that build emoji (the
-// zero-width joiner, variation selectors): in quoted text they are part
-// of a message. Tags, which can spell hidden text, are not.
-func emojiPart(ch rune) bool {
-	return ch == 0x200d || unicode.Is(unicode.Variation_Selector, ch)
+// shapingPart reports the invisible characters that shape text: the join
+// controls (ZWJ, which builds emoji, and ZWNJ, which Persian and Indic
+// words need) and variation selectors. In quoted text they are part of a
+// message. Tags, which can spell hidden text, are not.
+func shapingPart(ch rune) bool {
+	return unicode.Is(unicode.Join_Control, ch) || unicode.Is(unicode.Variation_Selector, ch)
 }
 
 // detailRune reads the "U+XXXX" detail of a character note.
@@ -109,7 +110,7 @@ func dropQuotedSpaces(f *syntax.File, r *Result) {
 	kept := r.Notes[:0]
 	found, foundZW := false, false
 	for _, n := range r.Notes {
-		if n.Kind == NoteZeroWidth && emojiPart(detailRune(n.Detail)) {
+		if n.Kind == NoteZeroWidth && shapingPart(detailRune(n.Detail)) {
 			in := false
 			for _, q := range quoted {
 				if n.Span.Start >= q.Start && n.Span.End <= q.End {

@@ -1258,6 +1258,7 @@ func (x *extractor) apply(i int, c *analyze.Command, p *parsed) {
 	}
 	// xargs and find -exec append derived operands
 	x.appended(i, c, p, recursive, with)
+	x.reveals(p, with)
 	x.netFlow(i, c, p, sends, with)
 	x.stdinCode(i, c, p, with)
 	x.interpreter(i, c, p, with)
@@ -1410,12 +1411,52 @@ func (x *extractor) operand(i int, c *analyze.Command, p *parsed, role Role, a a
 	case RoleCmd, RoleProg, RoleModule, RoleConfig:
 		x.runs(p, role, "operand", a, cwd, with)
 	case RoleURL:
+		if f, ok := fileURL(a.Value); ok {
+			// file:///path is a local read, whatever the client
+			x.emit(with(Effect{Kind: Read, Path: x.pathOf(analyze.Arg{Value: f, Span: a.Span}, cwd), Span: a.Span, Dynamic: a.Dynamic}))
+			return
+		}
 		if p.g.net() {
 			x.emit(with(Effect{Kind: Net, Dest: a.Value, Span: a.Span, Dynamic: a.Dynamic}))
 		}
 	case RoleSignal:
 		x.emit(with(Effect{Kind: Signal, Target: a.Value, Span: a.Span, Dynamic: a.Dynamic}))
+	case RolePackage:
+		short := false
+		for g := p.g; g != nil; g = g.parent {
+			short = short || g.GitShort
+		}
+		if remoteSpec(a.Value, short) {
+			// installing builds the package: its scripts run
+			x.emit(with(Effect{Kind: Exec, Code: CodeNetwork, Text: a.Value, Span: a.Span, Dynamic: a.Dynamic, Via: "package spec " + a.Value}))
+		} else {
+			x.mention(c, a, cwd, with)
+		}
 	}
+}
+
+// hostedGit are the package-spec prefixes that name a repository on a
+// code host.
+var hostedGit = []string{"github:", "gitlab:", "bitbucket:", "gist:", "git+", "git@", "git:", "hg+", "svn+", "bzr+"}
+
+// remoteSpec reports a package spec that resolves to code from the
+// network: a URL (also a PEP 508 "name @ URL"), a VCS address, a hosted
+// repository, or with short, owner/repo.
+func remoteSpec(v string, short bool) bool {
+	if strings.Contains(v, "://") {
+		return true
+	}
+	l := strings.ToLower(v)
+	for _, h := range hostedGit {
+		if strings.HasPrefix(l, h) {
+			return true
+		}
+	}
+	if !short || v == "" || strings.ContainsAny(v[:1], "./~@\\") || strings.Contains(v, ":") {
+		return false
+	}
+	owner, repo, ok := strings.Cut(v, "/")
+	return ok && owner != "" && repo != "" && !strings.Contains(repo, "/") && !strings.HasSuffix(repo, ".tgz") && !strings.HasSuffix(repo, ".tar.gz")
 }
 
 // isRemote reports host:path operands (scp, rsync) and URLs.
@@ -1430,9 +1471,187 @@ func isRemote(v string) bool {
 	return !strings.Contains(v[:k], "/")
 }
 
+// fileURL returns the path of a file: URL (file:///p, file://localhost/p,
+// file:/p).
+func fileURL(v string) (string, bool) {
+	if len(v) < 6 || !strings.EqualFold(v[:5], "file:") {
+		return "", false
+	}
+	r := v[5:]
+	if strings.HasPrefix(r, "//") {
+		r = r[2:]
+		k := strings.IndexByte(r, '/')
+		if k < 0 {
+			return "", false
+		}
+		r = r[k:] // the host part names this machine
+	}
+	return r, strings.HasPrefix(r, "/")
+}
+
+// reveals emits a secret Read for a subcommand that prints a secret
+// under the conditions of its grammar (Grammar.Reveals).
+func (x *extractor) reveals(p *parsed, with func(Effect) Effect) {
+	rv := p.g.Reveals
+	if len(rv) == 0 {
+		return
+	}
+	first := ""
+	if len(p.ops) > 0 {
+		first = p.ops[0].Value
+	}
+	always, named := false, false
+	var opts, names []string
+	for _, w := range rv {
+		switch {
+		case w == "*":
+			always = true
+		case w == "@":
+			named = true
+		case strings.HasPrefix(w, "="):
+			names = append(names, w[1:])
+		case strings.HasPrefix(w, "-"):
+			opts = append(opts, w)
+		}
+	}
+	ok := always
+	if !always {
+		ok = (len(opts) == 0 || p.has(opts...)) && (!named || SecretName(first))
+		if len(names) > 0 {
+			hit := false
+			for _, n := range names {
+				hit = hit || first != "" && strings.HasPrefix(first, n)
+			}
+			ok = ok && hit
+		}
+		ok = ok && (len(opts) > 0 || named || len(names) > 0)
+	}
+	if !ok {
+		return
+	}
+	what := strings.Join(p.path, " ")
+	if named {
+		what += " " + first
+	}
+	x.emit(with(Effect{Kind: Read, Secret: true, Path: Path{Raw: "the secret " + what + " prints", Origin: OriginUnknown}, Via: what}))
+}
+
+// secretWords are the words of variable and setting names that hold
+// secrets (AWS_SECRET_ACCESS_KEY, GH_TOKEN, //registry/:_authToken).
+var secretWords = []string{"key", "secret", "token", "passw", "credential", "auth", "private", "session", "cookie"}
+
+// secretVars are well-known variables that hold credentials under a
+// name without a secret word.
+var secretVars = []string{"AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "GITHUB_TOKEN", "GH_TOKEN", "GITLAB_TOKEN",
+	"NPM_TOKEN", "PYPI_TOKEN", "TWINE_PASSWORD", "CARGO_REGISTRY_TOKEN", "HF_TOKEN", "OPENAI_API_KEY",
+	"ANTHROPIC_API_KEY", "AZURE_CLIENT_SECRET", "ARM_CLIENT_SECRET", "DATABASE_URL", "REDIS_URL", "MONGODB_URI",
+	"PGPASSWORD", "MYSQL_PWD", "VAULT_TOKEN", "CI_JOB_TOKEN", "DOCKER_PASSWORD", "SLACK_WEBHOOK_URL",
+	"DIGITALOCEAN_ACCESS_TOKEN", "HEROKU_API_KEY", "STRIPE_API_KEY", "SENTRY_DSN", "TF_VAR_"}
+
+// SecretName reports a variable or setting name that holds a secret.
+// A name ending in "*" stands for every name it starts: AWS_* holds
+// AWS_SECRET_ACCESS_KEY, GO* holds none.
+func SecretName(n string) bool {
+	if pre, ok := strings.CutSuffix(n, "*"); ok {
+		up := strings.ToUpper(pre)
+		for _, v := range secretVars {
+			if strings.HasPrefix(v, up) || strings.HasPrefix(up, v) {
+				return true
+			}
+		}
+		n = pre
+	}
+	l := strings.ToLower(n)
+	for _, w := range secretWords {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// codeReads emits a Read for each file the tool's code reads after one
+// of the grammar's reader markers.
+func (x *extractor) codeReads(c *analyze.Command, p *parsed, a analyze.Arg, with func(Effect) Effect) {
+	var marks []string
+	for g := p.g; g != nil && marks == nil; g = g.parent {
+		marks = g.CodeReads
+	}
+	if len(marks) == 0 || a.Dynamic {
+		return
+	}
+	cwd := ""
+	if c != nil {
+		cwd = c.Cwd
+	}
+	for _, f := range readFiles(a.Value, marks) {
+		if strings.HasPrefix(f, "~/") {
+			f = path.Join(x.opts.Home, f[2:])
+		}
+		x.emit(with(Effect{Kind: Read, Path: x.pathOf(analyze.Arg{Value: f, Span: a.Span}, cwd), Span: a.Span, Via: p.path[0] + " code reads " + f}))
+	}
+}
+
+// readFiles returns the file names that follow reader markers in code
+// (at most 8).
+func readFiles(code string, marks []string) []string {
+	var out []string
+	take := func(rest string) {
+		if t := readToken(rest); t != "" && len(out) < 8 {
+			out = append(out, t)
+		}
+	}
+	lower := strings.ToLower(code)
+	for _, m := range marks {
+		if mm, ok := strings.CutPrefix(m, "~"); ok {
+			for off := 0; len(out) < 8; {
+				k := strings.Index(lower[off:], mm)
+				if k < 0 {
+					break
+				}
+				off += k + len(mm)
+				take(code[off:])
+			}
+			continue
+		}
+		for _, seg := range splitSegments(code) {
+			s := strings.TrimLeft(seg, " \t0123456789$,")
+			if len(s) > len(m) && strings.HasPrefix(s, m) && (s[len(m)] == ' ' || s[len(m)] == '\t') {
+				take(s[len(m):])
+			}
+		}
+	}
+	return out
+}
+
+// readToken returns the file name after a reader marker: past blanks,
+// a variable and "<" (awk's getline VAR < FILE), a parenthesis and a
+// quote.
+func readToken(s string) string {
+	s = strings.TrimLeft(s, " \t")
+	if j := strings.IndexByte(s, '<'); j >= 0 && identText(strings.TrimSpace(s[:j])) {
+		s = strings.TrimLeft(s[j+1:], " \t")
+	}
+	s = strings.TrimLeft(s, "( \t\"'")
+	if end := strings.IndexAny(s, "\"' \t\n;)}|"); end >= 0 {
+		s = s[:end]
+	}
+	return s
+}
+
+func identText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !(isLetter(s[i]) || s[i] == '_' || i > 0 && s[i] >= '0' && s[i] <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
 // code emits an Exec for tool code that reaches a shell.
 func (x *extractor) code(i int, c *analyze.Command, p *parsed, a analyze.Arg, with func(Effect) Effect) {
 	x.secretsInCode(a.Value, p.path[0], with)
+	x.codeReads(c, p, a, with)
 	marks := p.g.shellMarkers()
 	if len(marks) == 0 {
 		// code of a general-purpose language analyze has no reader for

@@ -33,13 +33,14 @@ const (
 	RoleModule               // a module name; any other text is code (perl -M)
 	RoleConfig               // KEY=VALUE settings or a file of them (cargo --config)
 	RoleMethod               // an HTTP method (anything else there is the URL)
+	RolePackage              // a package spec; one from a URL or a code host is code from the network
 	roleCount
 )
 
 var roleNames = map[string]Role{"arg": RoleArg, "read": RoleRead, "write": RoleWrite, "delete": RoleDelete,
 	"exec": RoleExec, "code": RoleCode, "url": RoleURL, "send": RoleSend, "dir": RoleDir, "mode": RoleMode,
 	"owner": RoleOwner, "cmd": RoleCmd, "signal": RoleSignal, "remote": RoleRemote, "writedir": RoleWriteDir,
-	"prog": RoleProg, "mod": RoleModule, "cfg": RoleConfig, "method": RoleMethod}
+	"prog": RoleProg, "mod": RoleModule, "cfg": RoleConfig, "method": RoleMethod, "pkg": RolePackage}
 
 // RoleName returns the name of a role as the grammar files spell it.
 func RoleName(r Role) string {
@@ -144,6 +145,19 @@ type Grammar struct {
 	RemoteOpts map[string]bool
 	// Secrets: what the tool reads it decrypts or reveals (sops, age).
 	Secrets bool
+	// Reveals says when the subcommand prints a secret (gh auth token):
+	// "*" always; "-opt" with that option; "=NAME" when the first operand
+	// is NAME or starts with it (kubectl get secret); "@" when the first
+	// operand names a setting whose name is secret-like (aws configure
+	// get aws_secret_access_key). Options and names must both hold.
+	Reveals []string
+	// GitShort: a package spec owner/repo names a GitHub repository
+	// (npm and its kin); elsewhere it is a local path.
+	GitShort bool
+	// CodeReads lists markers in the tool's code after which comes a
+	// file the code reads (awk getline <, sed r, sqlite readfile(); "~"
+	// marks a marker found anywhere, the others start a command.
+	CodeReads []string
 	// MetaOpts are options that make the reads Meta (grep -c, -l, -q).
 	MetaOpts map[string]bool
 	// StdoutOpts send the result to standard output, so the operands
@@ -406,7 +420,7 @@ func newGrammar(name, family string) *Grammar {
 }
 
 var grammarFlags = map[string]bool{"net": true, "mutating": true, "tree": true, "wrapper": true, "dashlong": true,
-	"stdin": true, "interp": true, "ro": true, "meta": true, "verbs": true, "destroy": true, "secrets": true, "abbrev": true}
+	"stdin": true, "interp": true, "ro": true, "meta": true, "verbs": true, "destroy": true, "secrets": true, "abbrev": true, "gitshort": true}
 
 func splitList(v string) []string {
 	var out []string
@@ -470,6 +484,9 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 		return nil
 	case "abbrev":
 		g.Abbrev = true
+		return nil
+	case "gitshort":
+		g.GitShort = true
 		return nil
 	}
 	k, v, ok := strings.Cut(f, "=")
@@ -556,6 +573,10 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 		addSet(&g.RemoteOpts, v)
 	case "shell":
 		g.Shell = append(g.Shell, splitList(v)...)
+	case "reveals":
+		g.Reveals = append(g.Reveals, splitList(v)...)
+	case "codereads":
+		g.CodeReads = append(g.CodeReads, splitList(v)...)
 	case "sys":
 		g.System = v
 	case "alias":

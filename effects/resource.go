@@ -261,6 +261,23 @@ var credHome = []string{".aws", ".netrc", ".git-credentials", ".docker/config.js
 	".config/Signal", ".config/Slack", ".config/discord", ".local/share/TelegramDesktop", ".wallet", ".config/filezilla",
 	".config/remmina", ".ssh"}
 
+// Holds names a credential store that lies inside directory dir (~,
+// ~/.config, ~/.local/share): reading dir as a tree reads it.
+func Holds(dir string, o Options) Resource {
+	if o.Home == "" {
+		o.Home = "/home/user"
+	}
+	if !Within(o.Home, dir) && !Within(dir, o.Home) {
+		return Resource{}
+	}
+	for _, c := range credHome {
+		if p := path.Join(o.Home, c); p != dir && Within(p, dir) {
+			return Resource{ClassCredential, "~/" + c}
+		}
+	}
+	return Resource{}
+}
+
 // public parts of credential stores
 var credPublic = map[string]bool{"known_hosts": true, "known_hosts.old": true, "config": true, "authorized_keys": true,
 	"authorized_keys2": true, "environment": false}

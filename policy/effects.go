@@ -570,6 +570,16 @@ func (k *cmdCheck) effect(ef effects.Effect) {
 	desc := ef.Describe()
 	switch ef.Kind {
 	case effects.Read:
+		if ef.Secret && !ef.Meta && !ef.Path.Known() {
+			// a subcommand that prints a secret (gh auth token), or a
+			// decrypting tool given a path known only at run time
+			if ef.Via != "" {
+				e.emit(sg2603deny, k.i, sp, ef.Via+" prints a secret")
+			} else {
+				e.emit(sg4001, k.i, sp, ef.Program+" reveals "+ef.Path.String())
+			}
+			return
+		}
 		if ef.Meta || !ef.Path.Known() {
 			if !ef.Path.Known() && unknownSecretName(ef.Path.Raw) {
 				e.emit(sg4001, k.i, sp, desc+": the name is a secret file's in a directory known only at run time")
@@ -592,6 +602,18 @@ func (k *cmdCheck) effect(ef effects.Effect) {
 		if ef.Path.Origin == effects.OriginDerived {
 			if r, ok := e.patternClass(ef.Path); ok && r.Class == effects.ClassCredential {
 				e.emit(sg4001, k.i, sp, desc+": the names it selects are credentials ("+r.What+")")
+				return
+			}
+		}
+		// a tree read whole (grep -r, tar, cp -r, a glob of every name)
+		// reads the credential stores inside it
+		pat := ef.Path.Pattern
+		if pat == "" {
+			pat = ef.Path.Raw // a glob
+		}
+		if whole := ef.Path.Origin == effects.OriginLiteral || strings.Trim(path.Base(pat), "*?") == ""; whole && !e.inWorkspace(p) {
+			if r := effects.Holds(p, e.classOpts()); r.Class == effects.ClassCredential {
+				e.emit(sg4001, k.i, sp, ef.Program+" reads the tree "+p+", which holds "+r.What)
 			}
 		}
 	case effects.Write, effects.Delete, effects.Chmod, effects.Chown:

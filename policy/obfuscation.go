@@ -2,8 +2,11 @@ package policy
 
 import (
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/shellguard/shellguard/analyze"
+	"github.com/shellguard/shellguard/effects"
 	"github.com/shellguard/shellguard/internal/lazyre"
 )
 
@@ -36,35 +39,141 @@ func (k *cmdCheck) obfuscation() {
 			break
 		}
 	}
-	for _, a := range c.Args[1:] {
-		if h, ok := nonASCIIHost(a.Value); ok {
-			k.emitAt(sg1009, a.Span, "URL host "+quote(h)+" contains non-ASCII letters (possible homoglyph)")
-			break
+	k.lookalikeHosts()
+}
+
+// lookalikeHosts reports a host that reads like another one to a
+// reviewer. A host is wherever an address puts it: after "scheme://" and
+// any user@, after the user@ of an ssh or scp-like address (git@host:path),
+// or the first segment of a network effect's destination (curl host/path,
+// ping host); a non-ASCII letter there is a homoglyph. Any other word
+// shaped like a bare domain (ghcr.io/org/image, a resolver's name) is a
+// host when its letters mix Latin with another script that has Latin
+// look-alikes (UTS #39): a name in one script (résumé.py) is not, nor is
+// a word the program's grammar reads as a file.
+func (k *cmdCheck) lookalikeHosts() {
+	var dests, files map[string]bool
+	for _, ef := range k.e.effs[k.i] {
+		switch ef.Kind {
+		case effects.Net:
+			if dests == nil {
+				dests = map[string]bool{}
+			}
+			dests[ef.Dest] = true
+		case effects.Read, effects.Write, effects.Delete, effects.Exec, effects.Chmod, effects.Chown:
+			if ef.Path.Raw != "" {
+				if files == nil {
+					files = map[string]bool{}
+				}
+				files[ef.Path.Raw] = true
+			}
+		}
+	}
+	for _, a := range k.c.Args[1:] {
+		v := optionValue(a.Value)
+		h, explicit := addressHost(v)
+		if h == "" || files[a.Value] || files[v] {
+			continue
+		}
+		if explicit || dests[a.Value] || dests[v] {
+			if nonASCII(h) {
+				k.emitAt(sg1009, a.Span, "host "+quote(h)+" contains non-ASCII letters (possible homoglyph)")
+				return
+			}
+			continue
+		}
+		if bareDomain(h) && mixedScript(h) {
+			k.emitAt(sg1009, a.Span, "host "+quote(h)+" mixes Latin with look-alike letters of another script (possible homoglyph)")
+			return
 		}
 	}
 }
 
-// nonASCIIHost returns the host of a URL in word w (a whole word, or
-// the value of --opt=URL) when it holds non-ASCII characters: a
-// look-alike of a known host reads the same to a reviewer.
-func nonASCIIHost(w string) (string, bool) {
-	i := strings.Index(w, "://")
-	if i < 0 {
+// optionValue returns the value of --opt=VALUE, or w itself.
+func optionValue(w string) string {
+	if strings.HasPrefix(w, "-") {
+		if i := strings.IndexByte(w, '='); i > 0 {
+			return w[i+1:]
+		}
+	}
+	return w
+}
+
+// addressHost returns the host of word w read as an address, and whether
+// w has an explicit address form (scheme://, user@host). Otherwise the
+// host is the first segment of host/path. A word with blanks is text,
+// not an address.
+func addressHost(w string) (host string, explicit bool) {
+	if w == "" || strings.ContainsAny(w, " \t\n") {
 		return "", false
 	}
-	rest := w[i+3:]
+	rest := w
+	if i := strings.Index(w, "://"); i >= 0 {
+		rest, explicit = w[i+3:], true
+	}
 	if j := strings.IndexAny(rest, "/?#"); j >= 0 {
 		rest = rest[:j]
 	}
-	if j := strings.LastIndexByte(rest, '@'); j >= 0 {
-		rest = rest[j+1:]
+	if j := strings.LastIndexByte(rest, '@'); j > 0 || j == 0 && explicit {
+		rest, explicit = rest[j+1:], true
+	} else if j == 0 {
+		return "", false // a scoped package name (@scope/pkg)
 	}
-	for k := 0; k < len(rest); k++ {
-		if rest[k] >= 0x80 {
-			return rest, true
+	if j := strings.IndexByte(rest, ':'); j >= 0 {
+		rest = rest[:j] // a port, or the path of host:path
+	}
+	return rest, explicit
+}
+
+func nonASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return true
 		}
 	}
-	return "", false
+	return false
+}
+
+// bareDomain reports a dotted name made only of host characters whose
+// last label is a word (example.com, not main.c_v2 or 1.2.3).
+func bareDomain(h string) bool {
+	dot := strings.LastIndexByte(h, '.')
+	if dot <= 0 || len(h)-dot < 3 {
+		return false
+	}
+	for _, r := range h {
+		if !(r == '.' || r == '-' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)) {
+			return false
+		}
+	}
+	for _, r := range h[dot+1:] {
+		if !unicode.IsLetter(r) {
+			return false
+		}
+	}
+	return !strings.Contains(h, "..")
+}
+
+// mixedScript reports letters of Latin and of another script in one
+// name. Han, kana, Hangul and Bopomofo mix with Latin in ordinary names
+// and have no Latin look-alikes (the "highly restrictive" profile of
+// UTS #39); any other script beside Latin does (Cyrillic, Greek,
+// Armenian, Cherokee…).
+func mixedScript(h string) bool {
+	var latin, other bool
+	for _, r := range h {
+		switch {
+		case r < utf8.RuneSelf:
+			latin = latin || 'a' <= r|0x20 && r|0x20 <= 'z'
+		case !unicode.IsLetter(r):
+		case unicode.Is(unicode.Latin, r):
+			latin = true
+		case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul, unicode.Bopomofo):
+		default:
+			other = true
+		}
+	}
+	return latin && other
 }
 
 func isDecoder(c *analyze.Command) bool {

@@ -28,9 +28,9 @@ var (
 	sg1008 = &Finding{ID: "SG1008", Group: "input", Tier: Default, Decision: Ask, Summary: "invalid UTF-8",
 		Examples:    []string{"echo \xff"},
 		NotExamples: []string{`echo é`}}
-	sg1009 = &Finding{ID: "SG1009", Group: "input", Tier: Default, Decision: Deny, Summary: "command name or URL host with non-ASCII letters (homoglyph)",
-		Examples:    []string{`ls -la`, `ѕudo ls`},
-		NotExamples: []string{`ls`, `ls -la`}}
+	sg1009 = &Finding{ID: "SG1009", Group: "input", Tier: Default, Decision: Deny, Summary: "command name or host with look-alike letters (homoglyph)",
+		Examples:    []string{`ls -la`, `ѕudo ls`, "git clone git@g\u0456thub.com:org/r.git", "nslookup \u0430pple.com"},
+		NotExamples: []string{`ls`, `ls -la`, "nslookup apple.com", "python3 r\u00e9sum\u00e9.py"}}
 	sg1010 = &Finding{ID: "SG1010", Group: "input", Tier: Default, Decision: Ask, Summary: "more than 50 commands (complexity budget)",
 		Examples:    []string{`true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;true;`},
 		NotExamples: []string{`true;true;true;true;true;true;true;true;true;true;`}}
@@ -218,10 +218,10 @@ var (
 		Examples:    []string{`cat /proc/1/environ`, `cat /proc/$$/environ`},
 		NotExamples: []string{`cat .env`, `cat a | head`}}
 	sg2603deny = &Finding{ID: "SG2603", Group: "credentials", Tier: Default, Decision: Deny, Summary: "prints tokens, keys or stored secrets (gh auth token, security, gcloud, gpg --export-secret-keys, …)",
-		Examples:    []string{`gh auth token`, `kubectl config view --raw`},
-		NotExamples: []string{`gh pr view 123 --comments`, `gh pr create --fill --draft`}}
-	sg2603ask = &Finding{ID: "SG2603", Group: "credentials", Tier: Default, Decision: Ask, Summary: "reads cluster secrets or app configuration variables",
-		Examples:    []string{`kubectl get secret db -o yaml`},
+		Examples:    []string{`gh auth token`, `kubectl config view --raw`, `kubectl get secret db -o yaml`, `aws configure get aws_secret_access_key`},
+		NotExamples: []string{`gh pr view 123 --comments`, `gh pr create --fill --draft`, `kubectl get secrets`, `aws configure get region`}}
+	sg2603ask = &Finding{ID: "SG2603", Group: "credentials", Tier: Default, Decision: Ask, Summary: "reads app configuration variables",
+		Examples:    []string{`heroku config -a app`},
 		NotExamples: []string{`kubectl get pods`}}
 	sg2604 = &Finding{ID: "SG2604", Group: "credentials", Tier: Default, Decision: Ask, Summary: "prints the environment or a secret variable",
 		Examples:    []string{`env`, `printenv`},

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/shellguard/shellguard/analyze"
+	"github.com/shellguard/shellguard/effects"
 	"github.com/shellguard/shellguard/internal/lazyre"
 )
 
@@ -123,15 +124,12 @@ func (k *cmdCheck) printsSecrets() {
 		if len(rest) > 0 && (rest[0].Value == "delete" || rest[0].Value == "delete-asset") && sub != "auth" {
 			k.emit(sg3205deny, "gh "+sub+" "+rest[0].Value+" deletes a hosted resource")
 		}
-		if sub == "auth" && len(rest) > 0 && (rest[0].Value == "token" || rest[0].Value == "status" && hasArgA(rest, "-t", "--show-token")) {
-			k.emit(sg2603deny, "prints a GitHub token")
-		}
 	case "security":
 		if strings.HasPrefix(sub, "find-") && strings.HasSuffix(sub, "password") || sub == "dump-keychain" || sub == "export" {
 			k.emit(sg2603deny, "reads secrets from the keychain")
 		}
 	case "aws":
-		if sub == "configure" && len(rest) > 0 && (rest[0].Value == "get" || rest[0].Value == "export-credentials") || sub == "sts" && len(rest) > 0 && rest[0].Value == "get-session-token" || sub == "ecr" && len(rest) > 0 && rest[0].Value == "get-login-password" {
+		if sub == "sts" && len(rest) > 0 && rest[0].Value == "get-session-token" || sub == "ecr" && len(rest) > 0 && rest[0].Value == "get-login-password" {
 			k.emit(sg2603deny, "prints cloud credentials")
 		}
 	case "gcloud":
@@ -146,14 +144,14 @@ func (k *cmdCheck) printsSecrets() {
 		if sub == "config" && hasArgA(k.args, "--raw") {
 			k.emit(sg2603deny, "prints cluster credentials")
 		}
-		if sub == "get" && len(rest) > 0 && strings.HasPrefix(rest[0].Value, "secret") {
-			k.emit(sg2603ask, "reads cluster secrets")
-		}
 	case "git":
 		if sub == "credential" && len(rest) > 0 && rest[0].Value == "fill" {
 			k.emit(sg2603deny, "asks git's credential helper for a password")
 		}
 	case "secret-tool", "op", "pass", "vault", "keyctl", "gopass", "bw", "lpass":
+		if (sub == "kv" || sub == "item") && len(rest) > 0 {
+			sub = rest[0].Value // a group: its verb says (vault kv list lists names)
+		}
 		if sub == "lookup" || sub == "read" || sub == "show" || sub == "get" || sub == "print" || sub == "item" || sub == "kv" || (k.name == "pass" && sub != "ls" && sub != "" && sub != "init") {
 			k.emit(sg2603deny, "reads a secret from a password store")
 		}
@@ -162,7 +160,7 @@ func (k *cmdCheck) printsSecrets() {
 			k.emit(sg2604, "prints the whole environment (may hold secrets)")
 		}
 		for _, a := range k.operands() {
-			if reSecretName.MatchString(a.Value) {
+			if effects.SecretName(a.Value) {
 				k.emitAt(sg2604, a.Span, "prints the secret variable "+a.Value)
 				break
 			}
@@ -206,15 +204,13 @@ func isEnvDump(c *analyze.Command) bool {
 	return false
 }
 
-var reSecretName = lazyre.New(`(?i)(KEY|SECRET|TOKEN|PASSW|CREDENTIAL|AUTH|PRIVATE|SESSION|COOKIE)`)
-
 func (k *cmdCheck) secretVars() {
 	if !isNetwork(k.c) && k.name != "dig" && k.name != "nslookup" && k.name != "host" && k.name != "ping" {
 		return
 	}
 	for i, a := range k.args {
 		for _, v := range a.Vars {
-			if !reSecretName.MatchString(v) {
+			if !effects.SecretName(v) {
 				continue
 			}
 			// A token in an authentication header sent to its own
@@ -341,7 +337,7 @@ func (k *cmdCheck) echoSecret() {
 	}
 	for _, a := range k.args {
 		for _, v := range a.Vars {
-			if reSecretName.MatchString(v) && !k.c.StdinPipe {
+			if effects.SecretName(v) && !k.c.StdinPipe {
 				k.emitAt(sg2604, a.Span, "prints the secret variable $"+v)
 				return
 			}
@@ -433,8 +429,19 @@ func namedNotSecret(re interface{ FindStringSubmatch(string) []string }, s strin
 	if m == nil {
 		return false
 	}
+	// a name not closed by "=", "$" or "()" keeps every variable it
+	// starts (^AWS_ keeps AWS_SECRET_ACCESS_KEY)
+	rest := m[2]
+	k := 0
+	for k < len(rest) && (rest[k] == '_' || isAlnum(rest[k])) {
+		k++
+	}
+	open := rest[:k] + "*"
+	if k < len(rest) && strings.IndexByte("=$( ", rest[k]) >= 0 {
+		open = rest[:k]
+	}
 	for _, n := range strings.Split(m[1], "|") {
-		if reSecretName.MatchString(n) {
+		if effects.SecretName(n + open) {
 			return false
 		}
 	}
@@ -447,6 +454,25 @@ func reducesDump(d *analyze.Command) bool {
 	switch name {
 	case "wc":
 		return true
+	case "cut":
+		// cut -d= -f1 keeps the names, not the values
+		d, f := "", ""
+		for i := 0; i < len(args); i++ {
+			v := args[i].Value
+			for _, o := range []struct {
+				short string
+				to    *string
+			}{{"-d", &d}, {"-f", &f}} {
+				switch {
+				case v == o.short && i+1 < len(args):
+					i++
+					*o.to = args[i].Value
+				case strings.HasPrefix(v, o.short) && len(v) > 2:
+					*o.to = v[2:]
+				}
+			}
+		}
+		return d == "=" && f == "1"
 	case "grep", "egrep", "fgrep":
 		var pats []string
 		explicit := false
@@ -525,4 +551,8 @@ func reducesDump(d *analyze.Command) bool {
 		return true
 	}
 	return false
+}
+
+func isAlnum(b byte) bool {
+	return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9'
 }
