@@ -20,6 +20,7 @@ import (
 //	ns            + user, mount and pid namespaces, read-only root, masks, /proc, go-init
 //	ns-bash-init  the same with bash as pid 1 instead of the Go init
 //	ns+net        + network namespace with loopback (the default)
+//	session-net   ns+net through a session's shared namespace (its holder)
 //	strict        + the copy-on-write workspace, applied after the run
 //
 // It reports the median in ms/op as well as the mean (ns/op).
@@ -74,6 +75,13 @@ func BenchmarkLayers(b *testing.B) {
 	b.Run("ns", func(b *testing.B) { run(b, Spec{Network: true}, false) })
 	b.Run("ns-bash-init", func(b *testing.B) { run(b, Spec{Network: true, BashAsInit: true}, false) })
 	b.Run("ns+net", func(b *testing.B) { run(b, Spec{}, false) })
+	b.Run("session-net", func(b *testing.B) {
+		// The session's namespace: the join process and the holder's
+		// start of the helper instead of a clone from here.
+		sn := NewSessionNet()
+		defer sn.Close()
+		run(b, Spec{SessionNet: sn}, false)
+	})
 	b.Run("strict", func(b *testing.B) {
 		// Strict is required mode: HOME must lie outside the writable roots.
 		home, err := os.MkdirTemp("/var/tmp", "sg-bench-home-")
