@@ -3,7 +3,6 @@ package sandbox
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 )
 
@@ -39,41 +38,4 @@ func Describe(spec Spec, env []string) (Applied, error) {
 // description: "namespaces (user, mount, pid, net)", "read-only outside
 // the writable roots", "home secrets hidden", "landlock", "seccomp", "no
 // privileges", "rlimits". Empty when nothing was applied.
-func (a Applied) Words() []string {
-	var out, ns []string
-	for _, n := range []struct{ layer, word string }{
-		{LayerUserNS, "user"}, {LayerMountNS, "mount"}, {LayerPidNS, "pid"}, {LayerNetNS, "net"},
-	} {
-		if a.Has(n.layer) {
-			ns = append(ns, n.word)
-		}
-	}
-	if len(ns) > 0 {
-		out = append(out, "namespaces ("+strings.Join(ns, ", ")+")")
-	}
-	if a.Has(LayerReadOnlyRoot) {
-		out = append(out, "read-only outside the writable roots")
-	}
-	if a.Has(LayerMasks) {
-		out = append(out, "home secrets hidden")
-	}
-	if a.Has(LayerLandlockFS) {
-		out = append(out, "landlock")
-	}
-	if a.Has(LayerSeccomp) {
-		out = append(out, "seccomp")
-	}
-	if a.Has(LayerCaps) && a.Has(LayerNoNewPrivs) {
-		out = append(out, "no privileges")
-	}
-	if a.Has(LayerRootMap) {
-		out = append(out, "not root on the host")
-	}
-	if a.Has(LayerOverlay) {
-		out = append(out, "copy-on-write workspace")
-	}
-	if a.Has(LayerRlimits) {
-		out = append(out, "rlimits")
-	}
-	return out
-}
+func (a Applied) Words() []string { return wordsOf(a) }

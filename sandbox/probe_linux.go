@@ -47,12 +47,6 @@ func Probe() Report {
 		r.Helper = "this executable (" + why + ")"
 	}
 
-	wanted := []string{LayerRlimits, LayerUserNS, LayerMountNS, LayerPidNS, LayerNetNS, LayerReadOnlyRoot,
-		LayerReadOnlyPaths, LayerMasks, LayerProc, LayerLoopback, LayerCaps, LayerLandlockFS, LayerLandlockNet,
-		LayerLandlockScope, LayerSeccomp, LayerNoNewPrivs, LayerSession, LayerFDs, LayerIPC, LayerHome, LayerGit, LayerCgroup}
-	if os.Getuid() == 0 {
-		wanted = append(wanted, LayerRootMap)
-	}
 	// The overlay is strict mode's alone: probed by a strict run of its own.
 	if sa, err := probeRun(Spec{Workspace: ws, Mode: Strict}, env, ws); err == nil || len(sa.Layers) > 0 {
 		for _, l := range sa.Layers {
@@ -66,8 +60,7 @@ func Probe() Report {
 			}
 		}
 	}
-	wanted = append(wanted, LayerOverlay)
-	for _, name := range wanted {
+	for _, name := range probedLayers(os.Getuid() == 0, true) {
 		pr := ProbeResult{Layer: Layer{Name: name}}
 		for _, l := range a.Layers {
 			if l.Name == name {
@@ -95,7 +88,7 @@ func Probe() Report {
 	}
 	var missing []string
 	for _, l := range r.Layers {
-		if !l.OK && l.Name != LayerCgroup && l.Name != LayerOverlay { // best effort, or strict mode's only: does not stop required mode
+		if li, _ := layerOf(l.Name); !l.OK && !li.bestEffort { // best effort, or strict mode's only: does not stop required mode
 			missing = append(missing, l.Name)
 		}
 	}
@@ -156,8 +149,9 @@ func explain(name, reason, fix string) (string, string) {
 		}
 		return strings.TrimSpace(string(b))
 	}
-	switch name {
-	case LayerUserNS, LayerMountNS, LayerPidNS, LayerNetNS, LayerProc, LayerReadOnlyRoot, LayerMasks, LayerReadOnlyPaths:
+	li, _ := layerOf(name)
+	switch li.facts {
+	case userNSFacts:
 		var facts []string
 		if v := read("/proc/sys/user/max_user_namespaces"); v != "" {
 			facts = append(facts, "user.max_user_namespaces="+v)
@@ -174,7 +168,7 @@ func explain(name, reason, fix string) (string, string) {
 		if len(facts) > 0 {
 			reason += " [" + strings.Join(facts, ", ") + "]"
 		}
-	case LayerLandlockFS, LayerLandlockNet, LayerLandlockScope:
+	case landlockFacts:
 		abi, err := llsys.LandlockGetABIVersion()
 		if err != nil {
 			reason += " [landlock_create_ruleset: " + err.Error() + "]"

@@ -413,58 +413,6 @@ func (a Applied) Warnings() []string {
 	return w
 }
 
-func describeMissing(name string) string {
-	switch name {
-	case LayerUserNS, LayerMountNS:
-		return "writes outside the workspace are only stopped by Landlock, and secrets in the home directory are not masked"
-	case LayerPidNS:
-		return "background processes may outlive the command"
-	case LayerNetNS:
-		return "only TCP is blocked (by Landlock), other protocols may reach the network"
-	case LayerReadOnlyRoot:
-		return "chmod, chown and timestamps outside the workspace are not blocked"
-	case LayerMasks:
-		return "secret files in the home directory are readable"
-	case LayerHome:
-		return "HOME is not hidden: only the built-in list of secret files is masked, other files in HOME are readable"
-	case LayerGit:
-		return ".git metadata other than hooks and config is writable"
-	case LayerCgroup:
-		return "the total memory, task count and CPU of the command's process tree are not bounded; only per-process rlimits apply"
-	case LayerReadOnlyPaths:
-		return ".git/hooks and .git/config in the workspace are writable"
-	case LayerLandlockFS:
-		return "file writes outside the workspace are not blocked by Landlock"
-	case LayerLandlockNet:
-		return "TCP connections are not blocked"
-	case LayerLandlockScope:
-		return "signals and abstract unix sockets outside the sandbox are reachable"
-	case LayerSeccomp:
-		return "dangerous system calls (ptrace, mount, bpf, kexec, MPTCP sockets …) are not filtered"
-	case LayerRlimits:
-		return "process count and memory are not bounded"
-	case LayerCaps:
-		return "capabilities were not dropped"
-	case LayerProc:
-		return "/proc shows processes outside the sandbox"
-	case LayerLoopback:
-		return "loopback is down: local servers inside the command cannot be reached"
-	case LayerNoNewPrivs:
-		return "setuid programs can raise privileges"
-	case LayerSession:
-		return "the command may reach the caller's terminal or other terminals of the host"
-	case LayerFDs:
-		return "descriptors the caller leaked (files, sockets) reach the command"
-	case LayerOverlay:
-		return "the workspace is not copy-on-write: a file hard-linked to one outside can be written through"
-	case LayerRootMap:
-		return "the command runs as root of the host: only the read-only mounts and Landlock stand in front of root's files"
-	case LayerIPC:
-		return "host /tmp, /dev/shm, /run or unix sockets of the user's services may be reachable"
-	}
-	return "not applied"
-}
-
 // String is a one-line plain-words summary.
 func (a Applied) String() string {
 	if a.Mode == Off {
