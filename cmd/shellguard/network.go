@@ -17,6 +17,12 @@ func printNetwork(w io.Writer, c *config.Config) {
 		return
 	}
 	switch mode {
+	case sandbox.NetAllowlist:
+		defer fmt.Fprintln(w, "#   the commands of one MCP or serve session share a loopback (a server one starts answers the next); a call may narrow the mode to off (network: off)")
+	case sandbox.NetOff:
+		defer fmt.Fprintln(w, "#   the commands of one MCP or serve session share a loopback (a server one starts answers the next)")
+	}
+	switch mode {
 	case sandbox.NetOff:
 		fmt.Fprintln(w, "# network: off (loopback only; toolchains are told they are offline)")
 		return
