@@ -1224,6 +1224,9 @@ func (x *extractor) apply(i int, c *analyze.Command, p *parsed) {
 			role = RoleRead
 		}
 		if p.chain[0].Wrapper && len(p.chain) == 1 {
+			if role == RolePackage {
+				x.operand(i, c, p, role, a, cwd, false, false, "", with) // bunx github:u/r: fetched, then run
+			}
 			break // the wrapped command is a command of its own
 		}
 		switch role {
@@ -1432,7 +1435,29 @@ func (x *extractor) operand(i int, c *analyze.Command, p *parsed, role Role, a a
 		} else {
 			x.mention(c, a, cwd, with)
 		}
+	case RoleIndex:
+		// packages come from a source the configuration does not name:
+		// a new index, repository, tap or channel (one on this machine
+		// is the project's own)
+		if a.Dynamic || !localSource(a.Value) {
+			x.emit(with(Effect{Kind: System, System: SysConfig, Text: a.Value, Span: a.Span, Dynamic: a.Dynamic}))
+		}
 	}
+}
+
+// localSource reports a package source on this machine: a path, a
+// file: URL or a URL to localhost.
+func localSource(v string) bool {
+	if _, ok := fileURL(v); ok {
+		return true
+	}
+	if strings.HasPrefix(v, "/") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") || v == "." {
+		return true
+	}
+	if !strings.Contains(v, "://") {
+		return false
+	}
+	return Loopback(HostOf(v))
 }
 
 // hostedGit are the package-spec prefixes that name a repository on a

@@ -34,13 +34,15 @@ const (
 	RoleConfig               // KEY=VALUE settings or a file of them (cargo --config)
 	RoleMethod               // an HTTP method (anything else there is the URL)
 	RolePackage              // a package spec; one from a URL or a code host is code from the network
+	RoleIndex                // a package source, index, repository or channel the command adds or takes packages from
 	roleCount
 )
 
 var roleNames = map[string]Role{"arg": RoleArg, "read": RoleRead, "write": RoleWrite, "delete": RoleDelete,
 	"exec": RoleExec, "code": RoleCode, "url": RoleURL, "send": RoleSend, "dir": RoleDir, "mode": RoleMode,
 	"owner": RoleOwner, "cmd": RoleCmd, "signal": RoleSignal, "remote": RoleRemote, "writedir": RoleWriteDir,
-	"prog": RoleProg, "mod": RoleModule, "cfg": RoleConfig, "method": RoleMethod, "pkg": RolePackage}
+	"prog": RoleProg, "mod": RoleModule, "cfg": RoleConfig, "method": RoleMethod, "pkg": RolePackage,
+	"index": RoleIndex}
 
 // RoleName returns the name of a role as the grammar files spell it.
 func RoleName(r Role) string {

@@ -1045,6 +1045,10 @@ func (k *cmdCheck) system(ef effects.Effect, sp analyze.Span) {
 		}
 		e.emit(sg4016, k.i, sp, ef.Program+" "+what)
 	case effects.SysConfig:
+		if ef.Text != "" {
+			e.emit(sg4008, k.i, sp, ef.Program+" takes packages from "+quote(ef.Text)+", a source the configuration does not name")
+			return
+		}
 		e.emit(sg4008, k.i, sp, ef.Program+" changes registry or toolchain configuration")
 	}
 }

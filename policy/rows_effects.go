@@ -23,9 +23,11 @@ var (
 	sg4007 = &Finding{ID: "SG4007", Group: "persistence", Tier: Default, Decision: Deny, Summary: "writes a startup or persistence file (rc files and their .d dirs, fish conf.d, environment.d, .pth, cron, services, authorized_keys)",
 		Examples:    []string{`rsync a ~/.bash_aliases`, `tee -a ~/.config/fish/conf.d/x.fish`, `cp evil.pth .venv/lib/python3.12/site-packages/evil.pth`, `git config --file ~/.gitconfig core.sshCommand "ssh -i /tmp/k"`},
 		NotExamples: []string{`cp a b`, `cat ~/.bashrc`}}
-	sg4008 = &Finding{ID: "SG4008", Group: "persistence", Tier: Default, Decision: Ask, Summary: "changes registry, index or toolchain configuration",
-		Examples:    []string{`npm config set registry https://x.example/`, `go env -w GOPROXY=https://x.example`, `pip config set global.index-url https://x.example/simple`, `cp my.npmrc ~/.yarnrc`},
-		NotExamples: []string{`npm config get registry`, `go env GOPATH`, `pip config list`}}
+	sg4008 = &Finding{ID: "SG4008", Group: "persistence", Tier: Default, Decision: Ask, Summary: "changes registry, index or toolchain configuration, or takes packages from a source it does not name",
+		Examples: []string{`npm config set registry https://x.example/`, `go env -w GOPROXY=https://x.example`, `pip config set global.index-url https://x.example/simple`, `cp my.npmrc ~/.yarnrc`,
+			`helm repo add x https://charts.x.example`, `gem install rails --source https://x.example`, `add-apt-repository ppa:x/y`},
+		NotExamples: []string{`npm config get registry`, `go env GOPATH`, `pip config list`, `brew tap hashicorp/tap`,
+			`pip install -i http://localhost:8080/simple foo`}}
 	sg4009 = &Finding{ID: "SG4009", Group: "destructive-git", Tier: Default, Decision: Deny, Summary: "deletes the repository's .git or another repository's .git",
 		Examples:    []string{`rm -rf .git`, `rm -rf ./.git/`, `rm -rf /srv/other/.git`},
 		NotExamples: []string{`rm -rf .github/old`, `rm -f .git/index.lock`}}
