@@ -538,6 +538,9 @@ func parse(g *Grammar, args []analyze.Arg) *parsed {
 			}
 			if strings.HasPrefix(v, "--") || p.g.Dashlong {
 				name, val, eq := strings.Cut(v, "=")
+				if k := strings.IndexByte(v, ':'); !eq && k > 0 && p.g.Dashlong && p.g.takesValue(v[:k]) {
+					name, val, eq = v[:k], v[k+1:], true // java -javaagent:JAR
+				}
 				o := opt{name: name, arg: a}
 				if eq {
 					o.val, o.hasVal = analyze.Arg{Value: val, Span: a.Span, Dynamic: a.Dynamic, Glob: a.Glob}, true
@@ -1301,6 +1304,14 @@ func (x *extractor) runs(p *parsed, role Role, name string, a analyze.Arg, cwd s
 	case RoleModule:
 		if a.Dynamic || !plainModule(a.Value) {
 			x.emit(with(Effect{Kind: Exec, Code: code, Text: name + a.Value, Span: a.Span, Dynamic: a.Dynamic}))
+			return
+		}
+		for _, pre := range []string{"/", "./", "../", "~/"} {
+			if strings.HasPrefix(a.Value, pre) {
+				// node -r ./setup.js, ruby -r/tmp/x.rb: a file that runs
+				x.emit(with(Effect{Kind: Exec, Code: CodeFile, Path: x.pathOf(a, cwd), Text: name + " " + a.Value, Option: name, Span: a.Span}))
+				return
+			}
 		}
 	case RoleConfig:
 		key, val, ok := strings.Cut(a.Value, "=")

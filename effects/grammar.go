@@ -107,6 +107,10 @@ type Grammar struct {
 	// EnvOpts are environment variables whose value the program reads
 	// as more of its own options (MAKEFLAGS, GOFLAGS).
 	EnvOpts map[string]bool
+	// Env gives the role of the value of environment variables the
+	// program reads, whoever sets them (GIT_SSH_COMMAND: cmd, CC: prog,
+	// PYTHONSTARTUP: exec); "opts" puts a variable in EnvOpts.
+	Env map[string]Role
 	// CfgProg are the last keys of RoleConfig settings whose value is a
 	// program or a command line (runner, rustc-wrapper, linker).
 	CfgProg map[string]bool
@@ -246,6 +250,19 @@ func Lookup(name string) *Grammar {
 		lazy.parsed[n] = g
 	}
 	return lazy.parsed[name]
+}
+
+// EnvReader returns the grammar of the program that reads environment
+// variable name as a command, a program, a file to run or more of its
+// options (its Env or EnvOpts say which), or nil. The variable is read
+// by that program wherever it runs: NODE_OPTIONS set for npm test is
+// read by the node it starts.
+func EnvReader(name string) *Grammar {
+	i, ok := slices.BinarySearch(genEnvVars[:], name)
+	if !ok {
+		return nil
+	}
+	return Lookup(genEnvOf[i])
 }
 
 // grammarFile returns the text of genFiles[i], read once, with a newline
@@ -551,6 +568,22 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 		}
 	case "envopts":
 		addSet(&g.EnvOpts, v)
+	case "env":
+		for _, kv := range splitList(v) {
+			name, r, ok := strings.Cut(kv, ":")
+			if ok && r == "opts" && name != "" {
+				addSet(&g.EnvOpts, name)
+				continue
+			}
+			role, known := roleNames[r]
+			if !ok || !known || name == "" {
+				return fmt.Errorf("env entry %q is not NAME:ROLE", kv)
+			}
+			if g.Env == nil {
+				g.Env = map[string]Role{}
+			}
+			g.Env[name] = role
+		}
 	case "cfgprog":
 		addSet(&g.CfgProg, v)
 	case "o":

@@ -64,6 +64,9 @@ func TestGrammarFormatErrors(t *testing.T) {
 		"x\nx",
 		"x alias=y\ny",
 		"x malformed",
+		"x env=NAME",
+		"x env=NAME:nosuchrole",
+		"x env=:cmd",
 	}
 	for _, b := range bad {
 		if err := ParseGrammars(map[string]*Grammar{}, "test", b); err == nil {
@@ -110,4 +113,34 @@ func argsOf(src string) []analyze.Arg {
 		out = append(out, analyze.Arg{Value: f})
 	}
 	return out
+}
+
+// TestEnvReader: a variable a grammar line declares (env=, envopts=) is
+// found from its name alone, with its role, whatever program is run.
+func TestEnvReader(t *testing.T) {
+	for _, c := range []struct {
+		name, prog string
+		role       Role
+		opts       bool
+	}{
+		{"GIT_SSH_COMMAND", "git", RoleCmd, false},
+		{"CC", "make", RoleProg, false},
+		{"PYTHONSTARTUP", "python", RoleExec, false},
+		{"NODE_OPTIONS", "node", 0, true},
+		{"MAKEFLAGS", "make", 0, true},
+	} {
+		g := EnvReader(c.name)
+		if g == nil || g.Name != c.prog {
+			t.Errorf("%s: reader %v, want %s", c.name, g, c.prog)
+			continue
+		}
+		if g.EnvOpts[c.name] != c.opts || !c.opts && g.Env[c.name] != c.role {
+			t.Errorf("%s: role %v opts %v", c.name, g.Env[c.name], g.EnvOpts[c.name])
+		}
+	}
+	for _, n := range []string{"HOME", "LD_LIBRARY_PATH", "PYTHONDONTWRITEBYTECODE", ""} {
+		if g := EnvReader(n); g != nil {
+			t.Errorf("%s: read by %s", n, g.Name)
+		}
+	}
 }

@@ -484,19 +484,6 @@ func (k *cmdCheck) checkEffects() {
 	if argv, ok := effects.WrappedArgv(c); ok && !k.unwrapped() {
 		k.nestedLine("runs", shellJoin(argv), c.Span)
 	}
-	// variables the program reads as more of its own options (MAKEFLAGS)
-	if g := effects.Lookup(k.name); g != nil && len(g.EnvOpts) > 0 {
-		for _, as := range c.Assigns {
-			if !g.EnvOpts[as.Name] {
-				continue
-			}
-			if as.Value.Dynamic {
-				e.emit(sg4019, k.i, as.Span, as.Name+" gives "+k.name+" options computed at run time")
-				continue
-			}
-			k.nestedLine("reads options from "+as.Name+":", k.name+" "+as.Value.Value, as.Span)
-		}
-	}
 }
 
 // programValue judges an option value that names a program to run: a
@@ -541,15 +528,15 @@ func shellJoin(args []analyze.Arg) string {
 
 // nestedLine evaluates a command line that a command runs and reports
 // its findings about this command.
-func (k *cmdCheck) nestedLine(what, line string, sp analyze.Span) {
+func (k *cmdCheck) nestedLine(what, line string, sp analyze.Span) bool {
 	e := k.e
 	if e.depth >= 3 {
 		e.emit(sg4013, k.i, sp, k.c.Name()+" "+what+" the command line "+quote(line))
-		return
+		return true
 	}
 	if !e.nestOK(line) {
 		e.emit(sg4013, k.i, sp, k.c.Name()+" "+what+" more command lines than can be judged: "+quote(line))
-		return
+		return true
 	}
 	v := evaluateAt(analyze.Analyze(line, AnalyzeOptions(e.rules)), e.rules, e.depth+1, e.nested)
 	for _, r := range v.Reasons {
@@ -559,6 +546,81 @@ func (k *cmdCheck) nestedLine(what, line string, sp analyze.Span) {
 		}
 		e.emit(row, k.i, sp, k.c.Name()+" "+what+" "+quote(line)+": "+r.Message)
 	}
+	return len(v.Reasons) > 0
+}
+
+// envValue judges a variable that a program reads as a command line, a
+// program, files to run or more of its options (the grammars' env= and
+// envopts=), by what it holds: the command line, or the program's own
+// options, as a command of its own, and a program or file by where it
+// is (the workspace and system directories are fine; a temporary
+// directory or home asks). PAGER=less stays allowed; PAGER='curl … | sh',
+// EDITOR=/tmp/ed and NODE_OPTIONS='--require /tmp/x.js' do not.
+func (k *cmdCheck) envValue(g *effects.Grammar, ef effects.Effect, sp analyze.Span) {
+	e := k.e
+	n, v := ef.Name, strings.TrimSpace(ef.Value)
+	if v == "" {
+		return
+	}
+	if ef.Dynamic {
+		e.emit(sg3405, k.i, sp, n+" gives "+g.Name+" a value computed at run time")
+		return
+	}
+	held := "holds the command line"
+	line := v
+	role := g.Env[n]
+	if g.EnvOpts[n] {
+		// the program splits the value at blanks, quotes mean nothing
+		var words []analyze.Arg
+		for _, f := range strings.Fields(v) {
+			words = append(words, analyze.Arg{Value: f})
+		}
+		held, line, role = "holds options of "+g.Name+":", g.Name+" "+shellJoin(words), effects.RoleCmd
+	}
+	switch role {
+	case effects.RoleCmd, effects.RoleProg:
+		if role == effects.RoleCmd || strings.ContainsAny(v, " \t;|&$`<>()'\"") {
+			if k.nestedLine("runs what "+n+" "+held, line, sp) {
+				if g.EnvOpts[n] {
+					e.emit(sg3405, k.i, sp, n+" gives "+g.Name+" the options "+quote(v))
+				} else {
+					e.emit(sg3405, k.i, sp, n+" holds "+quote(v)+", a command line "+g.Name+" runs")
+				}
+				return
+			}
+		}
+		if g.EnvOpts[n] {
+			// files the options make the program run (-r FILE, -javaagent:JAR)
+			res := analyze.Analyze(line, AnalyzeOptions(e.rules))
+			for _, ef := range effects.Extract(res, effects.Options{Workspace: workspaceOf(e.rules), Home: e.home}) {
+				if ef.Kind == effects.Exec && ef.Code == effects.CodeFile {
+					k.programAt(n, g.Name, ef.Path.Raw, sp)
+				}
+			}
+		} else if f := strings.Fields(v); len(f) > 0 {
+			k.programAt(n, g.Name, f[0], sp)
+		}
+	case effects.RoleExec:
+		for _, f := range strings.Split(v, ":") {
+			k.programAt(n, g.Name, f, sp)
+		}
+	}
+}
+
+// programAt asks when a variable names a program or file to run outside
+// the workspace and the system directories.
+func (k *cmdCheck) programAt(n, reader, raw string, sp analyze.Span) {
+	e := k.e
+	if raw == "" || !strings.Contains(raw, "/") && !strings.HasPrefix(raw, "~") {
+		return // a name looked up on PATH
+	}
+	if p := e.abs(raw, k.c.Cwd); p != "" {
+		p = e.resolve(p)
+		if within(p, e.ws) && !e.wsSystem || effects.Classify(p, e.classOpts()).Class == effects.ClassSystem {
+			return
+		}
+	}
+	e.emit(sg3405, k.i, sp, n+" makes "+reader+" run "+quote(raw)+", outside the workspace")
 }
 
 func (k *cmdCheck) effect(ef effects.Effect) {
@@ -1014,6 +1076,10 @@ var hijackVars = map[string]string{
 func (k *cmdCheck) env(ef effects.Effect, sp analyze.Span) {
 	e := k.e
 	n, v := ef.Name, ef.Value
+	if g := effects.EnvReader(n); g != nil {
+		k.envValue(g, ef, sp)
+		return
+	}
 	switch {
 	case n == "GOFLAGS" && (strings.Contains(v, "-toolexec") || strings.Contains(v, "-exec") || strings.Contains(v, "-overlay") || strings.Contains(v, "-modfile")):
 		e.emit(sg4019, k.i, sp, "GOFLAGS="+quote(v)+" makes go run another program")

@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"path"
 	"strings"
 
 	"github.com/shellguard/shellguard/analyze"
@@ -18,14 +17,11 @@ var hijackDeny = map[string]string{
 	"PS4": "runs code through trace prompts", "GLOBIGNORE": "changes glob results",
 }
 
-var execVars = map[string]bool{"GIT_SSH_COMMAND": true, "GIT_SSH": true, "GIT_EXTERNAL_DIFF": true, "GIT_PAGER": true,
-	"PAGER": true, "GIT_EDITOR": true, "EDITOR": true, "VISUAL": true, "GIT_ASKPASS": true, "SSH_ASKPASS": true,
-	"SUDO_ASKPASS": true, "GIT_PROXY_COMMAND": true, "LESSOPEN": true, "LESSCLOSE": true, "MANPAGER": true,
-	"BROWSER": true, "RSYNC_RSH": true, "CVS_RSH": true, "GIT_SEQUENCE_EDITOR": true, "FCEDIT": true, "SYSTEMD_PAGER": true}
-
-var startupVars = map[string]bool{"PYTHONSTARTUP": true, "PERL5OPT": true, "NODE_OPTIONS": true, "RUBYOPT": true,
-	"JAVA_TOOL_OPTIONS": true, "_JAVA_OPTIONS": true, "PYTHONINSPECT": true, "PERL5DB": true, "GIT_CONFIG_PARAMETERS": true,
-	"GIT_CONFIG_GLOBAL": false, "GIT_EXEC_PATH": true, "GIT_TEMPLATE_DIR": true, "LD_LIBRARY_PATH": true, "DYLD_LIBRARY_PATH": true}
+// startupVars make an interpreter or git load code from elsewhere;
+// variables that hold a command, a program or options of one are the
+// grammars' (env=, envopts=) and judged by what they hold (effects.go).
+var startupVars = map[string]bool{"PYTHONINSPECT": true, "PERL5DB": true, "GIT_CONFIG_PARAMETERS": true,
+	"GIT_EXEC_PATH": true, "GIT_TEMPLATE_DIR": true}
 
 var pathVars = map[string]bool{"GIT_DIR": true, "GIT_CONFIG": true, "GIT_CONFIG_GLOBAL": true, "GIT_CONFIG_SYSTEM": true,
 	"GIT_WORK_TREE": false, "PYTHONPATH": true, "PERL5LIB": true, "RUBYLIB": true, "NODE_PATH": true, "CLASSPATH": true,
@@ -117,23 +113,7 @@ func (e *evaluator) assign(i int, c *analyze.Command, a analyze.Assign) {
 				return
 			}
 		}
-	case execVars[n]:
-		first := strings.Fields(val + " x")[0]
-		outside := false
-		if strings.HasPrefix(first, "/") || strings.HasPrefix(first, "~") || strings.HasPrefix(first, ".") {
-			p := e.abs(first, c.Cwd)
-			outside = p != "" && !e.inWorkspace(p) && !strings.HasPrefix(p, "/usr/") && !strings.HasPrefix(p, "/bin/")
-		}
-		if outside || strings.ContainsAny(val, ";|&$`()<>") || strings.Contains(val, " -c") || progs.IsShell(path.Base(first)) {
-			e.emit(sg3405, i, sp, n+" holds a command line that programs will run")
-		}
 	case startupVars[n]:
-		if n == "NODE_OPTIONS" && !strings.Contains(val, "-r") && !strings.Contains(val, "require") && !strings.Contains(val, "import") && !strings.Contains(val, "loader") {
-			return
-		}
-		if n == "JAVA_TOOL_OPTIONS" && !strings.Contains(val, "agent") {
-			return
-		}
 		e.emit(sg3406, i, sp, "setting "+n+" makes an interpreter load extra code")
 	}
 }

@@ -200,6 +200,9 @@ func (k *cmdCheck) git() {
 				if p := k.e.abs(ops[1].Value, k.c.Cwd); p == "" || !k.e.inWorkspace(p) {
 					k.emit(sg2805deny, "git config core.hooksPath makes git run hooks from another directory")
 				}
+			case !global && strings.HasPrefix(key, "alias.") && !strings.HasPrefix(strings.TrimSpace(ops[1].Value), "!"):
+				// an alias without ! runs git itself: judged as that git command
+				k.nestedLine("sets "+key+" to", "git "+ops[1].Value, ops[1].Span)
 			case progs.GitExecKey(key) && plainTool(ops[1].Value):
 				// core.pager less, core.editor vim: a known tool, no shell
 			case progs.GitExecKey(key):
@@ -223,6 +226,8 @@ func (k *cmdCheck) gitConfigPair(a analyze.Arg) {
 	switch {
 	case key == "core.hookspath":
 		k.emitAt(sg2805deny, a.Span, "git -c core.hooksPath runs hooks from another directory")
+	case strings.HasPrefix(key, "alias.") && !strings.HasPrefix(strings.TrimSpace(val), "!"):
+		k.nestedLine("sets "+key+" to", "git "+val, a.Span)
 	case progs.GitExecKey(key) && plainTool(val):
 	case progs.GitExecKey(key):
 		k.emitAt(sg2507ask, a.Span, "git -c "+key+" sets a command git will run")

