@@ -108,9 +108,11 @@ type Handle struct {
 	done func()
 	// proxy serves the command's listener (netAtt) in allowlist mode;
 	// netUse gets its records at Close (net_linux.go).
-	proxy  *netproxy.Proxy
-	netAtt *netproxy.Attached
-	netUse *NetUse
+	proxy *netproxy.Proxy
+	// netGrants are the spec's NetGrants, allowed on netAtt only.
+	netGrants []string
+	netAtt    *netproxy.Attached
+	netUse    *NetUse
 	// link is the join process's channel to the session's holder, and
 	// tree delivers the pid of the helper the holder started
 	// (sessionnet_linux.go); treePid caches it.
@@ -316,7 +318,7 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 	ws := prepareWSGuard(hs.Workspace, gst != nil)
 	steptime.Mark("sb.wsguard")
 	return cmd, &Handle{mode: spec.Mode, r: r, w: w, ctl: ctl, ctlChild: ctlChild, userns: hs.UserNS, git: gst, ov: ovs, rm: rmFiles, post: &PostRun{}, cg: rc, cgErr: cgErr,
-		ws: ws, proxy: spec.Proxy, postTimeout: spec.PostRunTimeout, link: link, tree: tree}, nil
+		ws: ws, proxy: spec.Proxy, netGrants: spec.NetGrants, postTimeout: spec.PostRunTimeout, link: link, tree: tree}, nil
 }
 
 const (

@@ -110,18 +110,58 @@ type NetUse struct {
 	Connections []netproxy.Conn `json:"connections,omitempty"`
 	// Refused are the hosts (host:port) refused, each once.
 	Refused []string `json:"refused,omitempty"`
+	// Grantable are those of Refused that a grant of exactly that
+	// host:port would let through: not one refused for a reason no grant
+	// lifts (a link-local or metadata address, a malformed destination).
+	Grantable []string `json:"grantable,omitempty"`
+	// Granted are the destinations allowed to this command beyond the
+	// allowlist (Spec.NetGrants).
+	Granted []string `json:"granted,omitempty"`
 }
 
 func (u *NetUse) fill(recs []netproxy.Conn) {
 	u.Connections = recs
 	seen := map[string]bool{}
+	never := map[string]bool{}
 	for _, r := range recs {
-		if hp := r.Host + ":" + strconv.Itoa(r.Port); !r.Allowed && !seen[hp] {
+		hp := r.Host + ":" + strconv.Itoa(r.Port)
+		if r.Allowed {
+			continue
+		}
+		if !seen[hp] {
 			seen[hp] = true
 			u.Refused = append(u.Refused, hp)
 		}
+		if !r.Grantable {
+			never[hp] = true
+		}
 	}
 	sort.Strings(u.Refused)
+	for _, hp := range u.Refused {
+		// One refusal that no grant lifts, and the host is not offered.
+		if !never[hp] {
+			u.Grantable = append(u.Grantable, hp)
+		}
+	}
+}
+
+// NetGrantEntries parses grants ("host:port", each naming one host, an
+// IP address or a name, and one port) into allowlist entries. Patterns,
+// ranges and port wildcards are refused: a grant is exactly what was
+// refused.
+func NetGrantEntries(grants []string) (netproxy.Allowlist, error) {
+	var al netproxy.Allowlist
+	for _, g := range grants {
+		e, err := netproxy.ParseEntry(g, "granted")
+		if err != nil {
+			return al, fmt.Errorf("network grant %q: %w", g, err)
+		}
+		if e.Port <= 0 || strings.ContainsAny(e.Host, "*/") {
+			return al, fmt.Errorf("network grant %q: a grant names one host and one port", g)
+		}
+		al.Entries = append(al.Entries, e)
+	}
+	return al, nil
 }
 
 // warnings are one sentence per refused host.

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/shellguard/shellguard/sandbox/netproxy"
 )
 
 // netMsg prefixes the message that carries the proxy listener on the
@@ -116,8 +118,12 @@ func (h *Handle) attachNet(fd int) {
 		h.applied.Unavailable = append(h.applied.Unavailable, Layer{Name: LayerNetProxy, Reason: err.Error()})
 		return
 	}
-	h.netAtt = h.proxy.Attach(l)
-	h.netUse = &NetUse{Proxy: ProxyAddr}
+	extra, err := NetGrantEntries(h.netGrants)
+	if err != nil { // checked by the caller: a bad grant allows nothing
+		extra = netproxy.Allowlist{}
+	}
+	h.netAtt = h.proxy.AttachWith(l, extra)
+	h.netUse = &NetUse{Proxy: ProxyAddr, Granted: extra.Hosts()}
 	h.applied.Net = h.netUse
 }
 

@@ -159,6 +159,11 @@ type Spec struct {
 	// there and hands out); the proxy settings of the environment point
 	// at it. Nil: no network at all (see NetMode).
 	Proxy *netproxy.Proxy `json:"-"`
+	// NetGrants are destinations ("host:port", exact) the proxy allows
+	// this command beyond its allowlist: hosts a person granted after a
+	// refusal. They never lift a forbidden address (netproxy), and are
+	// ignored outside allowlist mode.
+	NetGrants []string `json:"-"`
 	// CacheDir is a writable directory owned by shellguard where build and
 	// package caches go (GOCACHE, npm_config_cache, PIP_CACHE_DIR,
 	// CARGO_HOME, XDG_CACHE_HOME …). Default: DefaultCacheDir.
@@ -363,7 +368,7 @@ func (a Applied) MapText(f func(string) string) Applied {
 			Unfinished: texts(a.Post.Unfinished)}
 	}
 	if a.Net != nil {
-		n := &NetUse{Proxy: f(a.Net.Proxy), Refused: texts(a.Net.Refused)}
+		n := &NetUse{Proxy: f(a.Net.Proxy), Refused: texts(a.Net.Refused), Grantable: texts(a.Net.Grantable), Granted: texts(a.Net.Granted)}
 		for _, c := range a.Net.Connections {
 			c.Host, c.Proto, c.Reason, c.Addr = f(c.Host), f(c.Proto), f(c.Reason), f(c.Addr)
 			n.Connections = append(n.Connections, c)

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,6 +25,12 @@ type Conn struct {
 	Allowed bool   `json:"allowed"`
 	// Reason says why a connection was refused or failed.
 	Reason string `json:"reason,omitempty"`
+	// Grantable marks a refusal that an allowlist entry naming exactly
+	// this host and port would lift (the host is not listed). A refusal
+	// no entry lifts (a link-local or metadata address, a malformed host
+	// or port, a name that resolves to a forbidden address) is never
+	// grantable.
+	Grantable bool `json:"grantable,omitempty"`
 	// Addr is the address dialled.
 	Addr string `json:"addr,omitempty"`
 	// Sent and Received count the bytes from the client to the host and
@@ -247,11 +254,16 @@ type Attached struct {
 	wg    sync.WaitGroup
 	recs  []Conn
 	shut  bool
+	extra []Entry // allowed on this listener only (AttachWith)
 }
 
 // Attach serves l until the Attached or the proxy is closed.
-func (p *Proxy) Attach(l net.Listener) *Attached {
-	a := &Attached{p: p, l: l, done: make(chan struct{}), conns: map[net.Conn]bool{}}
+func (p *Proxy) Attach(l net.Listener) *Attached { return p.AttachWith(l, Allowlist{}) }
+
+// AttachWith is Attach with extra entries allowed on l's connections only,
+// in addition to the proxy's allowlist (hosts granted to one command).
+func (p *Proxy) AttachWith(l net.Listener, extra Allowlist) *Attached {
+	a := &Attached{p: p, l: l, done: make(chan struct{}), conns: map[net.Conn]bool{}, extra: extra.Entries}
 	go func() {
 		defer close(a.done)
 		p.serve(l, a)
@@ -299,9 +311,10 @@ func (a *Attached) Close() []Conn {
 
 // refusal is why a destination is not allowed.
 type refusal struct {
-	Host   string
-	Port   int
-	Reason string
+	Host      string
+	Port      int
+	Reason    string
+	grantable bool // an entry naming host:port would lift it
 }
 
 func (r *refusal) Error() string {
@@ -330,11 +343,21 @@ func hostPort(h string, port int) string {
 // Check decides whether host:port may be reached and returns the
 // addresses to dial (every one checked). host is a name or an IP literal.
 func (p *Proxy) Check(ctx context.Context, host string, port int) ([]netip.Addr, error) {
+	return p.check(ctx, host, port, nil)
+}
+
+// check is Check with extra entries allowed besides the allowlist.
+func (p *Proxy) check(ctx context.Context, host string, port int, extra []Entry) ([]netip.Addr, error) {
 	refuse := func(why string) error { return &refusal{Host: host, Port: port, Reason: why} }
+	// unlisted: refused only because no entry names host:port.
+	unlisted := func(why string) error { return &refusal{Host: host, Port: port, Reason: why, grantable: true} }
 	if port < 1 || port > 65535 {
 		return nil, refuse("bad port")
 	}
 	allow := p.Allowlist()
+	if len(extra) > 0 {
+		allow.Entries = append(slices.Clip(allow.Entries), extra...)
+	}
 	al := &allow
 	if a, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")); err == nil {
 		a = a.Unmap()
@@ -343,7 +366,7 @@ func (p *Proxy) Check(ctx context.Context, host string, port int) ([]netip.Addr,
 			return nil, refuse(why + ", never allowed")
 		}
 		if _, ok := al.matchAddr(a, port); !ok {
-			return nil, refuse("an IP address that is not listed (name the host instead)")
+			return nil, unlisted("an IP address that is not listed (name the host instead)")
 		}
 		return []netip.Addr{a}, nil
 	}
@@ -355,12 +378,12 @@ func (p *Proxy) Check(ctx context.Context, host string, port int) ([]netip.Addr,
 	_, exact, ok := al.matchName(name, port)
 	if !ok {
 		if isLocalhostName(name) {
-			return nil, refuse("a name of this machine, not listed")
+			return nil, unlisted("a name of this machine, not listed")
 		}
-		return nil, refuse("not in the allowlist")
+		return nil, unlisted("not in the allowlist")
 	}
 	if isLocalhostName(name) && !exact {
-		return nil, refuse("a name of this machine, not listed")
+		return nil, unlisted("a name of this machine, not listed")
 	}
 	addrs, err := p.opt.Lookup(ctx, name)
 	if err != nil {
@@ -380,7 +403,7 @@ func (p *Proxy) Check(ctx context.Context, host string, port int) ([]netip.Addr,
 		}
 		if local && !exact {
 			if _, ok := al.matchAddr(a, port); !ok {
-				return nil, refuse("resolves to " + a.String() + ", " + why + " (list the name itself or the range)")
+				return nil, unlisted("resolves to " + a.String() + ", " + why + " (list the name itself or the range)")
 			}
 		}
 		out = append(out, a)
@@ -390,10 +413,14 @@ func (p *Proxy) Check(ctx context.Context, host string, port int) ([]netip.Addr,
 
 // dial checks host:port and dials the first checked address that
 // answers.
-func (p *Proxy) dial(ctx context.Context, host string, port int) (net.Conn, string, error) {
+func (p *Proxy) dial(ctx context.Context, host string, port int, a *Attached) (net.Conn, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.opt.DialTimeout)
 	defer cancel()
-	addrs, err := p.Check(ctx, host, port)
+	var extra []Entry
+	if a != nil {
+		extra = a.extra
+	}
+	addrs, err := p.check(ctx, host, port, extra)
 	if err != nil {
 		return nil, "", err
 	}
@@ -455,7 +482,7 @@ func (p *Proxy) http(c net.Conn, br *bufio.Reader, lr *io.LimitedReader, a *Atta
 		return
 	}
 	rec.Host, rec.Port = host, port
-	up, addr, err := p.dial(context.Background(), host, port)
+	up, addr, err := p.dial(context.Background(), host, port, a)
 	if err != nil {
 		rec.Reason = err.Error()
 		var ref *refusal
@@ -463,7 +490,10 @@ func (p *Proxy) http(c net.Conn, br *bufio.Reader, lr *io.LimitedReader, a *Atta
 		body := "shellguard: cannot reach " + hostPort(host, port) + ": " + err.Error() + "\n"
 		if errors.As(err, &ref) {
 			status, body = "403 Forbidden", ref.Message()
-			rec.Reason = ref.Reason
+			rec.Reason, rec.Grantable = ref.Reason, ref.grantable
+			if ref.grantable {
+				rec.Host = ref.Host // as checked (normalized)
+			}
 		} else {
 			rec.Allowed = true
 		}

@@ -157,22 +157,23 @@ func TestRefusals(t *testing.T) {
 	up := strconv.Itoa(e.upPort)
 	for _, tc := range []struct {
 		name, url, why string
+		grantable      bool // an entry naming exactly the host and port lifts it
 	}{
-		{"unlisted", "http://other.test/", "not in the allowlist"},
-		{"unlisted-port", "http://registry.test:1/", "not in the allowlist"},
-		{"ip-literal", "http://127.0.0.1:" + up + "/", "an IP address that is not listed"},
-		{"ip6-literal", "http://[::1]:" + up + "/", "an IP address that is not listed"},
-		{"mapped-literal", "http://[::ffff:127.0.0.1]:" + up + "/", "an IP address that is not listed"},
-		{"metadata-literal", "http://169.254.169.254/", "never allowed"},
-		{"localhost", "http://localhost:" + up + "/", "a name of this machine"},
-		{"localhost-sub", "http://x.localhost:" + up + "/", "a name of this machine"},
-		{"private-by-pattern", "http://a.mirror.test/", "a private address"},
-		{"loopback-by-pattern", "http://lo.mirror.test:" + up + "/", "a loopback address"},
-		{"metadata-name", "http://meta.test/", "169.254.169.254"},
-		{"rebind", "http://rebind.test:" + up + "/", "169.254.169.254"},
-		{"link-local-v6", "http://ll6.mirror.test/", "link-local"},
-		{"metadata-other", "http://aliyun.mirror.test/", "metadata"},
-		{"unresolvable-pattern", "http://nx.mirror.test/", "cannot resolve"},
+		{"unlisted", "http://other.test/", "not in the allowlist", true},
+		{"unlisted-port", "http://registry.test:1/", "not in the allowlist", true},
+		{"ip-literal", "http://127.0.0.1:" + up + "/", "an IP address that is not listed", true},
+		{"ip6-literal", "http://[::1]:" + up + "/", "an IP address that is not listed", true},
+		{"mapped-literal", "http://[::ffff:127.0.0.1]:" + up + "/", "an IP address that is not listed", true},
+		{"metadata-literal", "http://169.254.169.254/", "never allowed", false},
+		{"localhost", "http://localhost:" + up + "/", "a name of this machine", true},
+		{"localhost-sub", "http://x.localhost:" + up + "/", "a name of this machine", true},
+		{"private-by-pattern", "http://a.mirror.test/", "a private address", true},
+		{"loopback-by-pattern", "http://lo.mirror.test:" + up + "/", "a loopback address", true},
+		{"metadata-name", "http://meta.test/", "169.254.169.254", false},
+		{"rebind", "http://rebind.test:" + up + "/", "169.254.169.254", false},
+		{"link-local-v6", "http://ll6.mirror.test/", "link-local", false},
+		{"metadata-other", "http://aliyun.mirror.test/", "metadata", false},
+		{"unresolvable-pattern", "http://nx.mirror.test/", "cannot resolve", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, via := range []string{"http", "connect", "socks"} {
@@ -212,8 +213,8 @@ func TestRefusals(t *testing.T) {
 					t.Fatalf("%s: refusal took %v", via, d)
 				}
 				recs := waitRecords(t, e.proxy, mark, 1)
-				if recs[0].Allowed || !strings.Contains(recs[0].Reason, strings.Split(tc.why, " (")[0]) {
-					t.Fatalf("%s: record %+v", via, recs[0])
+				if recs[0].Allowed || !strings.Contains(recs[0].Reason, strings.Split(tc.why, " (")[0]) || recs[0].Grantable != tc.grantable {
+					t.Fatalf("%s: record %+v (want grantable %v)", via, recs[0], tc.grantable)
 				}
 			}
 		})
@@ -293,6 +294,43 @@ func TestListedAddressesAndRanges(t *testing.T) {
 	}
 	if _, err := e2.proxy.Check(context.Background(), "169.254.169.254", 80); err == nil {
 		t.Fatal("metadata literal allowed")
+	}
+}
+
+// TestAttachWith: entries given to one listener allow its connections
+// only; the proxy's other listeners and its Check stay as they were, and
+// no entry lifts a forbidden address.
+func TestAttachWith(t *testing.T) {
+	e := newEnv(t)
+	up := strconv.Itoa(e.upPort)
+	var extra Allowlist
+	if err := extra.Add("grant", "granted.test:"+up, "meta2.test:80"); err != nil {
+		t.Fatal(err)
+	}
+	e.proxy.opt.Lookup = fakeDNS(map[string][]string{"granted.test": {"127.0.0.1"}, "meta2.test": {"169.254.169.254"}})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := e.proxy.AttachWith(l, extra)
+	pu, _ := url.Parse("http://" + l.Addr().String())
+	granted := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(pu)}, Timeout: 20 * time.Second}
+	if code, body := get(t, granted, "http://granted.test:"+up+"/g"); code != 200 || body != "registry says hello to /g" {
+		t.Fatalf("granted listener: %d %q", code, body)
+	}
+	if code, body := get(t, granted, "http://meta2.test/"); code != 403 || !strings.Contains(body, "never allowed") {
+		t.Fatalf("a grant lifted a metadata address: %d %q", code, body)
+	}
+	if code, body := get(t, e.client(), "http://granted.test:"+up+"/g"); code != 403 {
+		t.Fatalf("another listener reached the granted host: %d %q", code, body)
+	}
+	if _, err := e.proxy.Check(context.Background(), "granted.test", e.upPort); err == nil {
+		t.Fatal("Check allowed a host granted to one listener")
+	}
+	granted.CloseIdleConnections()
+	recs := a.Close()
+	if len(recs) != 2 || !recs[0].Allowed || recs[0].Host != "granted.test" || recs[1].Allowed || recs[1].Grantable {
+		t.Fatalf("records %+v", recs)
 	}
 }
 

@@ -133,12 +133,15 @@ func (p *Proxy) socks(c net.Conn, br *bufio.Reader, lr *io.LimitedReader, a *Att
 		return
 	}
 	rec := Conn{Host: req.Host, Port: req.Port, Proto: "socks5", Start: time.Now()}
-	up, addr, err := p.dial(context.Background(), req.Host, req.Port)
+	up, addr, err := p.dial(context.Background(), req.Host, req.Port, a)
 	if err != nil {
 		var ref *refusal
 		if errors.As(err, &ref) {
 			socksReply(c, socksNotAllowed)
-			rec.Reason = ref.Reason
+			rec.Reason, rec.Grantable = ref.Reason, ref.grantable
+			if ref.grantable {
+				rec.Host = ref.Host // as checked (normalized)
+			}
 		} else {
 			socksReply(c, socksHostUnreach)
 			rec.Allowed, rec.Reason = true, err.Error()
