@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/shellguard/shellguard/audit"
@@ -120,6 +121,14 @@ func (g *Guard) event(req Request, a admission, res *Result) audit.Event {
 	}
 	if res.Sandbox != nil {
 		ev.SandboxApplied = res.Sandbox.Names()
+	}
+	if g.cfg.Sandbox != nil && g.cfg.Sandbox.Proxy != nil && !res.Unsandboxed {
+		g.grantMu.RLock()
+		ev.NetGranted = slices.Concat(g.hosts, req.hosts)
+		g.grantMu.RUnlock()
+	}
+	if req.granted != nil {
+		ev.NetGrantScope = req.granted.Scope
 	}
 	return ev
 }

@@ -17,13 +17,17 @@ import (
 	"time"
 
 	"github.com/shellguard/shellguard/policy"
+	"github.com/shellguard/shellguard/sandbox"
 )
 
 // Grant is an approval that outlives its call: the allow rules it added
 // and for how long.
 type Grant struct {
-	Rules []string `json:"rules" jsonschema:"the allow rules added, each matching one exact command"`
-	Scope string   `json:"scope" jsonschema:"session or always (in this workspace)"`
+	Rules []string `json:"rules,omitempty" jsonschema:"the allow rules added, each matching one exact command"`
+	// Hosts are network destinations (host:port, exactly as the sandbox's
+	// proxy refused them) allowed beyond its allowlist.
+	Hosts []string `json:"hosts,omitempty" jsonschema:"network destinations (host:port) allowed beyond the sandbox's allowlist"`
+	Scope string   `json:"scope" jsonschema:"once, session or always (in this workspace)"`
 }
 
 // maxGrantsFile bounds what is read of the grants file.
@@ -36,7 +40,8 @@ type grantsFile struct {
 
 type grantEntry struct {
 	Workspace string    `json:"workspace"`
-	Allow     []string  `json:"allow"`
+	Allow     []string  `json:"allow,omitempty"`
+	Hosts     []string  `json:"hosts,omitempty"` // network grants (host:port)
 	Command   string    `json:"command,omitempty"`
 	Added     time.Time `json:"added"`
 }
@@ -67,7 +72,7 @@ func (s *Session) Remember(scope, command string, rules []string) error {
 		return err
 	}
 	if scope == "always" {
-		if err := s.g.rememberAlways(command, rules); err != nil {
+		if err := s.g.rememberAlways(grantEntry{Allow: rules, Command: command}); err != nil {
 			return err
 		}
 	}
@@ -85,6 +90,7 @@ func (s *Session) Remember(scope, command string, rules []string) error {
 func (s *Session) withGrants(req Request) Request {
 	s.grantMu.Lock()
 	req.grants = slices.Clone(s.grants)
+	req.hosts = slices.Concat(req.hosts, s.hosts)
 	s.grantMu.Unlock()
 	return req
 }
@@ -150,7 +156,11 @@ func (g *Guard) loadGrants() {
 		if checkGrantRules(e.Allow) != nil {
 			continue // hand-edited into something wider: not honoured
 		}
+		if _, err := sandbox.NetGrantEntries(e.Hosts); err != nil {
+			continue
+		}
 		g.always = append(g.always, e.Allow...)
+		g.hosts = append(g.hosts, e.Hosts...)
 	}
 }
 
@@ -216,10 +226,10 @@ func readGrants(p string) (grantsFile, error) {
 	return f, nil
 }
 
-// rememberAlways adds rules for this workspace to the grants file (read
-// again, appended, written to a temporary file and renamed over it) and
-// to the Guard's rules.
-func (g *Guard) rememberAlways(command string, rules []string) error {
+// rememberAlways adds e (its rules and hosts) for this workspace to the
+// grants file (read again, appended, written to a temporary file and
+// renamed over it) and to the Guard's rules and network grants.
+func (g *Guard) rememberAlways(e grantEntry) error {
 	if g.grantsErr != nil {
 		return g.grantsErr
 	}
@@ -230,7 +240,8 @@ func (g *Guard) rememberAlways(command string, rules []string) error {
 	if err != nil {
 		return err
 	}
-	f.Grants = append(f.Grants, grantEntry{Workspace: g.cfg.Workspace, Allow: rules, Command: command, Added: time.Now().UTC().Truncate(time.Second)})
+	e.Workspace, e.Added = g.cfg.Workspace, time.Now().UTC().Truncate(time.Second)
+	f.Grants = append(f.Grants, e)
 	b, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return err
@@ -253,9 +264,14 @@ func (g *Guard) rememberAlways(command string, rules []string) error {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("grants file: %w", werr)
 	}
-	for _, r := range rules {
+	for _, r := range e.Allow {
 		if !slices.Contains(g.always, r) {
 			g.always = append(g.always, r)
+		}
+	}
+	for _, h := range e.Hosts {
+		if !slices.Contains(g.hosts, h) {
+			g.hosts = append(g.hosts, h)
 		}
 	}
 	return nil

@@ -12,6 +12,7 @@
 package shellguard
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -83,10 +84,23 @@ type Config struct {
 	// Approver decides commands whose verdict is ask. Nil: ask is refused
 	// unless the request brings its own Approve.
 	Approver Approver
+	// ApproveSandbox is asked after a sandboxed foreground run whose
+	// network proxy refused hosts that a grant may let through (never a
+	// link-local or cloud-metadata address): ask.Hosts are exactly those,
+	// as refused (host:port). It returns how long the grant holds: "once"
+	// (the command runs again, once, with those hosts allowed beyond the
+	// allowlist), "session" (also for the later calls of the Session),
+	// "always" (also written to GrantsFile for this workspace), or ""
+	// to decline (the refusal stands, the command is not run again). An
+	// error declines. The grant is in the Result (SandboxGrant) and the
+	// audit record. Nil, and no Request.ApproveSandbox: nothing is asked.
+	// The ask is a Grant so that other accesses the sandbox refuses can
+	// be offered the same way.
+	ApproveSandbox func(ctx context.Context, req Request, ask Grant) (scope string, err error)
 	// GrantsFile, when set, keeps approvals given "always in this
-	// workspace" (Session.Remember "always"): narrow allow
-	// rules, each for one exact command, scoped to the workspace they
-	// were given in. It must lie outside every directory a sandboxed
+	// workspace" (Session.Remember "always", ApproveSandbox): narrow allow
+	// rules, each for one exact command, and granted hosts, scoped to the
+	// workspace they were given in. It must lie outside every directory a sandboxed
 	// command may write. The CLI uses grants.json beside the user's
 	// config file.
 	GrantsFile string
@@ -139,6 +153,7 @@ type Guard struct {
 
 	grantMu   sync.RWMutex
 	always    []string // remembered grants of this workspace (grants.go)
+	hosts     []string // remembered network grants of this workspace
 	grantsErr error    // why they cannot be kept (GrantsError)
 }
 

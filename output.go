@@ -41,6 +41,10 @@ type Result struct {
 	Approved bool `json:"approved,omitempty" jsonschema:"the verdict was ask and the user approved"`
 	// Grant is set when the approval was remembered beyond this call.
 	Grant *Grant `json:"grant,omitempty" jsonschema:"the approval was remembered for the session or always in this workspace"`
+	// SandboxGrant is set when the sandbox refused an access, an approver
+	// granted it (Config.ApproveSandbox) and this is the result of the
+	// command run again with it.
+	SandboxGrant *Grant `json:"sandbox_grant,omitempty" jsonschema:"the sandbox refused an access (hosts), the user granted it for once, the session or always, and the command ran again with it: this is that run"`
 
 	Stdout string `json:"stdout"`
 	Stderr string `json:"stderr"`

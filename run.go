@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -46,6 +47,9 @@ type Request struct {
 	// Approve, when set, decides this request if its verdict is ask
 	// (instead of Config.Approver).
 	Approve func(ctx context.Context, v policy.Verdict) (bool, error)
+	// ApproveSandbox, when set, decides this request's sandbox expansion
+	// (instead of Config.ApproveSandbox, which see).
+	ApproveSandbox func(ctx context.Context, ask Grant) (scope string, err error)
 	// DisableSandbox asks to run outside the sandbox; honoured only with
 	// Config.AllowUnsandboxed, and then always as an ask.
 	DisableSandbox bool
@@ -58,6 +62,11 @@ type Request struct {
 	Session string
 
 	grants []string // the session's remembered approvals (Session.withGrants)
+	// hosts are network destinations allowed beyond the allowlist: the
+	// session's grants, and on a rerun the one granted (expand.go).
+	hosts []string
+	// granted is the grant this run was run again with.
+	granted *Grant
 }
 
 // Run runs req and waits for it. Cancelling ctx stops the command and
@@ -69,7 +78,13 @@ type Request struct {
 // A denied command, or an ask that no approver accepted, is not started:
 // the Result carries the decision and reasons and the error is a
 // *DeniedError (errors.Is(err, ErrDenied)).
-func (g *Guard) Run(ctx context.Context, req Request) (res Result, err error) {
+func (g *Guard) Run(ctx context.Context, req Request) (Result, error) {
+	res, err := g.run(ctx, req)
+	return g.expand(ctx, nil, req, res, err, g.run)
+}
+
+// run is Run without the sandbox expansion.
+func (g *Guard) run(ctx context.Context, req Request) (res Result, err error) {
 	defer safe.Recover("Guard.Run", nil, func(e error) { err, res.Error = e, e.Error() })
 	safe.Point("Guard.Run")
 	steptime.Mark("run.begin")
@@ -103,7 +118,7 @@ type runTag struct {
 // prepare admits req and builds its runner options. The returned Result
 // carries the decision and reasons whether or not the request may run.
 func (g *Guard) prepare(ctx context.Context, req Request) (runner.Options, admission, Result, error) {
-	res := Result{Command: g.redactor().String(req.Command), Cwd: g.resolveCwd(req.Cwd)}
+	res := Result{Command: g.redactor().String(req.Command), Cwd: g.resolveCwd(req.Cwd), SandboxGrant: req.granted}
 	a, err := g.admit(ctx, req)
 	res.admitted(a)
 	if err != nil {
@@ -153,6 +168,9 @@ func (g *Guard) options(req Request) (runner.Options, error) {
 				return runner.Options{}, &LimitError{Field: "network", Reason: err.Error()}
 			}
 		}
+		g.grantMu.RLock()
+		spec.NetGrants = slices.Concat(g.hosts, req.hosts)
+		g.grantMu.RUnlock()
 		launcher = sandboxLauncher{spec: spec}
 	} else if m, _ := sandbox.ParseNetMode(req.Network); req.Network != "" && m != sandbox.NetOn {
 		return runner.Options{}, &LimitError{Field: "network", Reason: "the sandbox is off here, so the network is the host's: " + req.Network + " cannot be applied"}

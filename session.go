@@ -146,6 +146,7 @@ type Session struct {
 	sandboxed int
 
 	grantMu sync.Mutex
+	hosts   []string // network grants for the session (expand.go)
 	grants  []string // approvals remembered for the session (grants.go)
 }
 
@@ -360,11 +361,17 @@ func (s *Session) wrap(t *runner.Task) *Task {
 // expires. If the session has no room for another task, Run keeps waiting
 // as Guard.Run would. Cancelling ctx before that stops the command;
 // closing the session stops it too and Run returns ErrSessionClosed.
-func (s *Session) Run(ctx context.Context, req Request) (res Result, err error) {
+func (s *Session) Run(ctx context.Context, req Request) (Result, error) {
+	req = s.withGrants(req)
+	res, err := s.run(ctx, req)
+	return s.g.expand(ctx, s, req, res, err, s.run)
+}
+
+// run is Run without the sandbox expansion.
+func (s *Session) run(ctx context.Context, req Request) (res Result, err error) {
 	defer safe.Recover("Session.Run", nil, func(e error) { err, res.Error = e, e.Error() })
 	safe.Point("Session.Run")
 	steptime.Mark("run.begin")
-	req = s.withGrants(req)
 	opts, a, res, err := s.g.prepare(ctx, req)
 	steptime.Mark("run.prepare")
 	var started int64

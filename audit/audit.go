@@ -77,6 +77,12 @@ type Event struct {
 	SandboxMode    string   `json:"sandbox_mode,omitempty"`
 	SandboxApplied []string `json:"sandbox_applied,omitempty"`
 	Unsandboxed    bool     `json:"unsandboxed,omitempty"`
+	// NetGranted are the network destinations (host:port) a person
+	// granted beyond the sandbox's allowlist that were allowed to this
+	// run; NetGrantScope is set on a run made again after a grant: how
+	// long that grant holds (once, session or always).
+	NetGranted    []string `json:"net_granted,omitempty"`
+	NetGrantScope string   `json:"net_grant_scope,omitempty"`
 	// ExitCode is nil when the command did not run (denied, failed to
 	// start); -1 when it was killed on timeout.
 	ExitCode     *int   `json:"exit_code"`
