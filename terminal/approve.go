@@ -21,6 +21,10 @@ type Options struct {
 	// OnAsk, when set, is called with true before the question is put
 	// and with false after the answer (a CLI pauses its spinner).
 	OnAsk func(asking bool)
+	// NoSession leaves "for this session" out of SandboxApprover's
+	// question: the commands asked about are not run in a Session (the
+	// CLI's one-shot runs), where it would hold for one run only.
+	NoSession bool
 }
 
 // Approver returns a shellguard.Approver that puts each ask to the person
@@ -78,5 +82,50 @@ func Approver(g *shellguard.Guard, o *Options) shellguard.Approver {
 			return true, nil
 		}
 		return false, nil
+	}
+}
+
+// SandboxApprover returns a function for shellguard.Config.ApproveSandbox
+// (or, bound to a request, Request.ApproveSandbox) that puts each
+// expansion to the person at the terminal: the command, the hosts the
+// sandbox refused, and "Allow and run it again? [y]es once, [s]ession,
+// [a]lways, [N]o" (always when g can keep grants, session unless
+// o.NoSession). Anything else declines. A terminal that cannot be opened
+// is an error: nothing is granted.
+func SandboxApprover(g *shellguard.Guard, o *Options) func(ctx context.Context, req shellguard.Request, ask shellguard.Grant) (string, error) {
+	if o == nil {
+		o = &Options{}
+	}
+	open := o.Open
+	if open == nil {
+		open = func() (io.ReadWriteCloser, error) { return os.OpenFile("/dev/tty", os.O_RDWR, 0) }
+	}
+	return func(ctx context.Context, req shellguard.Request, ask shellguard.Grant) (string, error) {
+		if len(ask.Hosts) == 0 {
+			return "", nil // nothing this approver knows how to grant
+		}
+		if o.OnAsk != nil {
+			o.OnAsk(true)
+			defer o.OnAsk(false)
+		}
+		tty, err := open()
+		if err != nil {
+			return "", fmt.Errorf("the terminal could not be opened to ask: %w", err)
+		}
+		defer tty.Close()
+		fmt.Fprintf(tty, "\nshellguard: the sandbox refused the network connection of\n  %s\nto %s.\n", req.Command, strings.Join(ask.Hosts, ", "))
+		choices := map[string]string{"y": "once", "yes": "once"}
+		prompt := "Allow exactly that and run the command again? [y]es once"
+		if !o.NoSession {
+			choices["s"], choices["session"] = "session", "session"
+			prompt += ", [s]ession"
+		}
+		if g.GrantsError() == nil {
+			choices["a"], choices["always"] = "always", "always"
+			prompt += ", [a]lways in this workspace"
+		}
+		fmt.Fprint(tty, prompt+", [N]o: ")
+		answer, _ := bufio.NewReader(io.LimitReader(tty, 256)).ReadString('\n')
+		return choices[strings.ToLower(strings.TrimSpace(answer))], nil
 	}
 }

@@ -84,3 +84,42 @@ func TestApprover(t *testing.T) {
 		t.Errorf("without a terminal: %v", err)
 	}
 }
+
+// TestSandboxApprover: the person sees the command and exactly the
+// refused hosts; y, s and a answer once, session and always (s left out
+// with NoSession, a without a grants file), anything else declines.
+func TestSandboxApprover(t *testing.T) {
+	ctx := context.Background()
+	req := shellguard.Request{Command: "curl https://up.test/x"}
+	ask := shellguard.Grant{Hosts: []string{"up.test:443"}}
+	for _, tc := range []struct {
+		typed, want string
+		noSession   bool
+	}{
+		{"y\n", "once", false}, {"s\n", "session", false}, {"a\n", "always", false},
+		{"n\n", "", false}, {"\n", "", false}, {"always please\n", "", false},
+		{"s\n", "", true}, {"a\n", "always", true},
+	} {
+		tty := &fakeTTY{Reader: strings.NewReader(tc.typed)}
+		scope, err := SandboxApprover(guard(t), &Options{Open: func() (io.ReadWriteCloser, error) { return tty, nil }, NoSession: tc.noSession})(ctx, req, ask)
+		if err != nil || scope != tc.want {
+			t.Errorf("typed %q (no session %v): %q %v, want %q", tc.typed, tc.noSession, scope, err, tc.want)
+		}
+		shown := tty.out.String()
+		if !strings.Contains(shown, req.Command) || !strings.Contains(shown, "up.test:443") || strings.Contains(shown, "[s]ession") == tc.noSession || !tty.closed {
+			t.Errorf("typed %q: the question shown was %q", tc.typed, shown)
+		}
+	}
+	g, err := shellguard.New(shellguard.Config{Workspace: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	tty := &fakeTTY{Reader: strings.NewReader("a\n")}
+	if scope, _ := SandboxApprover(g, &Options{Open: func() (io.ReadWriteCloser, error) { return tty, nil }})(ctx, req, ask); scope != "" || strings.Contains(tty.out.String(), "[a]lways") {
+		t.Errorf("without a grants file: %q, shown %q", scope, tty.out.String())
+	}
+	if _, err := SandboxApprover(g, &Options{Open: func() (io.ReadWriteCloser, error) { return nil, errors.New("no tty") }})(ctx, req, ask); err == nil {
+		t.Error("without a terminal: no error")
+	}
+}

@@ -135,6 +135,11 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 		req.MergeStderr = sameFile(stdout, stderr)
 	}
 	req.Approve = ask.approver()
+	if !ask.noTTY {
+		// One run, no session: once or always.
+		expand := terminal.SandboxApprover(g, &terminal.Options{OnAsk: ask.onAsk, NoSession: true})
+		req.ApproveSandbox = func(ctx context.Context, grant shellguard.Grant) (string, error) { return expand(ctx, req, grant) }
+	}
 	<-sigSet
 	steptime.Mark("cli.setup")
 	res, err := g.Run(ctx, req)
