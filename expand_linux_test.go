@@ -141,9 +141,9 @@ func TestExpandOnce(t *testing.T) {
 	if a := e.asks(); len(a) != 1 || !slices.Equal(a[0], []string{hp}) {
 		t.Fatalf("asks %v, want one for exactly %s", a, hp)
 	}
-	if r.SandboxGrant == nil || r.SandboxGrant.Scope != "once" || !slices.Equal(r.SandboxGrant.Hosts, []string{hp}) ||
+	if r.Grant == nil || r.Grant.Scope != "once" || !slices.Equal(r.Grant.Hosts, []string{hp}) ||
 		!slices.Equal(r.Sandbox.Net.Granted, []string{hp}) || len(r.Sandbox.Net.Refused) != 0 {
-		t.Fatalf("grant not in the result: %+v %+v", r.SandboxGrant, r.Sandbox.Net)
+		t.Fatalf("grant not in the result: %+v %+v", r.Grant, r.Sandbox.Net)
 	}
 	if len(r.Warnings) == 0 || !strings.Contains(r.Warnings[0], "ran again") {
 		t.Errorf("warnings %q", r.Warnings)
@@ -153,8 +153,8 @@ func TestExpandOnce(t *testing.T) {
 	}
 	e.set("")
 	r, _ = g.Run(ctx, Request{Command: e.fetch("up.test", "/next")})
-	if reached(r, "/next") || r.SandboxGrant != nil || !slices.Equal(r.Sandbox.Net.Refused, []string{hp}) {
-		t.Fatalf("a once grant held for the next call: %+v %+v", r.SandboxGrant, r.Sandbox.Net)
+	if reached(r, "/next") || r.Grant != nil || !slices.Equal(r.Sandbox.Net.Refused, []string{hp}) {
+		t.Fatalf("a once grant held for the next call: %+v %+v", r.Grant, r.Sandbox.Net)
 	}
 	if a := e.asks(); len(a) != 1 {
 		t.Fatalf("the next call was not asked again: %v", a)
@@ -175,7 +175,7 @@ func TestExpandSession(t *testing.T) {
 	e.set("session")
 	r, err := s.Run(ctx, Request{Command: e.fetch("up.test", "/s1")})
 	needAllowlist(t, r)
-	if err != nil || !reached(r, "/s1") || r.SandboxGrant == nil || r.SandboxGrant.Scope != "session" {
+	if err != nil || !reached(r, "/s1") || r.Grant == nil || r.Grant.Scope != "session" {
 		t.Fatalf("session grant: %v %+v", err, r)
 	}
 	e.set("")
@@ -183,7 +183,7 @@ func TestExpandSession(t *testing.T) {
 	if err != nil || !reached(r, "/s2") || len(e.asks()) != 0 {
 		t.Fatalf("a later call of the session: %v asks %v %+v", err, e.asks(), r)
 	}
-	if r.SandboxGrant != nil || !slices.Equal(r.Sandbox.Net.Granted, []string{"up.test:" + e.port}) {
+	if r.Grant != nil || !slices.Equal(r.Sandbox.Net.Granted, []string{"up.test:" + e.port}) {
 		t.Errorf("the session's grant in force is not in the result: %+v", r.Sandbox.Net)
 	}
 	// Only that host: another is still refused (and offered).
@@ -212,7 +212,7 @@ func TestExpandAlways(t *testing.T) {
 	e.set("always")
 	r, err := g.Run(ctx, Request{Command: e.fetch("up.test", "/a1")})
 	needAllowlist(t, r)
-	if err != nil || !reached(r, "/a1") || r.SandboxGrant == nil || r.SandboxGrant.Scope != "always" {
+	if err != nil || !reached(r, "/a1") || r.Grant == nil || r.Grant.Scope != "always" {
 		t.Fatalf("always grant: %v %+v", err, r)
 	}
 	b, err := os.ReadFile(e.grants)
@@ -246,7 +246,7 @@ func TestExpandDeclinedAndNever(t *testing.T) {
 	if b, _ := os.ReadFile(marker); string(b) != "x\n" {
 		t.Fatalf("declined: the command ran %q", b)
 	}
-	if reached(r, "/d") || r.SandboxGrant != nil || len(e.asks()) != 1 || !slices.Equal(r.Sandbox.Net.Refused, []string{"up.test:" + e.port}) {
+	if reached(r, "/d") || r.Grant != nil || len(e.asks()) != 1 || !slices.Equal(r.Sandbox.Net.Refused, []string{"up.test:" + e.port}) {
 		t.Fatalf("declined: asks %v %+v", e.asks(), r)
 	}
 
@@ -255,7 +255,7 @@ func TestExpandDeclinedAndNever(t *testing.T) {
 	// sees it, and this is about the proxy's refusal.
 	r, _ = g.Run(ctx, Request{Command: `a=169.254; curl -sS -m 10 --fail "http://$a.$a/x"`})
 	needAllowlist(t, r)
-	if len(e.asks()) != 0 || r.SandboxGrant != nil || !slices.Equal(r.Sandbox.Net.Refused, []string{"169.254.169.254:80"}) || len(r.Sandbox.Net.Grantable) != 0 {
+	if len(e.asks()) != 0 || r.Grant != nil || !slices.Equal(r.Sandbox.Net.Refused, []string{"169.254.169.254:80"}) || len(r.Sandbox.Net.Grantable) != 0 {
 		t.Fatalf("a metadata address was offered: asks %v %+v", e.asks(), r.Sandbox.Net)
 	}
 	if _, err := os.Stat(e.grants); !errors.Is(err, os.ErrNotExist) {
@@ -291,7 +291,7 @@ func TestExpandDeclinedAndNever(t *testing.T) {
 	}
 	defer ng.Close()
 	r, _ = ng.Run(ctx, Request{Command: e.fetch("up.test", "/none")})
-	if reached(r, "/none") || r.SandboxGrant != nil || !slices.Equal(r.Sandbox.Net.Refused, []string{"up.test:" + e.port}) {
+	if reached(r, "/none") || r.Grant != nil || !slices.Equal(r.Sandbox.Net.Refused, []string{"up.test:" + e.port}) {
 		t.Fatalf("without an approver: %+v", r.Sandbox.Net)
 	}
 }

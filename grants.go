@@ -26,7 +26,7 @@ type Grant struct {
 	Rules []string `json:"rules,omitempty" jsonschema:"the allow rules added, each matching one exact command"`
 	// Hosts are network destinations (host:port, exactly as the sandbox's
 	// proxy refused them) allowed beyond its allowlist.
-	Hosts []string `json:"hosts,omitempty" jsonschema:"network destinations (host:port) allowed beyond the sandbox's allowlist"`
+	Hosts []string `json:"hosts,omitempty" jsonschema:"host:port allowed beyond the network allowlist"`
 	Scope string   `json:"scope" jsonschema:"once, session or always (in this workspace)"`
 }
 

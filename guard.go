@@ -92,7 +92,7 @@ type Config struct {
 	// allowlist), "session" (also for the later calls of the Session),
 	// "always" (also written to GrantsFile for this workspace), or ""
 	// to decline (the refusal stands, the command is not run again). An
-	// error declines. The grant is in the Result (SandboxGrant) and the
+	// error declines. The grant is in the Result (Grant) and the
 	// audit record. Nil, and no Request.ApproveSandbox: nothing is asked.
 	// The ask is a Grant so that other accesses the sandbox refuses can
 	// be offered the same way.

@@ -39,12 +39,11 @@ type Result struct {
 	Classification string          `json:"classification,omitempty"`
 	// Approved is set when the verdict was ask and an approver said yes.
 	Approved bool `json:"approved,omitempty" jsonschema:"the verdict was ask and the user approved"`
-	// Grant is set when the approval was remembered beyond this call.
-	Grant *Grant `json:"grant,omitempty" jsonschema:"the approval was remembered for the session or always in this workspace"`
-	// SandboxGrant is set when the sandbox refused an access, an approver
-	// granted it (Config.ApproveSandbox) and this is the result of the
-	// command run again with it.
-	SandboxGrant *Grant `json:"sandbox_grant,omitempty" jsonschema:"the sandbox refused an access (hosts), the user granted it for once, the session or always, and the command ran again with it: this is that run"`
+	// Grant is set when the approval was remembered beyond this call
+	// (Rules), or when the sandbox refused hosts that an approver granted
+	// (Hosts, Config.ApproveSandbox; any scope) and this is the result of
+	// the command run again with them.
+	Grant *Grant `json:"grant,omitempty" jsonschema:"an approval remembered for the session or always in this workspace (rules), or hosts the sandbox refused and the user granted, the command then run again (hosts)"`
 
 	Stdout string `json:"stdout"`
 	Stderr string `json:"stderr"`

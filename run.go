@@ -118,7 +118,7 @@ type runTag struct {
 // prepare admits req and builds its runner options. The returned Result
 // carries the decision and reasons whether or not the request may run.
 func (g *Guard) prepare(ctx context.Context, req Request) (runner.Options, admission, Result, error) {
-	res := Result{Command: g.redactor().String(req.Command), Cwd: g.resolveCwd(req.Cwd), SandboxGrant: req.granted}
+	res := Result{Command: g.redactor().String(req.Command), Cwd: g.resolveCwd(req.Cwd), Grant: req.granted}
 	a, err := g.admit(ctx, req)
 	res.admitted(a)
 	if err != nil {

@@ -113,7 +113,7 @@ func cut(text string, max int, dropped int64) (string, int64) {
 }
 
 // outputSchema is the Result's schema (docs/result.schema.json) with the
-// sandbox report (sent only with detail: true), the reasons, the grant
+// sandbox report (sent only with detail: true), the reasons, the grants
 // and the task status left open: the tool list stays small.
 func outputSchema() *jsonschema.Schema {
 	full := shellguard.ResultSchema()
@@ -129,7 +129,7 @@ func outputSchema() *jsonschema.Schema {
 		Description: "the policy's findings: id, decision, message, rule, floor, and start and end (byte offsets in the command)"}
 	if s.Properties["grant"] != nil {
 		s.Properties["grant"] = &jsonschema.Schema{Types: []string{"null", "object"},
-			Description: "an approval remembered: scope (session or always) and the allow rules added"}
+			Description: "what an approval added (rules, or hosts the sandbox refused) and its scope"}
 	}
 	s.Properties["task"] = &jsonschema.Schema{Types: []string{"null", "object"},
 		Description: "a background task: id, pid, started_at, running, waiting_for_input, pty, backgrounded, ended_by, stdout_offset, stderr_offset"}

@@ -381,9 +381,14 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (r *mcp.C
 	res, err := s.run(rctx, sess, in, func(context.Context, policy.Verdict) (bool, error) { return approved, nil }, live)
 	defer s.recordPage(res)
 	if approved { // remembered after this call, which ran as approved
-		var gerr error
-		if res.Grant, gerr = s.remember(g, sess, req0, v, remember); gerr != nil {
+		// A grant of hosts the sandbox refused (the library's
+		// Config.ApproveSandbox) stays: its first warning says it too.
+		grant, gerr := s.remember(g, sess, req0, v, remember)
+		if gerr != nil {
 			res.Warnings = append(res.Warnings, "the approval holds for this call only: "+gerr.Error())
+		}
+		if grant != nil || res.Grant == nil || len(res.Grant.Hosts) == 0 {
+			res.Grant = grant
 		}
 	}
 	return result(res, err != nil), nil
