@@ -5,7 +5,6 @@ package shellguard
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -118,32 +117,6 @@ func TestSandboxedPTYTask(t *testing.T) {
 	if len(lines) < 2 || strings.TrimSpace(lines[1]) != "ptmx" {
 		t.Fatalf("/dev/pts inside: %q", st.Stdout)
 	}
-}
-
-// listenTool serves one line on 127.0.0.1:$SGTEST_PORT for 60 s: the
-// test binary run by a background task as a dev server.
-func listenTool() int {
-	l, err := net.Listen("tcp", "127.0.0.1:"+os.Getenv("SGTEST_PORT"))
-	if err != nil {
-		fmt.Println("LISTEN-FAILED", err)
-		return 1
-	}
-	fmt.Println("LISTENING")
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			// Answers any request once it has arrived (an HTTP/1.0 reply).
-			c.SetReadDeadline(time.Now().Add(5 * time.Second))
-			c.Read(make([]byte, 4096))
-			fmt.Fprint(c, "HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nhello from the dev server\n")
-			c.Close()
-		}
-	}()
-	time.Sleep(60 * time.Second)
-	return 0
 }
 
 // TestSessionNetworkAcrossCalls: a server a session's background task
