@@ -251,9 +251,13 @@ func TestExpandDeclinedAndNever(t *testing.T) {
 	}
 
 	e.set("always")
-	// The address is built at run time: the policy denies it when it
-	// sees it, and this is about the proxy's refusal.
-	r, _ = g.Run(ctx, Request{Command: `a=169.254; curl -sS -m 10 --fail "http://$a.$a/x"`})
+	// The address is read at run time: the policy denies it when it
+	// sees it (also when the line builds it from parts), and this is
+	// about the proxy's refusal.
+	if err := os.WriteFile(filepath.Join(e.ws, "addr.txt"), []byte("169.254.169.254\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, _ = g.Run(ctx, Request{Command: `a=$(cat addr.txt); curl -sS -m 10 --fail "http://$a/x"`})
 	needAllowlist(t, r)
 	if len(e.asks()) != 0 || r.Grant != nil || !slices.Equal(r.Sandbox.Net.Refused, []string{"169.254.169.254:80"}) || len(r.Sandbox.Net.Grantable) != 0 {
 		t.Fatalf("a metadata address was offered: asks %v %+v", e.asks(), r.Sandbox.Net)

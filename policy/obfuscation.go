@@ -72,6 +72,12 @@ func (k *cmdCheck) lookalikeHosts() {
 	for _, a := range k.c.Args[1:] {
 		v := optionValue(a.Value)
 		h, explicit := addressHost(v)
+		if a.Dynamic {
+			// What cannot be seen is rendered as a placeholder ("$(…)",
+			// "$NAME"), not letters of the host: only the parts the
+			// command line spells are judged.
+			h = strings.ReplaceAll(h, "$(…)", "")
+		}
 		if h == "" || files[a.Value] || files[v] {
 			continue
 		}
