@@ -12,6 +12,7 @@ import (
 
 	"github.com/shellguard/shellguard/internal/capture"
 	"github.com/shellguard/shellguard/internal/runner"
+	"github.com/shellguard/shellguard/internal/testenv"
 )
 
 // The output path's speed next to a plain copy of the same bytes.
@@ -46,11 +47,11 @@ func BenchmarkOutputPath(b *testing.B) {
 				io.CopyBuffer(writerOnly{io.Discard}, readerOnly{r}, make([]byte, outputReadSize))
 			})
 			for b.Loop() {
-				t0, c0 := time.Now(), processCPU()
+				t0, c0 := time.Now(), testenv.ProcessCPU()
 				pipeThrough(b, in.data, func(r io.Reader) {
 					io.CopyBuffer(writerOnly{io.Discard}, readerOnly{r}, make([]byte, outputReadSize))
 				})
-				t1, c1 := time.Now(), processCPU()
+				t1, c1 := time.Now(), testenv.ProcessCPU()
 				pipeThrough(b, in.data, func(r io.Reader) {
 					buf := capture.New(capture.DefaultMax, nil)
 					runner.Output{Buffer: buf, Tee: writerOnly{io.Discard}, Budget: &capture.Budget{}, Filter: g.filter(&redactions)}.Copy(r)
@@ -58,7 +59,7 @@ func BenchmarkOutputPath(b *testing.B) {
 						b.Fatal("nothing reached the capture buffer")
 					}
 				})
-				t2, c2 := time.Now(), processCPU()
+				t2, c2 := time.Now(), testenv.ProcessCPU()
 				tCopy += t1.Sub(t0)
 				tPath += t2.Sub(t1)
 				cCopy += c1 - c0

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/shellguard/shellguard/internal/testenv"
 )
 
 // ordinaryOutput returns n bytes of made-up but typical command output:
@@ -62,7 +64,7 @@ func benchStream(b *testing.B, data []byte) {
 	b.ReportAllocs()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	cpu0 := threadCPU()
+	cpu0 := testenv.ThreadCPU()
 	n := 0
 	b.ResetTimer()
 	for b.Loop() {
@@ -73,7 +75,7 @@ func benchStream(b *testing.B, data []byte) {
 		w.Close()
 		n++
 	}
-	if d := threadCPU() - cpu0; d > 0 {
+	if d := testenv.ThreadCPU() - cpu0; d > 0 {
 		b.ReportMetric(float64(n*len(data))/d.Seconds()/1e6, "MB/cpu-s")
 	}
 }

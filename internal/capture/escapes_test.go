@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/shellguard/shellguard/internal/testenv"
 )
 
 func filterAll(t testing.TB, in []byte, chunk int) (string, int) {
@@ -182,14 +184,14 @@ func BenchmarkEscapeFilterBinary(b *testing.B) {
 			b.SetBytes(int64(len(in.data)))
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
-			cpu0, n := threadCPU(), 0
+			cpu0, n := testenv.ThreadCPU(), 0
 			for b.Loop() {
 				for p := 0; p < len(in.data); p += 64 << 10 {
 					f.Write(in.data[p:min(p+64<<10, len(in.data))])
 				}
 				n++
 			}
-			if d := threadCPU() - cpu0; d > 0 {
+			if d := testenv.ThreadCPU() - cpu0; d > 0 {
 				b.ReportMetric(float64(n*len(in.data))/d.Seconds()/1e6, "MB/cpu-s")
 			}
 		})
