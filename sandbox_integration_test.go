@@ -3,7 +3,6 @@ package shellguard
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shellguard/shellguard/internal/testenv"
 	"github.com/shellguard/shellguard/policy"
 	"github.com/shellguard/shellguard/sandbox"
 )
@@ -19,7 +19,7 @@ import (
 func TestMain(m *testing.M) {
 	sandbox.Main()
 	if os.Getenv("SGTEST_TOOL") == "listen" {
-		os.Exit(listenTool())
+		os.Exit(testenv.ListenTool("HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nhello from the dev server\n", true))
 	}
 	os.Exit(m.Run())
 }
@@ -137,30 +137,4 @@ echo started`, "M", marker)
 			break
 		}
 	}
-}
-
-// listenTool serves one line on 127.0.0.1:$SGTEST_PORT for 60 s: the
-// test binary run by a background task as a dev server.
-func listenTool() int {
-	l, err := net.Listen("tcp", "127.0.0.1:"+os.Getenv("SGTEST_PORT"))
-	if err != nil {
-		fmt.Println("LISTEN-FAILED", err)
-		return 1
-	}
-	fmt.Println("LISTENING")
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			// Answers any request once it has arrived (an HTTP/1.0 reply).
-			c.SetReadDeadline(time.Now().Add(5 * time.Second))
-			c.Read(make([]byte, 4096))
-			fmt.Fprint(c, "HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nhello from the dev server\n")
-			c.Close()
-		}
-	}()
-	time.Sleep(60 * time.Second)
-	return 0
 }

@@ -27,6 +27,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shellguard/shellguard/internal/testenv"
 	"golang.org/x/sys/unix"
 )
 
@@ -74,7 +75,7 @@ func testTool(name string) int {
 		show("udp", err)
 		return 0
 	case "listen":
-		return listenTool() // sessionnet_linux_test.go
+		return testenv.ListenTool("hello from the session's server\n", false) // sessionnet_linux_test.go
 	case "pool-subreaper":
 		return poolSubreaperTool() // pool_linux_test.go
 	}

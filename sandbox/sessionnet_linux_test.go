@@ -19,29 +19,6 @@ import (
 	"time"
 )
 
-// listenTool serves "hello from PID" on 127.0.0.1:$SGTEST_PORT for 60 s
-// (the test binary run inside the sandbox, as a background server).
-func listenTool() int {
-	l, err := net.Listen("tcp", "127.0.0.1:"+os.Getenv("SGTEST_PORT"))
-	if err != nil {
-		fmt.Println("LISTEN-FAILED", err)
-		return 1
-	}
-	fmt.Println("LISTENING")
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			fmt.Fprintf(c, "hello from the session's server\n")
-			c.Close()
-		}
-	}()
-	time.Sleep(60 * time.Second)
-	return 0
-}
-
 // bgCommand is a command started in the background through Command.
 type bgCommand struct {
 	cmd  *exec.Cmd
