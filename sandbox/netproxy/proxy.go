@@ -287,11 +287,16 @@ func (a *Attached) track(c net.Conn, add bool) bool {
 	return true
 }
 
-// Records returns the records of the connections that have ended.
+// Records returns the records of the connections that have ended, in
+// the order they began: a kept-alive connection ends after the requests
+// that followed it, so the order of ending is the scheduler's, not the
+// command's.
 func (a *Attached) Records() []Conn {
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	return append([]Conn(nil), a.recs...)
+	out := append([]Conn(nil), a.recs...)
+	a.mu.Unlock()
+	slices.SortStableFunc(out, func(x, y Conn) int { return x.Start.Compare(y.Start) })
+	return out
 }
 
 // Close stops the listener, ends its open connections, waits for them
