@@ -54,8 +54,11 @@ type helperSpec struct {
 	// Timing is the descriptor of the steptime file the helper records
 	// its steps into (0: none).
 	Timing int `json:"timing,omitempty"`
-	// Overlay: the copy-on-write workspace of Strict mode (overlay_linux.go).
+	// Overlay: the copy-on-write workspace of Strict mode and of a
+	// review (overlay_linux.go).
 	Overlay *overlaySpec `json:"overlay,omitempty"`
+	// Review: the overlay is required (Spec.Review).
+	Review bool `json:"review,omitempty"`
 	// RootMap: as root, the idmapped writable roots and the uid the
 	// command runs as (rootmap_linux.go).
 	RootMap *rootMapSpec `json:"rootmap,omitempty"`
@@ -84,6 +87,9 @@ type Handle struct {
 	git *gitState
 	ws  *wsGuard
 	ov  *overlayState // Strict mode's upper directory (overlay_linux.go)
+	// reviewer sees a review run's changes at Close (OnReview).
+	reviewer func([]Change) []string
+	review   bool
 	// postTimeout bounds the post-run steps (Spec.PostRunTimeout).
 	postTimeout time.Duration
 	rm          []*os.File // the idmapped trees passed to the helper (rootmap_linux.go)
@@ -138,6 +144,9 @@ var nsDisabledReason atomic.Value // string
 func Command(ctx context.Context, spec Spec, script string, env []string, dir string) (*exec.Cmd, *Handle, error) {
 	RefuseIfHelper()
 	bash := lookBash(env)
+	if spec.Mode == Off && spec.Review {
+		return nil, nil, errors.New("sandbox: a review needs the copy-on-write workspace, and the sandbox is off")
+	}
 	if spec.Mode == Off {
 		cmd := exec.CommandContext(ctx, bash, "-p", "-c", script)
 		cmd.Env = env
@@ -151,6 +160,7 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 		return nil, nil, err
 	}
 	hs.Bash = bash
+	hs.Review = spec.Review
 	hs.IPC = ipcSpecOf(spec, env, dir)
 	steptime.Mark("sb.resolve")
 
@@ -181,7 +191,7 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 	}
 	steptime.Mark("sb.git")
 	var ovs *overlayState
-	if hs.UserNS && spec.Mode == Strict {
+	if hs.UserNS && (spec.Mode == Strict || spec.Review) {
 		if hs.Overlay, ovs, err = prepareOverlay(hs.Workspace); err != nil {
 			// Reported as a missing overlay layer: Strict refuses.
 			hs.Overlay = &overlaySpec{Err: "preparing the overlay: " + err.Error()}
@@ -317,7 +327,7 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 	steptime.Mark("sb.cgroup")
 	ws := prepareWSGuard(hs.Workspace, gst != nil)
 	steptime.Mark("sb.wsguard")
-	return cmd, &Handle{mode: spec.Mode, r: r, w: w, ctl: ctl, ctlChild: ctlChild, userns: hs.UserNS, git: gst, ov: ovs, rm: rmFiles, post: &PostRun{}, cg: rc, cgErr: cgErr,
+	return cmd, &Handle{mode: spec.Mode, r: r, w: w, ctl: ctl, ctlChild: ctlChild, userns: hs.UserNS, git: gst, ov: ovs, review: spec.Review, rm: rmFiles, post: &PostRun{}, cg: rc, cgErr: cgErr,
 		ws: ws, proxy: spec.Proxy, netGrants: spec.NetGrants, postTimeout: spec.PostRunTimeout, link: link, tree: tree}, nil
 }
 

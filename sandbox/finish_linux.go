@@ -44,6 +44,10 @@ type finisher struct {
 	// a directory as such, never through it); a warning is only due for
 	// what it refuses.
 	ordinary bool
+	// waits: the step waits for a person (the review of a review run):
+	// it runs first, in line, before the shared deadline starts, and is
+	// bounded by its own limits (ReviewMaxChanges, ReviewMaxFile).
+	waits bool
 	// active says whether the run has work for it; release gives it up
 	// unrun (the deadline passed first).
 	active  func(h *Handle) bool
@@ -52,8 +56,21 @@ type finisher struct {
 }
 
 // finishers are all the post-run steps, in the order they run: the
-// overlay first (the others look at the real workspace it updates).
+// overlay first (the others look at the real workspace it updates), its
+// review before it.
 var finishers = []finisher{
+	{
+		name:     "overlay-review",
+		paths:    []string{"**/applied-here"},
+		ordinary: true,
+		waits:    true,
+		active:   func(h *Handle) bool { return h.ov != nil && h.review && h.ov.mounted },
+		run: func(h *Handle, fc *finishCtx) ([]string, []string) {
+			h.post.Review = h.ov.finishReview(h.reviewer)
+			return nil, nil
+		},
+		release: func(h *Handle) {},
+	},
 	{
 		name:     "overlay-apply",
 		paths:    []string{"**/applied-here"},
@@ -157,6 +174,12 @@ func (h *Handle) runFinishers() {
 			continue
 		}
 		countFinisher(f.name)
+		if f.waits {
+			hc := &Handle{ov: h.ov, review: h.review, reviewer: h.reviewer, post: post}
+			f.run(hc, nil)
+			fc.deadline = time.Now().Add(timeout)
+			continue
+		}
 		if time.Now().After(fc.deadline) {
 			unfinished = append(unfinished, f.name)
 			f.release(h)

@@ -203,6 +203,16 @@ func deputyCase(t *testing.T, fin finisher, group []deputyPath, trap deputyTrap,
 	if fin.name == "git-view" {
 		f.repoFrom(t, deputyRepo)
 	}
+	if fin.name == "overlay-review" {
+		f.review = true
+		f.reviewer = func(cs []Change) []string {
+			var all []string
+			for _, c := range cs {
+				all = append(all, c.Path)
+			}
+			return all
+		}
+	}
 	var script strings.Builder
 	for i, dp := range group {
 		if trap.pre != nil {

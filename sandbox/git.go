@@ -15,6 +15,8 @@ type PostRun struct {
 	Overlay []string `json:"overlay,omitempty"`
 	// Warnings are the refusals among them, in plain words.
 	Warnings []string `json:"warnings,omitempty"`
+	// Review is what a review run's reviewer saw and chose (Spec.Review).
+	Review *Reviewed `json:"review,omitempty"`
 	// Unfinished names the post-run steps that did not finish (the
 	// deadline, Spec.PostRunTimeout, passed, or the workspace search
 	// reached its limit): what the command left was not all checked, and

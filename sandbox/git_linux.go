@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -560,7 +561,7 @@ func (st *gitState) finish(fc *finishCtx) (notes, warns []string) {
 			continue
 		}
 		switch {
-		case contains(st.moved, name):
+		case slices.Contains(st.moved, name):
 		case st.bound[name]:
 			// Bound over inside, or (hooks/, branches/ …) an empty
 			// directory of the view: anything in the view's own
@@ -675,15 +676,6 @@ func (st *gitState) dropInView(vfd int, name string, vs unix.Stat_t) []string {
 		removeNameAt(cfd, e.name)
 	}
 	return warns
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // brokerConfig applies the allowed key changes of the view's config

@@ -202,6 +202,13 @@ func helperMain(specJSON, script string, warm bool) int {
 			h.applied.Init = "go-init"
 		}
 	}
+	if hs.Review && !h.applied.Has(LayerOverlay) {
+		// Nothing of a review run may land unseen: without the overlay
+		// the command would write the workspace itself.
+		report(helperReport{Applied: h.applied, Fatal: true, Error: "the copy-on-write workspace a review needs is missing"})
+		fmt.Fprintln(os.Stderr, "shellguard: the command was not run: a review needs the copy-on-write workspace, and "+(&LayerError{Missing: h.applied.Missing}).Error())
+		return helperExit
+	}
 	if hs.Mode.Requires() && len(h.applied.Missing) > 0 {
 		report(helperReport{Applied: h.applied, Fatal: true, Error: "required layer missing"})
 		fmt.Fprintln(os.Stderr, (&LayerError{Missing: h.applied.Missing}).Error())

@@ -34,6 +34,9 @@ type overlayState struct {
 	// mounted: the helper reported the overlay layer; before that the
 	// upper directory holds nothing to apply.
 	mounted bool
+	// keep, after a review (review_linux.go), holds the upper
+	// directory's names of the changes to apply; nil: all of them.
+	keep map[string]bool
 }
 
 // overlayBase is the directory that holds the private upper/work
@@ -154,7 +157,7 @@ func removeTree(dir string) {
 func (h *helper) overlayWorkspace() {
 	ov := h.hs.Overlay
 	if ov == nil {
-		if h.hs.Mode == Strict {
+		if h.hs.Mode == Strict || h.hs.Review {
 			why := h.hs.NSReason
 			if why == "" {
 				why = "needs the user and mount namespaces"
@@ -268,6 +271,7 @@ func (o *overlayState) finish(fc *finishCtx) (notes, warns []string) {
 		return nil, nil
 	}
 	a := &overlayApply{fc: fc}
+	a.only(o.keep)
 	if err := a.run(filepath.Join(o.dir, "upper"), o.wsfd); err != nil {
 		a.warns = append(a.warns, "the workspace changes could not all be applied: "+err.Error())
 	}
@@ -302,7 +306,25 @@ type overlayApply struct {
 	changed int
 	warns   []string
 	fc      *finishCtx
+	// keep, when not nil, are the names to apply (a review's answer)
+	// and under their ancestors: nothing else is.
+	keep, under map[string]bool
 }
+
+func (a *overlayApply) only(keep map[string]bool) {
+	if keep == nil {
+		return
+	}
+	a.keep, a.under = keep, map[string]bool{}
+	for rel := range keep {
+		for i := strings.LastIndexByte(rel, '/'); i > 0; i = strings.LastIndexByte(rel[:i], '/') {
+			a.under[rel[:i]] = true
+		}
+	}
+}
+
+// kept says whether the change at rel is applied.
+func (a *overlayApply) kept(rel string) bool { return a.keep == nil || a.keep[rel] }
 
 // applyNamePrefix names the temporary files written beside their target.
 const applyNamePrefix = ".shellguard-apply-"
@@ -405,15 +427,21 @@ func (a *overlayApply) entry(ufd, wfd int, n, rel string, depth int) error {
 	switch us.Mode & unix.S_IFMT {
 	case unix.S_IFCHR:
 		if us.Rdev != 0 {
+			if !a.kept(rel) {
+				return nil
+			}
 			return fmt.Errorf("%s: a device node is not applied", rel)
 		}
 		// A whiteout: the command deleted the name.
-		if exists {
+		if exists && a.kept(rel) {
 			a.changed++
 			return removeAt(wfd, n, wIsDir, depth)
 		}
 		return nil
 	case unix.S_IFDIR:
+		if !a.kept(rel) && !a.under[rel] {
+			return nil
+		}
 		cfd, err := unix.Openat(ufd, n, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if err != nil {
 			return fmt.Errorf("%s: %w", rel, err)
@@ -422,6 +450,10 @@ func (a *overlayApply) entry(ufd, wfd int, n, rel string, depth int) error {
 		if err := a.refuseRedirect(cfd, rel); err != nil {
 			return err
 		}
+		if exists && !wIsDir && !a.kept(rel) {
+			return nil // what is beneath needs the file it replaces gone
+		}
+		created := !exists || !wIsDir
 		if exists && !wIsDir {
 			if err := unix.Unlinkat(wfd, n, 0); err != nil {
 				return fmt.Errorf("%s: %w", rel, err)
@@ -455,7 +487,7 @@ func (a *overlayApply) entry(ufd, wfd int, n, rel string, depth int) error {
 				kept[k] = true
 			}
 			for _, h := range have {
-				if !kept[h] {
+				if !kept[h] && a.kept(joinRel(rel, h)) {
 					var s unix.Stat_t
 					if unix.Fstatat(dfd, h, &s, unix.AT_SYMLINK_NOFOLLOW) == nil {
 						if err := removeAt(dfd, h, s.Mode&unix.S_IFMT == unix.S_IFDIR, depth+1); err != nil {
@@ -469,15 +501,24 @@ func (a *overlayApply) entry(ufd, wfd int, n, rel string, depth int) error {
 		if err := a.dir(cfd, dfd, rel, depth+1); err != nil {
 			return err
 		}
+		if !created && !a.kept(rel) {
+			return nil // its mode and times stay as they were
+		}
 		if err := unix.Fchmod(dfd, safeMode(us.Mode, true)); err != nil {
 			return fmt.Errorf("%s: %w", rel, err)
 		}
 		unix.UtimesNanoAt(dfd, ".", []unix.Timespec{us.Atim, us.Mtim}, 0)
 		return nil
 	case unix.S_IFREG:
+		if !a.kept(rel) {
+			return nil
+		}
 		a.changed++
 		return a.file(ufd, wfd, n, rel, &us, wIsDir, depth)
 	case unix.S_IFLNK:
+		if !a.kept(rel) {
+			return nil
+		}
 		target, err := readlinkAt(ufd, n)
 		if err != nil {
 			return fmt.Errorf("%s: %w", rel, err)
@@ -493,6 +534,9 @@ func (a *overlayApply) entry(ufd, wfd int, n, rel string, depth int) error {
 			return fmt.Errorf("%s: %w", rel, err)
 		}
 		return renameOver(wfd, tmp, n, rel, wIsDir, depth)
+	}
+	if !a.kept(rel) {
+		return nil
 	}
 	return fmt.Errorf("%s: a %s is not applied", rel, fileType(us.Mode))
 }

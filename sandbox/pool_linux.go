@@ -288,8 +288,9 @@ func (p *Pool) take(spec Spec, env []string, dir string) (*warmHelper, *helperSp
 	// Only the modes whose helpers are known to keep nothing per call
 	// in the warm part are served warm. Strict runs start cold: the
 	// overlay would otherwise sit over the workspace, and its upper
-	// directory wait, between calls.
-	if p == nil || (spec.Mode != Auto && spec.Mode != Required) || spec.Workspace == "" {
+	// directory wait, between calls (so do review runs, for the same
+	// overlay).
+	if p == nil || (spec.Mode != Auto && spec.Mode != Required) || spec.Review || spec.Workspace == "" {
 		return nil, nil
 	}
 	hs, err := poolSpec(spec, env, spec.Workspace)

@@ -58,6 +58,9 @@ func (f *fixture) runPooled(t *testing.T, ctx context.Context, spec Spec, script
 		t.Fatalf("Pool.Command: %v", err)
 	}
 	f.lastWarm = h.Warm()
+	if f.reviewer != nil {
+		h.OnReview(f.reviewer)
+	}
 	if !f.lastWarm {
 		f.pool.mu.Lock()
 		t.Logf("cold start: %s (warming error: %v)", f.pool.lastMiss, f.pool.lastWarmErr)

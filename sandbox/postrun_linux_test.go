@@ -38,6 +38,9 @@ const postCanaryConfig = "[core]\n\tfsmonitor = touch /nonexistent/pwned\n[remot
 type postFixture struct {
 	*fixture
 	before map[string]string
+	// review: the runs are review runs (Spec.Review) whose reviewer
+	// applies every change it is shown.
+	review bool
 }
 
 func newPostFixture(t *testing.T) *postFixture {
@@ -103,7 +106,7 @@ func (f *postFixture) postRun(t *testing.T, mode Mode, script string) result {
 	}
 	done := make(chan result, 1)
 	go func() {
-		done <- f.run(t, Spec{Mode: mode}, script, 30*time.Second)
+		done <- f.run(t, Spec{Mode: mode, Review: f.review}, script, 30*time.Second)
 	}()
 	var r result
 	select {

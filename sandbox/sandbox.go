@@ -187,6 +187,13 @@ type Spec struct {
 	// the workspace search); 0 means DefaultPostRunTimeout (5 s). When it
 	// passes, the run is reported failed-closed (PostRun.Unfinished).
 	PostRunTimeout time.Duration `json:"post_run_timeout,omitempty"`
+	// Review runs the command in a copy-on-write workspace, as Strict
+	// does, and applies nothing of it until the handle's reviewer
+	// (Handle.OnReview) has seen the changes and chosen which land;
+	// without a reviewer nothing does. A run whose overlay cannot be
+	// mounted is refused before the command starts, whatever the Mode
+	// (Off has no overlay: Command refuses Review there).
+	Review bool `json:"review,omitempty"`
 	// Pool is how many warm helpers a long-lived caller keeps ready (a
 	// shellguard Session, see Pool): 0 means DefaultPool, a negative
 	// value none (every command starts cold).
@@ -364,8 +371,16 @@ func (a Applied) MapText(f func(string) string) Applied {
 	a.Layers, a.Missing, a.Unavailable = layers(a.Layers), layers(a.Missing), layers(a.Unavailable)
 	a.Writable = texts(a.Writable)
 	if a.Post != nil {
-		a.Post = &PostRun{Git: texts(a.Post.Git), Overlay: texts(a.Post.Overlay), Warnings: texts(a.Post.Warnings),
+		p := &PostRun{Git: texts(a.Post.Git), Overlay: texts(a.Post.Overlay), Warnings: texts(a.Post.Warnings),
 			Unfinished: texts(a.Post.Unfinished)}
+		if r := a.Post.Review; r != nil {
+			p.Review = &Reviewed{Note: f(r.Note)}
+			for _, c := range r.Changes {
+				c.Path, c.Mode, c.Diff, c.Note = f(c.Path), f(c.Mode), f(c.Diff), f(c.Note)
+				p.Review.Changes = append(p.Review.Changes, c)
+			}
+		}
+		a.Post = p
 	}
 	if a.Net != nil {
 		n := &NetUse{Proxy: f(a.Net.Proxy), Refused: texts(a.Net.Refused), Grantable: texts(a.Net.Grantable), Granted: texts(a.Net.Granted)}

@@ -113,6 +113,8 @@ type fixture struct {
 	onEnded func(code int, ok bool)
 	// helperPid is the pid of the helper of the command running now.
 	helperPid int
+	// reviewer, when set, is every run's Handle.OnReview.
+	reviewer func([]Change) []string
 }
 
 const canaryText = "canary: must not change\n"
@@ -230,6 +232,9 @@ func (f *fixture) run(t *testing.T, spec Spec, script string, timeout time.Durat
 			t.Fatalf("start: %v", err)
 		}
 		h.Started()
+		if f.reviewer != nil {
+			h.OnReview(f.reviewer)
+		}
 		f.helperPid = cmd.Process.Pid
 		a, aerr := h.Applied()
 		if f.onEnded != nil {

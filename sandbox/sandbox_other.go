@@ -14,7 +14,7 @@ type Handle struct{ mode Mode }
 // Command runs bash without a sandbox in Auto and Off mode and fails with
 // ErrUnsupported in Required mode: only Linux has a sandbox.
 func Command(ctx context.Context, spec Spec, script string, env []string, dir string) (*exec.Cmd, *Handle, error) {
-	if spec.Mode.Requires() {
+	if spec.Mode.Requires() || spec.Review {
 		return nil, nil, ErrUnsupported
 	}
 	bash := "bash"
@@ -41,6 +41,9 @@ func (h *Handle) Applied() (Applied, error) {
 	}
 	return a, nil
 }
+
+// OnReview does nothing here: a review run is refused (Command).
+func (h *Handle) OnReview(fn func(changes []Change) (apply []string)) {}
 
 // Close does nothing here.
 func (h *Handle) Close() error { return nil }
