@@ -88,7 +88,7 @@ type Handle struct {
 	ws  *wsGuard
 	ov  *overlayState // Strict mode's upper directory (overlay_linux.go)
 	// reviewer sees a review run's changes at Close (OnReview).
-	reviewer func([]Change) []string
+	reviewer func([]Change) ([]string, error)
 	review   bool
 	// postTimeout bounds the post-run steps (Spec.PostRunTimeout).
 	postTimeout time.Duration

@@ -205,12 +205,12 @@ func deputyCase(t *testing.T, fin finisher, group []deputyPath, trap deputyTrap,
 	}
 	if fin.name == "overlay-review" {
 		f.review = true
-		f.reviewer = func(cs []Change) []string {
+		f.reviewer = func(cs []Change) ([]string, error) {
 			var all []string
 			for _, c := range cs {
 				all = append(all, c.Path)
 			}
-			return all
+			return all, nil
 		}
 	}
 	var script strings.Builder

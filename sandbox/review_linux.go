@@ -307,7 +307,7 @@ func isText(b []byte) bool {
 // finishReview lists the run's changes, asks fn which to apply and
 // leaves the answer for the apply step (the finisher "overlay-review"). Nothing is applied when the listing fails or
 // is too long, or when fn is nil.
-func (o *overlayState) finishReview(fn func([]Change) []string) *Reviewed {
+func (o *overlayState) finishReview(fn func([]Change) ([]string, error)) *Reviewed {
 	r := &Reviewed{}
 	o.keep = map[string]bool{} // nothing, unless the reviewer says so
 	l, err := o.listChanges()
@@ -328,7 +328,11 @@ func (o *overlayState) finishReview(fn func([]Change) []string) *Reviewed {
 	}
 	shown := make([]Change, len(l.changes))
 	copy(shown, l.changes)
-	apply := fn(shown)
+	apply, err := fn(shown)
+	if err != nil {
+		apply = nil
+		r.Note = "nothing was applied: the review failed: " + err.Error()
+	}
 	want := map[string]bool{}
 	for _, p := range apply {
 		want[p] = true
@@ -350,8 +354,9 @@ func (o *overlayState) finishReview(fn func([]Change) []string) *Reviewed {
 // OnReview sets the reviewer of a review run (Spec.Review): at Close,
 // after every process of the run has ended and before anything is
 // applied, fn gets the run's changes and returns the paths (Change.Path)
-// to apply; the rest is discarded. PostRun.Review reports the answer.
-// Call it before Close; it is ignored for other runs.
-func (h *Handle) OnReview(fn func(changes []Change) (apply []string)) {
+// to apply; the rest is discarded, and an error discards everything.
+// PostRun.Review reports the answer. Call it before Close; it is ignored
+// for other runs.
+func (h *Handle) OnReview(fn func(changes []Change) (apply []string, err error)) {
 	h.reviewer = fn
 }

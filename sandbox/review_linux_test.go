@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -66,9 +67,9 @@ func TestReviewLists(t *testing.T) {
 	reviewWorkspace(t, f.ws)
 	before := wsSnapshot(t, f.ws)
 	var seen []Change
-	f.reviewer = func(cs []Change) []string {
+	f.reviewer = func(cs []Change) ([]string, error) {
 		seen = cs
-		return []string{"edit.txt", "nd/sub/f.txt", "gone.txt"}
+		return []string{"edit.txt", "nd/sub/f.txt", "gone.txt"}, nil
 	}
 	r := f.run(t, Spec{Mode: Auto, Review: true}, reviewScript, 30*time.Second)
 	if r.err != nil || r.code != 0 {
@@ -135,11 +136,12 @@ func TestReviewDiscards(t *testing.T) {
 	need(t, f.assertActive(t, Spec{Mode: Strict}), LayerOverlay)
 	for _, c := range []struct {
 		name     string
-		reviewer func([]Change) []string
+		reviewer func([]Change) ([]string, error)
 		note     string
 	}{
-		{"none-picked", func([]Change) []string { return nil }, ""},
-		{"unknown-paths", func([]Change) []string { return []string{"../outside", "/etc/passwd", "old/a.txt"} }, ""},
+		{"none-picked", func([]Change) ([]string, error) { return nil, nil }, ""},
+		{"unknown-paths", func([]Change) ([]string, error) { return []string{"../outside", "/etc/passwd", "old/a.txt"}, nil }, ""},
+		{"failed", func([]Change) ([]string, error) { return []string{"edit.txt"}, errors.New("the terminal went away") }, "the review failed: the terminal went away"},
 		{"no-reviewer", nil, "no reviewer"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -170,19 +172,19 @@ func TestReviewDiscards(t *testing.T) {
 func TestReviewLinks(t *testing.T) {
 	f := newFixture(t)
 	need(t, f.assertActive(t, Spec{Mode: Strict}), LayerOverlay)
-	all := func(cs []Change) []string {
+	all := func(cs []Change) ([]string, error) {
 		var p []string
 		for _, c := range cs {
 			p = append(p, c.Path)
 		}
-		return p
+		return p, nil
 	}
 	for _, c := range []struct {
 		name     string
-		reviewer func([]Change) []string
+		reviewer func([]Change) ([]string, error)
 	}{
 		{"all", all},
-		{"inner-only", func([]Change) []string { return []string{"d/f", "linked.txt"} }},
+		{"inner-only", func([]Change) ([]string, error) { return []string{"d/f", "linked.txt"}, nil }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			os.RemoveAll(f.ws)
@@ -219,7 +221,7 @@ func TestReviewTooMany(t *testing.T) {
 	f := newFixture(t)
 	need(t, f.assertActive(t, Spec{Mode: Strict}), LayerOverlay)
 	asked := false
-	f.reviewer = func(cs []Change) []string { asked = true; return []string{"f1"} }
+	f.reviewer = func(cs []Change) ([]string, error) { asked = true; return []string{"f1"}, nil }
 	r := f.run(t, Spec{Mode: Auto, Review: true}, fmt.Sprintf(`for i in $(seq 0 %d); do : > f$i; done`, ReviewMaxChanges), 60*time.Second)
 	if r.err != nil || r.code != 0 {
 		t.Fatalf("exit %d, %v:\n%s", r.code, r.err, r.out)

@@ -114,7 +114,7 @@ type fixture struct {
 	// helperPid is the pid of the helper of the command running now.
 	helperPid int
 	// reviewer, when set, is every run's Handle.OnReview.
-	reviewer func([]Change) []string
+	reviewer func([]Change) ([]string, error)
 }
 
 const canaryText = "canary: must not change\n"

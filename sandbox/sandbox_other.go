@@ -43,7 +43,7 @@ func (h *Handle) Applied() (Applied, error) {
 }
 
 // OnReview does nothing here: a review run is refused (Command).
-func (h *Handle) OnReview(fn func(changes []Change) (apply []string)) {}
+func (h *Handle) OnReview(fn func(changes []Change) (apply []string, err error)) {}
 
 // Close does nothing here.
 func (h *Handle) Close() error { return nil }
