@@ -97,6 +97,15 @@ type Config struct {
 	// The ask is a Grant so that other accesses the sandbox refuses can
 	// be offered the same way.
 	ApproveSandbox func(ctx context.Context, req Request, ask Grant) (scope string, err error)
+	// ReviewChanges is shown what a review run (Request.Review, or
+	// Review in Config.Sandbox) changed, after the command ended and
+	// before anything of it lands in the workspace: each added,
+	// modified, deleted or re-moded entry, with a unified diff for text
+	// (sandbox.Change). It returns the paths (Change.Path) to apply; the
+	// rest is discarded, and an error discards everything. It is not
+	// called when the run changed nothing. The Result says what landed
+	// (Sandbox.Post.Review). terminal.ChangeReviewer asks on a terminal.
+	ReviewChanges func(ctx context.Context, req Request, changes []sandbox.Change) (apply []string, err error)
 	// GrantsFile, when set, keeps approvals given "always in this
 	// workspace" (Session.Remember "always", ApproveSandbox): narrow allow
 	// rules, each for one exact command, and granted hosts, scoped to the

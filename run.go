@@ -50,6 +50,15 @@ type Request struct {
 	// ApproveSandbox, when set, decides this request's sandbox expansion
 	// (instead of Config.ApproveSandbox, which see).
 	ApproveSandbox func(ctx context.Context, ask Grant) (scope string, err error)
+	// Review makes this a review run (sandbox.Spec.Review): its writes
+	// wait in a copy-on-write layer of the workspace and only those the
+	// reviewer (ReviewChanges, else Config.ReviewChanges) picks land.
+	// Without a reviewer, with the sandbox off or unsandboxed, the
+	// request is refused with a *LimitError before anything runs.
+	Review bool
+	// ReviewChanges, when set, reviews this request's changes (instead
+	// of Config.ReviewChanges, which see).
+	ReviewChanges func(ctx context.Context, changes []sandbox.Change) (apply []string, err error)
 	// DisableSandbox asks to run outside the sandbox; honoured only with
 	// Config.AllowUnsandboxed, and then always as an ask.
 	DisableSandbox bool
@@ -124,11 +133,15 @@ func (g *Guard) prepare(ctx context.Context, req Request) (runner.Options, admis
 	if err != nil {
 		return runner.Options{}, a, res, err
 	}
-	opts, err := g.options(req)
+	opts, err := g.options(ctx, req)
 	if err != nil {
 		return opts, a, res, err
 	}
 	if a.unsandboxed {
+		if l, ok := opts.Launcher.(sandboxLauncher); ok && l.spec.Review {
+			err := &LimitError{Field: "review", Reason: "the command runs outside the sandbox, where nothing can hold its changes for a review"}
+			return runner.Options{}, a, res, err
+		}
 		if m, _ := sandbox.ParseNetMode(req.Network); req.Network != "" && m != sandbox.NetOn {
 			err := &LimitError{Field: "network", Reason: "the command runs outside the sandbox, with the host's network: " + req.Network + " cannot be applied"}
 			return runner.Options{}, a, res, err
@@ -141,7 +154,7 @@ func (g *Guard) prepare(ctx context.Context, req Request) (runner.Options, admis
 	return opts, a, res, nil
 }
 
-func (g *Guard) options(req Request) (runner.Options, error) {
+func (g *Guard) options(ctx context.Context, req Request) (runner.Options, error) {
 	// One rule for every face: out of range is refused, never clamped.
 	timeout := req.Timeout
 	if timeout == 0 {
@@ -171,7 +184,19 @@ func (g *Guard) options(req Request) (runner.Options, error) {
 		g.grantMu.RLock()
 		spec.NetGrants = slices.Concat(g.hosts, req.hosts)
 		g.grantMu.RUnlock()
-		launcher = sandboxLauncher{spec: spec}
+		l := sandboxLauncher{spec: spec}
+		if req.Review || spec.Review {
+			if l.review, err = g.reviewer(ctx, req); err != nil {
+				return runner.Options{}, err
+			}
+			if spec.Mode == sandbox.Off {
+				return runner.Options{}, &LimitError{Field: "review", Reason: "a review needs the sandbox's copy-on-write workspace, and the sandbox is off"}
+			}
+			l.spec.Review = true
+		}
+		launcher = l
+	} else if req.Review {
+		return runner.Options{}, &LimitError{Field: "review", Reason: "a review needs the sandbox's copy-on-write workspace, and the sandbox is off"}
 	} else if m, _ := sandbox.ParseNetMode(req.Network); req.Network != "" && m != sandbox.NetOn {
 		return runner.Options{}, &LimitError{Field: "network", Reason: "the sandbox is off here, so the network is the host's: " + req.Network + " cannot be applied"}
 	}
@@ -205,12 +230,29 @@ func (g *Guard) resolveCwd(cwd string) string {
 type sandboxLauncher struct {
 	spec sandbox.Spec
 	pool *sandbox.Pool
+	// review is a review run's reviewer (spec.Review).
+	review func([]sandbox.Change) ([]string, error)
+}
+
+// reviewer is req's reviewer, bound to ctx, or a *LimitError when it has
+// none.
+func (g *Guard) reviewer(ctx context.Context, req Request) (func([]sandbox.Change) ([]string, error), error) {
+	switch {
+	case req.ReviewChanges != nil:
+		return func(cs []sandbox.Change) ([]string, error) { return req.ReviewChanges(ctx, cs) }, nil
+	case g.cfg.ReviewChanges != nil:
+		return func(cs []sandbox.Change) ([]string, error) { return g.cfg.ReviewChanges(ctx, req, cs) }, nil
+	}
+	return nil, &LimitError{Field: "review", Reason: "nobody to show the changes to: a review needs a reviewer (Config.ReviewChanges; the CLI asks on its terminal)"}
 }
 
 func (l sandboxLauncher) Command(script string, env []string, dir string) (runner.Launch, error) {
 	cmd, h, err := l.pool.Command(context.Background(), l.spec, script, env, dir)
 	if err != nil {
 		return runner.Launch{}, err
+	}
+	if l.review != nil {
+		h.OnReview(l.review)
 	}
 	launch := runner.Launch{
 		Cmd:         cmd,
