@@ -5,6 +5,7 @@ package shellguard
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"reflect"
 	"strings"
@@ -161,6 +162,9 @@ func (g *Guard) fillSandbox(res *Result, launch any) {
 			// What the command left was not all checked: failed closed.
 			res.Error = "the checks after the run did not finish (" + strings.Join(a.Post.Unfinished, ", ") + "): the workspace may hold what the command left unchecked"
 		}
+		if a.Post != nil && a.Post.Review != nil {
+			res.Warnings = append(res.Warnings, reviewSummary(a.Post.Review))
+		}
 	}
 	switch {
 	case res.Unsandboxed:
@@ -168,6 +172,35 @@ func (g *Guard) fillSandbox(res *Result, launch any) {
 	case res.Sandbox == nil:
 		res.SandboxWarnings = append(res.SandboxWarnings, noSandboxWarning)
 	}
+}
+
+// reviewSummary says in one line what of a review run landed.
+func reviewSummary(r *sandbox.Reviewed) string {
+	var in, out []string
+	for _, c := range r.Changes {
+		if c.Applied {
+			in = append(in, c.Path)
+		} else {
+			out = append(out, c.Path)
+		}
+	}
+	names := func(ps []string) string {
+		if len(ps) > 10 {
+			return strings.Join(ps[:10], ", ") + fmt.Sprintf(" and %d more", len(ps)-10)
+		}
+		return strings.Join(ps, ", ")
+	}
+	s := fmt.Sprintf("review: %d of %d changes applied", len(in), len(r.Changes))
+	if len(in) > 0 {
+		s += " (" + names(in) + ")"
+	}
+	if len(out) > 0 {
+		s += "; discarded: " + names(out)
+	}
+	if r.Note != "" {
+		s += "; " + r.Note
+	}
+	return s
 }
 
 // bound cuts text to max bytes (head and tail) like a Result's output.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -86,6 +87,9 @@ func TestGuardReview(t *testing.T) {
 		if c.Applied != (c.Path == "edit.txt") || c.Diff != "" {
 			t.Errorf("Result change %+v", c)
 		}
+	}
+	if !slices.Contains(res.Warnings, "review: 1 of 2 changes applied (edit.txt); discarded: new.txt") {
+		t.Errorf("warnings %q", res.Warnings)
 	}
 
 	// The request's reviewer, not the Config's.

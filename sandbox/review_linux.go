@@ -67,6 +67,7 @@ func (l *reviewList) dir(ufd, wfd int, rel string, depth int) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", rel, err)
 	}
+	slices.Sort(names) // the reviewer reads them in order
 	for _, n := range names {
 		if n == "." || n == ".." || strings.ContainsRune(n, '/') {
 			continue

@@ -88,3 +88,91 @@ func TestTTYApproveAlways(t *testing.T) {
 		t.Errorf("the grant held in another workspace: %s", out)
 	}
 }
+
+// With --review at the terminal the person sees each change with its
+// diff before anything lands, picks edit.txt and not new.txt, and only
+// edit.txt changes; without a terminal --review is refused and nothing
+// runs.
+func TestTTYReview(t *testing.T) {
+	bin, err := exec.LookPath("shellguard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, ws := t.TempDir(), t.TempDir()
+	edit := filepath.Join(ws, "edit.txt")
+	if err := os.WriteFile(edit, []byte("a\nb\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME=")
+	const cmd = `printf 'a\nB\n' > edit.txt && printf 'x\n' > new.txt`
+
+	x := exec.Command(bin, "run", "--review", "--workspace", ws, "--", cmd)
+	x.Env = env
+	if out, err := x.CombinedOutput(); err == nil || !strings.Contains(string(out), "stdin is not a terminal") {
+		t.Fatalf("--review without a terminal: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "new.txt")); err == nil {
+		t.Fatal("--review without a terminal ran the command")
+	}
+
+	x = exec.Command(bin, "run", "--review", "--workspace", ws, "--", cmd)
+	x.Env = env
+	f, err := pty.Start(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	timer := time.AfterFunc(60*time.Second, func() { x.Process.Kill() })
+	defer timer.Stop()
+	r := bufio.NewReader(f)
+	var seen strings.Builder
+	until := func(s string) string {
+		start := seen.Len()
+		for !strings.HasSuffix(seen.String(), s) {
+			b, err := r.ReadByte()
+			if err != nil {
+				t.Fatalf("no %q: %v\n%s", s, err, seen.String())
+			}
+			seen.WriteByte(b)
+		}
+		return seen.String()[start:]
+	}
+	until("[a]ll, [s]elect, [N]one: ")
+	if !strings.Contains(seen.String(), "-b") || !strings.Contains(seen.String(), "+B") || !strings.Contains(seen.String(), "add file new.txt") {
+		t.Errorf("the review did not show the diff and the new file:\n%s", seen.String())
+	}
+	f.Write([]byte("s\n"))
+	for range 2 {
+		if strings.Contains(until("[y/N] "), "edit.txt") {
+			f.Write([]byte("y\n"))
+		} else {
+			f.Write([]byte("n\n"))
+		}
+	}
+	done := make(chan struct{})
+	go func() { // drain the rest, so the command never blocks on the terminal
+		defer close(done)
+		for {
+			b, err := r.ReadByte()
+			if err != nil {
+				return
+			}
+			seen.WriteByte(b)
+		}
+	}()
+	werr := x.Wait()
+	f.Close()
+	<-done
+	if werr != nil {
+		t.Fatalf("reviewed run: %v\n%s", werr, seen.String())
+	}
+	if b, _ := os.ReadFile(edit); string(b) != "a\nB\n" {
+		t.Errorf("edit.txt = %q: the picked change did not land", b)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "new.txt")); err == nil {
+		t.Error("new.txt landed, not picked")
+	}
+	if !strings.Contains(seen.String(), "review: 1 of 2 changes applied (edit.txt); discarded: new.txt") {
+		t.Errorf("no summary:\n%s", seen.String())
+	}
+}

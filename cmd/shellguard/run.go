@@ -51,6 +51,7 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	cwd := fs.String("cwd", "", "working `DIR`, inside the workspace or an allowed root (default: the workspace)")
 	maxOutput := fs.Int("max-output", 0, "`BYTES` of each stream to keep in the result, head and tail (default: output.max_bytes, 65536)")
 	file := fs.String("file", "", "read the command byte for byte from `PATH` (- = stdin)")
+	review := fs.Bool("review", false, "run in a copy-on-write workspace and show what the command changed, with diffs, before any of it lands; asks on the terminal")
 	gf := addGuardFlags(fs, true)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), runUsage)
@@ -94,7 +95,7 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	}
 	defer g.Close()
 	printConfigNotes(stderr, c)
-	req := shellguard.Request{Command: command, Cwd: *cwd}
+	req := shellguard.Request{Command: command, Cwd: *cwd, Review: *review}
 	if set["timeout"] {
 		req.Timeout = time.Duration(*timeout * float64(time.Second))
 		if err := shellguard.CheckTimeout(req.Timeout, g.Config().MaxTimeout); err != nil {
@@ -139,6 +140,10 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 		// One run, no session: once or always.
 		expand := terminal.SandboxApprover(g, &terminal.Options{OnAsk: ask.onAsk, NoSession: true})
 		req.ApproveSandbox = func(ctx context.Context, grant shellguard.Grant) (string, error) { return expand(ctx, req, grant) }
+		review := terminal.ChangeReviewer(&terminal.Options{OnAsk: ask.onAsk})
+		req.ReviewChanges = func(ctx context.Context, cs []sandbox.Change) ([]string, error) { return review(ctx, req, cs) }
+	} else if *review || (g.Config().Sandbox != nil && g.Config().Sandbox.Review) {
+		return argError(stderr, "run", "a review shows the changes on the terminal, and stdin is not a terminal")
 	}
 	<-sigSet
 	steptime.Mark("cli.setup")
@@ -178,6 +183,11 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, w := range res.SandboxWarnings {
 		fmt.Fprintln(stderr, "shellguard: warning:", w)
+	}
+	for _, w := range res.Warnings {
+		if strings.HasPrefix(w, "review: ") { // what of a review landed
+			fmt.Fprintln(stderr, "shellguard:", w)
+		}
 	}
 	switch {
 	case got != nil:

@@ -51,7 +51,7 @@ var allowed = map[string][]string{
 	// Faces over the library.
 	"config":       {"", "policy", "sandbox", "sandbox/netproxy", "redact", "audit", "internal/*"},
 	"approvalpage": {"policy"},
-	"terminal":     {"", "policy"},
+	"terminal":     {"", "policy", "sandbox"}, // sandbox: a review's Change values
 	"mcpserver":    {"", "policy", "approvalpage", "internal/capture", "internal/steptime", "internal/safe"},
 	"e2e":          {"approvalpage", "policy", "internal/*"},
 }
