@@ -102,6 +102,9 @@ type Config struct {
 		HomeAllow        []string `json:"home_allow"`
 		ExcludedCommands []string `json:"excluded_commands"`
 		AllowUnsandboxed bool     `json:"allow_unsandboxed"`
+		// Review holds every sandboxed run's writes in a copy-on-write
+		// layer until a reviewer picks what lands (sandbox.Spec.Review).
+		Review bool `json:"review"`
 		// Pool is how many warm sandbox helpers a long-lived face keeps
 		// per session (0: none).
 		Pool int `json:"pool"`

@@ -119,8 +119,12 @@ var keyCases = map[string]struct {
 	"sandbox.excluded_commands": {"sandbox: {excluded_commands: [\"docker *\"]}", func(c *Config) bool {
 		return reflect.DeepEqual(c.Sandbox.ExcludedCommands, []string{"docker *"})
 	}},
-	"sandbox.allow_unsandboxed":   {"sandbox: {allow_unsandboxed: true}", func(c *Config) bool { return c.Sandbox.AllowUnsandboxed }},
-	"sandbox.pool":                {"sandbox: {pool: 1}", func(c *Config) bool { return c.Sandbox.Pool == 1 }},
+	"sandbox.allow_unsandboxed": {"sandbox: {allow_unsandboxed: true}", func(c *Config) bool { return c.Sandbox.AllowUnsandboxed }},
+	"sandbox.pool":              {"sandbox: {pool: 1}", func(c *Config) bool { return c.Sandbox.Pool == 1 }},
+	"sandbox.review": {"sandbox: {review: true}", func(c *Config) bool {
+		gc, err := c.GuardConfig()
+		return c.Sandbox.Review && err == nil && gc.Sandbox.Review
+	}},
 	"sandbox.limits.processes":    {"sandbox: {limits: {processes: 256}}", func(c *Config) bool { return c.Sandbox.Limits.Processes == 256 }},
 	"sandbox.limits.memory_mb":    {"sandbox: {limits: {memory_mb: 2048}}", func(c *Config) bool { return c.Sandbox.Limits.MemoryMB == 2048 }},
 	"sandbox.limits.file_size_mb": {"sandbox: {limits: {file_size_mb: 512}}", func(c *Config) bool { return c.Sandbox.Limits.FileSizeMB == 512 }},
@@ -475,6 +479,7 @@ func TestProjectCannotLoosen(t *testing.T) {
 		{"", "sandbox: {writable_roots: [/etc]}", "1", "sandbox.writable_roots: not allowed"},
 		{"", "sandbox: {excluded_commands: [\"bash *\"]}", "1", "sandbox.excluded_commands: not allowed"},
 		{"", "sandbox: {allow_unsandboxed: true}", "1", "sandbox.allow_unsandboxed: a project file may only set this to false"},
+		{"sandbox: {review: true}", "sandbox: {review: false}", "1", "sandbox.review: a project file may only set this to true"},
 		{"", "audit: {fail_open: true}", "1", "audit.fail_open: a project file may only set this to false"},
 		{"sandbox: {limits: {processes: 100}}", "sandbox: {limits: {processes: 200}}", "1", "sandbox.limits.processes: a project file may only lower"},
 		{"sandbox: {limits: {memory_mb: 100}}", "sandbox: {limits: {memory_mb: 0}}", "1", "sandbox.limits.memory_mb: a project file may only lower"},

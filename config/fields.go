@@ -61,7 +61,7 @@ var schemaOrder = []string{
 	"rules.readonly", "rules.unrestricted", "rules.builtin_defaults",
 	"sandbox.mode", "sandbox.network", "sandbox.network_allow", "sandbox.network_deny", "sandbox.writable_roots", "sandbox.masked_paths",
 	"sandbox.home_allow",
-	"sandbox.excluded_commands", "sandbox.allow_unsandboxed", "sandbox.pool",
+	"sandbox.excluded_commands", "sandbox.allow_unsandboxed", "sandbox.review", "sandbox.pool",
 	"sandbox.limits.processes", "sandbox.limits.memory_mb", "sandbox.limits.file_size_mb",
 	"sandbox.limits.cpu_seconds", "sandbox.limits.open_files", "sandbox.limits.cpu_percent",
 	"env.allow", "env.scrub",
@@ -105,6 +105,8 @@ var fields = map[string]field{
 	"sandbox.home_allow":        {kStrings, tForbidden, func(c *Config) any { return &c.Sandbox.HomeAllow }, false},
 	"sandbox.excluded_commands": {kStrings, tForbidden, func(c *Config) any { return &c.Sandbox.ExcludedCommands }, false},
 	"sandbox.allow_unsandboxed": {kBool, tFalseOnly, func(c *Config) any { return &c.Sandbox.AllowUnsandboxed }, false},
+	// Reviewing what lands only tightens: a project file may turn it on.
+	"sandbox.review": {kBool, tTrueOnly, func(c *Config) any { return &c.Sandbox.Review }, false},
 	// Warm helpers are a start-up cost, not a permission: every command
 	// sees what a cold start sees, so any file may lower it.
 	"sandbox.pool": {kInt, tLower, func(c *Config) any { return &c.Sandbox.Pool }, false},

@@ -71,6 +71,7 @@ func (c *Config) GuardConfig() (shellguard.Config, error) {
 		MaskedPaths:   c.Sandbox.MaskedPaths,
 		HomeAllow:     c.Sandbox.HomeAllow,
 		Pool:          c.Sandbox.Pool,
+		Review:        c.Sandbox.Review,
 	}
 	if err := c.networkSpec(spec); err != nil {
 		return gc, err
