@@ -12,7 +12,8 @@
 // arguments name, so that it can be judged by what it touches. A path that
 // cannot be known statically has the origin OriginUnknown: it is never "".
 //
-// effects imports analyze and nothing else of the module.
+// effects imports analyze and nothing else of the module but the shared
+// tables of internal/world (what a path or a host is).
 package effects
 
 import (

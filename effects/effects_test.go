@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/shellguard/shellguard/analyze"
+	"github.com/shellguard/shellguard/internal/world"
 )
 
 var testOpts = Options{Workspace: "/workspace", Home: "/home/user"}
@@ -34,7 +35,7 @@ func has(effs []Effect, want string) bool {
 		}
 		switch e.Kind {
 		case Net:
-			if arg == "" || HostOf(e.Dest) == arg || arg == "sends" && e.Sends || strings.HasPrefix(arg, "sends:") && e.Sends && e.Path.Abs == arg[6:] {
+			if arg == "" || world.HostOf(e.Dest) == arg || arg == "sends" && e.Sends || strings.HasPrefix(arg, "sends:") && e.Sends && e.Path.Abs == arg[6:] {
 				return true
 			}
 		case Exec:

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/shellguard/shellguard/analyze"
+	"github.com/shellguard/shellguard/internal/world"
 )
 
 // Options locate the command.
@@ -828,7 +829,7 @@ func (x *extractor) command(i int, c *analyze.Command) {
 	if p.method != "" {
 		// a destructive method to a host that is not this machine
 		for _, e := range x.out[start:] {
-			if e.Kind == Net && !Loopback(HostOf(e.Dest)) {
+			if e.Kind == Net && !world.Loopback(world.HostOf(e.Dest)) {
 				x.emit(Effect{Kind: System, System: SysDestroy, Cmd: i, Span: c.Span, Program: p.path[0], Text: "HTTP " + p.method + " to " + e.Dest})
 				break
 			}
@@ -1468,7 +1469,7 @@ func localSource(v string) bool {
 	if !strings.Contains(v, "://") {
 		return false
 	}
-	return Loopback(HostOf(v))
+	return world.Loopback(world.HostOf(v))
 }
 
 // hostedGit are the package-spec prefixes that name a repository on a
@@ -1552,7 +1553,7 @@ func (x *extractor) reveals(p *parsed, with func(Effect) Effect) {
 	}
 	ok := always
 	if !always {
-		ok = (len(opts) == 0 || p.has(opts...)) && (!named || SecretName(first))
+		ok = (len(opts) == 0 || p.has(opts...)) && (!named || world.SecretName(first))
 		if len(names) > 0 {
 			hit := false
 			for _, n := range names {
@@ -1570,40 +1571,6 @@ func (x *extractor) reveals(p *parsed, with func(Effect) Effect) {
 		what += " " + first
 	}
 	x.emit(with(Effect{Kind: Read, Secret: true, Path: Path{Raw: "the secret " + what + " prints", Origin: OriginUnknown}, Via: what}))
-}
-
-// secretWords are the words of variable and setting names that hold
-// secrets (AWS_SECRET_ACCESS_KEY, GH_TOKEN, //registry/:_authToken).
-var secretWords = []string{"key", "secret", "token", "passw", "credential", "auth", "private", "session", "cookie"}
-
-// secretVars are well-known variables that hold credentials under a
-// name without a secret word.
-var secretVars = []string{"AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "GITHUB_TOKEN", "GH_TOKEN", "GITLAB_TOKEN",
-	"NPM_TOKEN", "PYPI_TOKEN", "TWINE_PASSWORD", "CARGO_REGISTRY_TOKEN", "HF_TOKEN", "OPENAI_API_KEY",
-	"ANTHROPIC_API_KEY", "AZURE_CLIENT_SECRET", "ARM_CLIENT_SECRET", "DATABASE_URL", "REDIS_URL", "MONGODB_URI",
-	"PGPASSWORD", "MYSQL_PWD", "VAULT_TOKEN", "CI_JOB_TOKEN", "DOCKER_PASSWORD", "SLACK_WEBHOOK_URL",
-	"DIGITALOCEAN_ACCESS_TOKEN", "HEROKU_API_KEY", "STRIPE_API_KEY", "SENTRY_DSN", "TF_VAR_"}
-
-// SecretName reports a variable or setting name that holds a secret.
-// A name ending in "*" stands for every name it starts: AWS_* holds
-// AWS_SECRET_ACCESS_KEY, GO* holds none.
-func SecretName(n string) bool {
-	if pre, ok := strings.CutSuffix(n, "*"); ok {
-		up := strings.ToUpper(pre)
-		for _, v := range secretVars {
-			if strings.HasPrefix(v, up) || strings.HasPrefix(up, v) {
-				return true
-			}
-		}
-		n = pre
-	}
-	l := strings.ToLower(n)
-	for _, w := range secretWords {
-		if strings.Contains(l, w) {
-			return true
-		}
-	}
-	return false
 }
 
 // codeReads emits a Read for each file the tool's code reads after one

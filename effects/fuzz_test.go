@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/shellguard/shellguard/analyze"
+	"github.com/shellguard/shellguard/internal/world"
 )
 
 // FuzzEffects checks that Extract never panics and that every effect is
@@ -43,11 +44,11 @@ func FuzzEffects(f *testing.F) {
 			}
 			_ = e.Describe()
 			if e.Path.Abs != "" {
-				_ = Classify(e.Path.Abs, Options{Home: "/home/u", Workspace: "/ws"})
+				_ = world.Classify(e.Path.Abs, world.Options{Home: "/home/u", Workspace: "/ws"})
 			}
 			if e.Dest != "" {
-				h := HostOf(e.Dest)
-				_, _ = MetadataHost(h), Loopback(h)
+				h := world.HostOf(e.Dest)
+				_, _ = world.MetadataHost(h), world.Loopback(h)
 			}
 		}
 	})

@@ -27,6 +27,7 @@ var allowed = map[string][]string{
 	"internal/capture":    {},
 	"internal/lazyre":     {},
 	"internal/progs":      {},
+	"internal/world":      {},
 	"internal/seccompbpf": {},
 	"internal/steptime":   {},
 	"internal/version":    {},
