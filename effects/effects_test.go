@@ -209,3 +209,17 @@ func TestUnknownPathIsNeverEmpty(t *testing.T) {
 		}
 	}
 }
+
+// TestGlobalFlagsNotUnknown: a global option's value is not taken for the
+// subcommand, so the subcommand is known (grammar: TestGlobalFlagsWithValues).
+func TestGlobalFlagsNotUnknown(t *testing.T) {
+	for _, src := range []string{"kubectl -n prod delete pod x", "kubectl --namespace=prod delete pod x",
+		"helm --kube-context x uninstall r", "docker -H tcp://h rm -f c", "git -C /w -c a.b=c push --force",
+		"gh -R o/r repo delete o/r", "aws --profile p s3 rb s3://b"} {
+		for _, e := range extract(src) {
+			if e.Kind == Unknown {
+				t.Errorf("%s: %s", src, e.Describe())
+			}
+		}
+	}
+}

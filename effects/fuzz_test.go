@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/shellguard/shellguard/analyze"
+	"github.com/shellguard/shellguard/internal/grammar"
 	"github.com/shellguard/shellguard/internal/world"
 )
 
@@ -62,7 +63,7 @@ func BenchmarkExtract(b *testing.B) {
 	for _, s := range srcs {
 		rs = append(rs, analyze.Analyze(s, analyze.Options{}))
 	}
-	Grammars()
+	grammar.Grammars()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		Extract(rs[i%len(rs)], Options{})

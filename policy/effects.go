@@ -7,6 +7,7 @@ import (
 
 	"github.com/shellguard/shellguard/analyze"
 	"github.com/shellguard/shellguard/effects"
+	"github.com/shellguard/shellguard/internal/grammar"
 	"github.com/shellguard/shellguard/internal/world"
 )
 
@@ -482,7 +483,7 @@ func (k *cmdCheck) checkEffects() {
 		k.effect(ef)
 	}
 	k.shellSinks()
-	if argv, ok := effects.WrappedArgv(c); ok && !k.unwrapped() {
+	if argv, ok := grammar.WrappedArgv(c); ok && !k.unwrapped() {
 		k.nestedLine("runs", shellJoin(argv), c.Span)
 	}
 }
@@ -557,7 +558,7 @@ func (k *cmdCheck) nestedLine(what, line string, sp analyze.Span) bool {
 // is (the workspace and system directories are fine; a temporary
 // directory or home asks). PAGER=less stays allowed; PAGER='curl … | sh',
 // EDITOR=/tmp/ed and NODE_OPTIONS='--require /tmp/x.js' do not.
-func (k *cmdCheck) envValue(g *effects.Grammar, ef effects.Effect, sp analyze.Span) {
+func (k *cmdCheck) envValue(g *grammar.Grammar, ef effects.Effect, sp analyze.Span) {
 	e := k.e
 	n, v := ef.Name, strings.TrimSpace(ef.Value)
 	if v == "" {
@@ -576,11 +577,11 @@ func (k *cmdCheck) envValue(g *effects.Grammar, ef effects.Effect, sp analyze.Sp
 		for _, f := range strings.Fields(v) {
 			words = append(words, analyze.Arg{Value: f})
 		}
-		held, line, role = "holds options of "+g.Name+":", g.Name+" "+shellJoin(words), effects.RoleCmd
+		held, line, role = "holds options of "+g.Name+":", g.Name+" "+shellJoin(words), grammar.RoleCmd
 	}
 	switch role {
-	case effects.RoleCmd, effects.RoleProg:
-		if role == effects.RoleCmd || strings.ContainsAny(v, " \t;|&$`<>()'\"") {
+	case grammar.RoleCmd, grammar.RoleProg:
+		if role == grammar.RoleCmd || strings.ContainsAny(v, " \t;|&$`<>()'\"") {
 			if k.nestedLine("runs what "+n+" "+held, line, sp) {
 				if g.EnvOpts[n] {
 					e.emit(sg3405, k.i, sp, n+" gives "+g.Name+" the options "+quote(v))
@@ -601,7 +602,7 @@ func (k *cmdCheck) envValue(g *effects.Grammar, ef effects.Effect, sp analyze.Sp
 		} else if f := strings.Fields(v); len(f) > 0 {
 			k.programAt(n, g.Name, f[0], sp)
 		}
-	case effects.RoleExec:
+	case grammar.RoleExec:
 		for _, f := range strings.Split(v, ":") {
 			k.programAt(n, g.Name, f, sp)
 		}
@@ -927,7 +928,7 @@ func (k *cmdCheck) exec(ef effects.Effect, sp analyze.Span, desc string) {
 			k.programValue(ef, sp)
 		}
 	case effects.CodeLiteral:
-		if g := effects.Lookup(k.c.Name()); g != nil && g.Wrapper {
+		if g := grammar.Lookup(k.c.Name()); g != nil && g.Wrapper {
 			return // the wrapped command is judged by itself
 		}
 		if ef.Option != "" && k.unwrapped() {
@@ -952,7 +953,7 @@ func (k *cmdCheck) optionCommand(ef effects.Effect, sp analyze.Span) {
 		return
 	}
 	if !strings.ContainsAny(val, " \t;|&$`<>()'\"") {
-		g := effects.Lookup(path.Base(val))
+		g := grammar.Lookup(path.Base(val))
 		if g == nil || g.Interp || g.Wrapper {
 			e.emit(sg4013, k.i, sp, ef.Program+" "+ef.Option+" runs "+quote(val)+" on its data")
 		}
@@ -1077,7 +1078,7 @@ var hijackVars = map[string]string{
 func (k *cmdCheck) env(ef effects.Effect, sp analyze.Span) {
 	e := k.e
 	n, v := ef.Name, ef.Value
-	if g := effects.EnvReader(n); g != nil {
+	if g := grammar.EnvReader(n); g != nil {
 		k.envValue(g, ef, sp)
 		return
 	}
@@ -1137,7 +1138,7 @@ func (k *cmdCheck) unknown(ef effects.Effect, sp analyze.Span) {
 				continue
 			}
 			first := strings.Fields(v)[0]
-			if g := effects.Lookup(path.Base(first)); g != nil && !g.ReadOnly {
+			if g := grammar.Lookup(path.Base(first)); g != nil && !g.ReadOnly {
 				k.nestedLine("is given", v, a.Span)
 			}
 		}
