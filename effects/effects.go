@@ -5,14 +5,17 @@
 // The package is pure, like analyze: it never touches the file system, the
 // environment or other processes, and it never decides anything. Deciding
 // is the job of the policy package. Programs are described by grammars
-// held as data (grammars/*.txt, one file per family): which options take a
-// value, the subcommand path, and which operands and options are read
-// paths, write paths, delete targets, code, URLs and hosts. A program that
-// is not in the grammars is reported as Unknown together with what its
-// arguments name, so that it can be judged by what it touches. A path that
-// cannot be known statically has the origin OriginUnknown: it is never "".
+// held as data (internal/grammar, grammars/*.txt, one file per family):
+// which options take a value, the subcommand path, and which operands and
+// options are read paths, write paths, delete targets, code, URLs and
+// hosts. A program that is not in the grammars is reported as Unknown
+// together with what its arguments name, so that it can be judged by what
+// it touches. A path that cannot be known statically has the origin
+// OriginUnknown: it is never "".
 //
-// effects imports analyze and nothing else of the module.
+// effects imports analyze and nothing else of the module but the grammars
+// (internal/grammar) and the shared tables of internal/world (what a path
+// or a host is).
 package effects
 
 import (

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/shellguard/shellguard/analyze"
+	"github.com/shellguard/shellguard/internal/world"
 )
 
 var testOpts = Options{Workspace: "/workspace", Home: "/home/user"}
@@ -34,7 +35,7 @@ func has(effs []Effect, want string) bool {
 		}
 		switch e.Kind {
 		case Net:
-			if arg == "" || HostOf(e.Dest) == arg || arg == "sends" && e.Sends || strings.HasPrefix(arg, "sends:") && e.Sends && e.Path.Abs == arg[6:] {
+			if arg == "" || world.HostOf(e.Dest) == arg || arg == "sends" && e.Sends || strings.HasPrefix(arg, "sends:") && e.Sends && e.Path.Abs == arg[6:] {
 				return true
 			}
 		case Exec:
@@ -204,6 +205,20 @@ func TestUnknownPathIsNeverEmpty(t *testing.T) {
 				if e.Path.Origin == OriginUnknown && e.Path.Known() {
 					t.Errorf("%s: unknown path reported as known", src)
 				}
+			}
+		}
+	}
+}
+
+// TestGlobalFlagsNotUnknown: a global option's value is not taken for the
+// subcommand, so the subcommand is known (grammar: TestGlobalFlagsWithValues).
+func TestGlobalFlagsNotUnknown(t *testing.T) {
+	for _, src := range []string{"kubectl -n prod delete pod x", "kubectl --namespace=prod delete pod x",
+		"helm --kube-context x uninstall r", "docker -H tcp://h rm -f c", "git -C /w -c a.b=c push --force",
+		"gh -R o/r repo delete o/r", "aws --profile p s3 rb s3://b"} {
+		for _, e := range extract(src) {
+			if e.Kind == Unknown {
+				t.Errorf("%s: %s", src, e.Describe())
 			}
 		}
 	}

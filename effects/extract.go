@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/shellguard/shellguard/analyze"
+	"github.com/shellguard/shellguard/internal/grammar"
+	"github.com/shellguard/shellguard/internal/world"
 )
 
 // Options locate the command.
@@ -150,15 +152,15 @@ func (x *extractor) gitRemotes() {
 		if c == nil || c.Name() != "git" {
 			continue
 		}
-		p := parse(Lookup("git"), c.Args[1:])
-		if p.g.Name != "git remote" || len(p.ops) < 3 {
+		p := grammar.Parse(grammar.Lookup("git"), c.Args[1:])
+		if p.Grammar.Name != "git remote" || len(p.Ops) < 3 {
 			continue
 		}
-		if v := p.ops[0].Value; v == "add" || v == "set-url" {
+		if v := p.Ops[0].Value; v == "add" || v == "set-url" {
 			if x.remotes == nil {
 				x.remotes = map[string]string{}
 			}
-			x.remotes[p.ops[1].Value] = p.ops[2].Value
+			x.remotes[p.Ops[1].Value] = p.Ops[2].Value
 		}
 	}
 }
@@ -223,7 +225,7 @@ func (x *extractor) upstream(c *analyze.Command) *analyze.Command {
 		if first == nil {
 			first = u
 		}
-		if g := Lookup(u.Name()); g != nil && g.Wrapper {
+		if g := grammar.Lookup(u.Name()); g != nil && g.Wrapper {
 			continue
 		}
 		return u
@@ -370,12 +372,12 @@ func producerPattern(u *analyze.Command) string {
 			}
 		}
 	case "locate", "fd", "fdfind", "plocate", "mlocate":
-		p := parse(Lookup(u.Name()), args)
+		p := grammar.Parse(grammar.Lookup(u.Name()), args)
 		if p == nil {
 			return ""
 		}
-		if len(p.ops) > 0 {
-			return p.ops[0].Value
+		if len(p.Ops) > 0 {
+			return p.Ops[0].Value
 		}
 	}
 	return ""
@@ -419,13 +421,13 @@ func (x *extractor) producer(u *analyze.Command) (root, via string, ok bool) {
 	case "locate", "plocate", "mlocate":
 		return "/", "locate", true
 	case "ls", "fd", "fdfind", "grep", "rg", "ag", "tree", "du":
-		g := Lookup(name)
+		g := grammar.Lookup(name)
 		if g == nil {
 			return "", "", false
 		}
-		p := parse(g, args)
-		ops := p.ops
-		if (name == "fd" || name == "fdfind" || name == "grep" || name == "rg" || name == "ag") && !p.metaSkip() {
+		p := grammar.Parse(g, args)
+		ops := p.Ops
+		if (name == "fd" || name == "fdfind" || name == "grep" || name == "rg" || name == "ag") && !p.MetaSkip() {
 			// the first operand is the pattern
 			if len(ops) > 0 {
 				ops = ops[1:]
@@ -468,329 +470,6 @@ func cmdText(c *analyze.Command) string {
 
 // ---- commands ----
 
-type opt struct {
-	name   string
-	val    analyze.Arg
-	hasVal bool
-	arg    analyze.Arg // the option word itself
-}
-
-type parsed struct {
-	g        *Grammar
-	chain    []*Grammar // program first
-	path     []string   // program and subcommand words
-	opts     []opt
-	ops      []analyze.Arg
-	unknown  string // unknown subcommand of a mutating CLI
-	treeVerb []string
-	// wrapped is the command line after a wrap option (nix develop -c)
-	wrapped []analyze.Arg
-	// method is a destructive HTTP method the command asks for
-	method string
-}
-
-// treeFlags are long switches of cloud CLIs that take no value.
-var treeFlags = map[string]bool{"--recursive": true, "--public": true, "--draft": true, "--force": true, "--yes": true,
-	"--quiet": true, "--dryrun": true, "--dry-run": true, "--web": true, "--fill": true, "--no-verify": true, "--debug": true,
-	"--verbose": true, "--all": true, "--prerelease": true, "--latest": true, "--secret": true, "--private": true,
-	"--internal": true, "--clone": true, "--confirm": true, "--async": true, "--wait": true, "--no-wait": true,
-	"--delete": true, "--exact-timestamps": true, "--follow-symlinks": true, "--no-progress": true, "--only-show-errors": true,
-	"--no-paginate": true, "--no-cli-pager": true, "--generate-notes": true, "--admin": true, "--squash": true,
-	"--merge": true, "--rebase": true, "--auto": true, "--json": false, "--help": true}
-
-func isOpt(a analyze.Arg) bool {
-	return !a.Dynamic && len(a.Value) > 1 && a.Value[0] == '-'
-}
-
-// parse walks args with the grammar of the program.
-func parse(g *Grammar, args []analyze.Arg) *parsed {
-	p := &parsed{g: g, chain: []*Grammar{g}, path: []string{g.Name}}
-	dd := false
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if !dd && a.Value == "--" && !a.Dynamic {
-			dd = true
-			continue
-		}
-		if !dd && isOpt(a) {
-			v := a.Value
-			if strings.HasPrefix(v, "--") {
-				name, val, eq := strings.Cut(v, "=")
-				if full := p.g.complete(name); full != name {
-					v = full
-					if eq {
-						v += "=" + val
-					}
-					a.Value = v
-				}
-			}
-			if name, val, eq := strings.Cut(v, "="); p.g.wrapOpt(name) {
-				// the rest is a command line of its own
-				p.opts = append(p.opts, opt{name: name, arg: a})
-				if eq {
-					first := a
-					first.Value = val
-					p.wrapped = append([]analyze.Arg{first}, args[i+1:]...)
-				} else {
-					p.wrapped = args[i+1:]
-				}
-				return p
-			}
-			if strings.HasPrefix(v, "--") || p.g.Dashlong {
-				name, val, eq := strings.Cut(v, "=")
-				if k := strings.IndexByte(v, ':'); !eq && k > 0 && p.g.Dashlong && p.g.takesValue(v[:k]) {
-					name, val, eq = v[:k], v[k+1:], true // java -javaagent:JAR
-				}
-				o := opt{name: name, arg: a}
-				if eq {
-					o.val, o.hasVal = analyze.Arg{Value: val, Span: a.Span, Dynamic: a.Dynamic, Glob: a.Glob}, true
-				} else if p.g.takesValue(name) && i+1 < len(args) {
-					i++
-					o.val, o.hasVal = args[i], true
-				} else if p.chain[0].Tree && strings.HasPrefix(v, "--") && !treeFlags[name] && i+1 < len(args) && !strings.HasPrefix(args[i+1].Value, "-") {
-					// cloud CLIs: a long option takes a value unless it is
-					// a known switch
-					i++
-					o.val, o.hasVal = args[i], true
-				}
-				p.opts = append(p.opts, o)
-				continue
-			}
-			// short options, possibly grouped (-rf, -ofile)
-			done := false
-			for j := 1; j < len(v) && !done; j++ {
-				name := "-" + string(v[j])
-				o := opt{name: name, arg: a}
-				if p.g.takesValue(name) {
-					if j+1 < len(v) {
-						o.val, o.hasVal = analyze.Arg{Value: strings.TrimPrefix(v[j+1:], "="), Span: a.Span}, true
-					} else if i+1 < len(args) {
-						i++
-						o.val, o.hasVal = args[i], true
-					}
-					done = true
-				}
-				p.opts = append(p.opts, o)
-			}
-			// a whole single-dash word can be a long option (-name, -rf…)
-			if len(v) > 2 && p.g.takesValue(v) && !done {
-				o := opt{name: v, arg: a}
-				if i+1 < len(args) {
-					i++
-					o.val, o.hasVal = args[i], true
-				}
-				p.opts = append(p.opts, o)
-			} else if len(v) > 2 {
-				p.opts = append(p.opts, opt{name: v, arg: a})
-			}
-			continue
-		}
-		// an operand: a subcommand while the grammar has them
-		if len(p.ops) == 0 && !a.Dynamic && (p.g.Subs != nil || p.g.Tree) {
-			if s := p.g.Subs[a.Value]; s != nil {
-				p.g = s
-				p.chain = append(p.chain, s)
-				p.path = append(p.path, a.Value)
-				continue
-			}
-			if p.g.Tree && len(p.treeVerb) < 4 && !p.verbDone() && !localPathLike(a.Value) && !remoteOperand(a.Value) && !strings.ContainsAny(a.Value, "=@:") {
-				p.treeVerb = append(p.treeVerb, a.Value)
-				p.path = append(p.path, a.Value)
-				continue
-			}
-			if p.g.Mutating && !p.g.Tree && p.unknown == "" && len(p.chain) == 1 {
-				p.unknown = a.Value
-			}
-		}
-		p.ops = append(p.ops, a)
-	}
-	return p
-}
-
-// metaOpt reports an option that makes the tool print only counts,
-// names or a status (grep -c, -l, -q).
-func (p *parsed) metaOpt() bool {
-	for _, o := range p.opts {
-		for _, g := range p.chain {
-			if g.MetaOpts[o.name] {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// metaSkip reports options that give the pattern (grep -e) so that the
-// first operand is a path.
-func (p *parsed) metaSkip() bool {
-	for _, o := range p.opts {
-		for _, g := range p.chain {
-			if g.Skip1[o.name] {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// dryRun reports --dry-run and friends, and the grammar's dry options
-// (rsync -n), as the program reads them: the last one wins, a value
-// that undoes it (--dry-run=none) or a negation (--no-dry-run) makes
-// the run real again.
-func (p *parsed) dryRun() bool {
-	dry := false
-	for _, o := range p.opts {
-		if p.isDry(o.name) {
-			dry = !o.hasVal || !undoes(o.val.Value)
-			continue
-		}
-		if rest, ok := strings.CutPrefix(o.name, "--no-"); ok && p.isDry(p.g.complete("--"+rest)) {
-			dry = false
-		}
-	}
-	return dry
-}
-
-func (p *parsed) isDry(name string) bool {
-	return name == "--dry-run" || name == "--dryrun" || name == "--what-if" || name == "--plan" || p.g.dry(name)
-}
-
-// undoes reports a value of a dry-run option that asks for a real run.
-func undoes(v string) bool {
-	switch strings.ToLower(v) {
-	case "none", "false", "0", "no", "off":
-		return true
-	}
-	return false
-}
-
-// httpMethods are the HTTP methods; destructive ones are remembered.
-var httpMethods = map[string]bool{"GET": false, "HEAD": false, "POST": false, "PUT": false, "PATCH": false, "OPTIONS": false,
-	"DELETE": true, "PURGE": true, "TRACE": false, "CONNECT": false}
-
-// httpMethod records method v when it destroys and reports whether v is
-// an HTTP method at all.
-func (p *parsed) httpMethod(v string) bool {
-	u := strings.ToUpper(v)
-	destroys, ok := httpMethods[u]
-	if destroys {
-		p.method = u
-	}
-	return ok
-}
-
-// DryRun reports a command whose options make it a rehearsal that
-// changes nothing (git push --dry-run, rsync -n, kubectl --dry-run=client).
-func DryRun(c *analyze.Command) bool {
-	if c == nil || len(c.Args) < 2 || c.Args[0].Dynamic {
-		return false
-	}
-	g := Lookup(c.Name())
-	if g == nil {
-		return false
-	}
-	if !g.anyDry {
-		// only the spellings every grammar shares: skip the parse
-		// unless one is there
-		found := false
-		for _, a := range c.Args[1:] {
-			v := a.Value
-			found = found || strings.HasPrefix(v, "--dry") || strings.HasPrefix(v, "--what-if") || strings.HasPrefix(v, "--plan")
-		}
-		if !found {
-			return false
-		}
-	}
-	return parse(g, c.Args[1:]).dryRun()
-}
-
-// Canonical returns the arguments of program name with long-option
-// abbreviations written out (git push --forc → --force), when its
-// grammar says it takes abbreviations; otherwise args itself.
-func Canonical(name string, args []analyze.Arg) []analyze.Arg {
-	g := Lookup(name)
-	if g == nil || !g.abbrevAnywhere() {
-		return args
-	}
-	var out []analyze.Arg
-	cur := g
-	for i, a := range args {
-		v := a.Value
-		if v == "--" || a.Dynamic {
-			if v == "--" {
-				break
-			}
-			continue
-		}
-		if !strings.HasPrefix(v, "-") {
-			if s := cur.Subs[v]; s != nil {
-				cur = s
-			}
-			continue
-		}
-		if !strings.HasPrefix(v, "--") {
-			continue
-		}
-		n, val, eq := strings.Cut(v, "=")
-		full := cur.complete(n)
-		if full == n {
-			continue
-		}
-		if out == nil {
-			out = append([]analyze.Arg(nil), args...)
-		}
-		out[i].Value = full
-		if eq {
-			out[i].Value += "=" + val
-		}
-	}
-	if out == nil {
-		return args
-	}
-	return out
-}
-
-// softLocal reports a soft verb (docker rm) used without an option that
-// points the CLI at another host.
-func (p *parsed) softLocal(words []string) bool {
-	g := p.chain[0]
-	if len(g.SoftVerbs) == 0 || !g.SoftVerbs[words[len(words)-1]] || len(words) > 2 {
-		return false
-	}
-	for _, o := range p.opts {
-		if g.RemoteOpts[o.name] {
-			return false
-		}
-	}
-	for _, a := range p.ops {
-		if a.Dynamic {
-			return false // every container a substitution lists
-		}
-	}
-	return true
-}
-
-// verbDone reports that the subcommand path already holds a verb.
-func (p *parsed) verbDone() bool {
-	for _, w := range p.treeVerb {
-		if treeVerb([]string{w}) != verbUnknown {
-			return true
-		}
-	}
-	return false
-}
-
-func (p *parsed) has(names ...string) bool {
-	for _, o := range p.opts {
-		for _, n := range names {
-			if o.name == n {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 func (x *extractor) command(i int, c *analyze.Command) {
 	for _, a := range c.Assigns {
 		x.emit(Effect{Kind: Env, Cmd: i, Span: a.Span, Name: a.Name, Value: a.Value.Value, Dynamic: a.Value.Dynamic, Program: c.Name()})
@@ -807,9 +486,9 @@ func (x *extractor) command(i int, c *analyze.Command) {
 		return
 	}
 	name := c.Name()
-	g := Lookup(name)
+	g := grammar.Lookup(name)
 	if g == nil && strings.HasPrefix(name, "python") {
-		g = Lookup("python")
+		g = grammar.Lookup("python")
 	}
 	if c.Remote {
 		// runs on another host or in a container: local paths do not apply
@@ -822,19 +501,19 @@ func (x *extractor) command(i int, c *analyze.Command) {
 		x.unknownProgram(i, c, name)
 		return
 	}
-	p := parse(g, c.Args[1:])
+	p := grammar.Parse(g, c.Args[1:])
 	start := len(x.out)
 	x.apply(i, c, p)
-	if p.method != "" {
+	if p.Method != "" {
 		// a destructive method to a host that is not this machine
 		for _, e := range x.out[start:] {
-			if e.Kind == Net && !Loopback(HostOf(e.Dest)) {
-				x.emit(Effect{Kind: System, System: SysDestroy, Cmd: i, Span: c.Span, Program: p.path[0], Text: "HTTP " + p.method + " to " + e.Dest})
+			if e.Kind == Net && !world.Loopback(world.HostOf(e.Dest)) {
+				x.emit(Effect{Kind: System, System: SysDestroy, Cmd: i, Span: c.Span, Program: p.Path[0], Text: "HTTP " + p.Method + " to " + e.Dest})
 				break
 			}
 		}
 	}
-	if p.dryRun() {
+	if p.DryRun() {
 		// a rehearsal: it changes nothing and reads only names
 		kept := x.out[:start]
 		for _, e := range x.out[start:] {
@@ -854,7 +533,7 @@ func (x *extractor) command(i int, c *analyze.Command) {
 // arguments name: paths, URLs and computed values.
 func (x *extractor) unknownProgram(i int, c *analyze.Command, name string) {
 	prog := c.Args[0].Value
-	if isURL(prog) {
+	if grammar.IsURL(prog) {
 		x.emit(Effect{Kind: Exec, Cmd: i, Span: c.Span, Code: CodeNetwork, Text: prog, Program: prog})
 		return
 	}
@@ -882,11 +561,11 @@ func (x *extractor) unknownProgram(i int, c *analyze.Command, name string) {
 		} else if strings.HasPrefix(v, "-") {
 			continue
 		}
-		if isURL(v) {
+		if grammar.IsURL(v) {
 			x.emit(Effect{Kind: Unknown, Cmd: i, Span: a.Span, Program: name, Dest: v})
 			continue
 		}
-		if looksLikePath(v) {
+		if grammar.LooksLikePath(v) {
 			b := a
 			b.Value = v
 			x.emit(Effect{Kind: Unknown, Cmd: i, Span: a.Span, Program: name, Path: x.pathOf(b, c.Cwd)})
@@ -917,7 +596,7 @@ func destroyWords(args []analyze.Arg) (string, bool) {
 		case v[0] == '-':
 			continue
 		default:
-			if subs >= 3 || looksLikePath(v) || strings.ContainsAny(v, "/=@") || subs > 0 && strings.Contains(v, ".") {
+			if subs >= 3 || grammar.LooksLikePath(v) || strings.ContainsAny(v, "/=@") || subs > 0 && strings.Contains(v, ".") {
 				subs = 3
 				continue
 			}
@@ -926,7 +605,7 @@ func destroyWords(args []analyze.Arg) (string, bool) {
 			// only: later dotted words are file names)
 			words = strings.FieldsFunc(v, func(r rune) bool { return r == ':' || r == '.' })
 		}
-		if treeVerb(words) == verbDestroy {
+		if grammar.TreeVerb(words) == grammar.VerbDestroy {
 			return v, true
 		}
 	}
@@ -938,10 +617,10 @@ func destroyWords(args []analyze.Arg) (string, bool) {
 // it (--no-prune, --skip-delete).
 func flagDestroys(name string) bool {
 	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return r == '-' || r == '_' }) {
-		if hasWord(flagNegations, w) {
+		if grammar.HasWord(flagNegations, w) {
 			return false
 		}
-		if hasWord(flagVerbs, w) {
+		if grammar.HasWord(flagVerbs, w) {
 			return true
 		}
 	}
@@ -1009,26 +688,8 @@ func specialParam(v string) bool {
 	return false
 }
 
-func looksLikePath(v string) bool {
-	return strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~") || strings.HasPrefix(v, "./") ||
-		strings.HasPrefix(v, "../") || v == ".." || v == "."
-}
-
-func isURL(v string) bool {
-	i := strings.Index(v, "://")
-	if i <= 0 || i > 12 {
-		return false
-	}
-	for _, r := range v[:i] {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.') {
-			return false
-		}
-	}
-	return true
-}
-
-func (x *extractor) apply(i int, c *analyze.Command, p *parsed) {
-	prog := strings.Join(p.path, " ")
+func (x *extractor) apply(i int, c *analyze.Command, p *grammar.Parsed) {
+	prog := strings.Join(p.Path, " ")
 	base := Effect{Cmd: i, Span: c.Span, Program: prog}
 	with := func(e Effect) Effect {
 		e.Cmd, e.Program = base.Cmd, base.Program
@@ -1037,52 +698,52 @@ func (x *extractor) apply(i int, c *analyze.Command, p *parsed) {
 		}
 		return e
 	}
-	for _, g := range p.chain {
+	for _, g := range p.Chain {
 		if g.System != "" && g.System != SysConfig {
 			x.emit(with(Effect{Kind: System, System: g.System}))
 		}
 	}
-	if p.unknown != "" {
-		x.emit(with(Effect{Kind: Unknown, Program: prog + " " + p.unknown, Text: p.unknown}))
+	if p.Unknown != "" {
+		x.emit(with(Effect{Kind: Unknown, Program: prog + " " + p.Unknown, Text: p.Unknown}))
 	}
-	if p.chain[0].Verbs {
-		words := append([]string(nil), p.path[1:]...)
-		if p.unknown != "" {
-			words = append(words, p.unknown)
-		} else if len(p.ops) > 0 && len(p.g.Subs) > 0 && len(p.chain) > 1 {
+	if p.Chain[0].Verbs {
+		words := append([]string(nil), p.Path[1:]...)
+		if p.Unknown != "" {
+			words = append(words, p.Unknown)
+		} else if len(p.Ops) > 0 && len(p.Grammar.Subs) > 0 && len(p.Chain) > 1 {
 			// "system reset": a verb of a subcommand group not in the table
-			words = append(words, p.ops[0].Value)
+			words = append(words, p.Ops[0].Value)
 		}
-		if len(words) > 0 && treeVerb(words) == verbDestroy && !p.dryRun() && !p.softLocal(words) {
+		if len(words) > 0 && grammar.TreeVerb(words) == grammar.VerbDestroy && !p.DryRun() && !p.SoftLocal(words) {
 			x.emit(with(Effect{Kind: System, System: SysDestroy}))
 		}
 	}
-	for _, g := range p.chain {
+	for _, g := range p.Chain {
 		if g.Destroy {
 			x.emit(with(Effect{Kind: System, System: SysDestroy}))
 		}
-		for _, o := range p.opts {
-			v := o.name
-			if o.hasVal {
-				v += "=" + o.val.Value
+		for _, o := range p.Opts {
+			v := o.Name
+			if o.HasVal {
+				v += "=" + o.Val.Value
 			}
-			if g.DestroyOpts[o.name] || g.DestroyOpts[v] {
+			if g.DestroyOpts[o.Name] || g.DestroyOpts[v] {
 				x.emit(with(Effect{Kind: System, System: SysDestroy, Text: v}))
 			}
 		}
 	}
-	if len(p.treeVerb) > 0 {
-		switch treeVerb(p.treeVerb) {
-		case verbDestroy:
+	if len(p.TreeVerb) > 0 {
+		switch grammar.TreeVerb(p.TreeVerb) {
+		case grammar.VerbDestroy:
 			x.emit(with(Effect{Kind: System, System: SysDestroy, Program: prog}))
-		case verbChange:
+		case grammar.VerbChange:
 			x.emit(with(Effect{Kind: System, System: SysChange, Program: prog}))
-		case verbUnknown:
-			x.emit(with(Effect{Kind: Unknown, Program: prog, Text: strings.Join(p.treeVerb, " ")}))
+		case grammar.VerbUnknown:
+			x.emit(with(Effect{Kind: Unknown, Program: prog, Text: strings.Join(p.TreeVerb, " ")}))
 		}
 	}
 	cwd := c.Cwd
-	name := p.chain[0].Name
+	name := p.Chain[0].Name
 	if sys := configChange(p); sys {
 		x.emit(with(Effect{Kind: System, System: SysConfig}))
 	}
@@ -1112,71 +773,71 @@ func (x *extractor) apply(i int, c *analyze.Command, p *parsed) {
 	inplace := false
 	toStdout := false
 	skip := 0
-	for _, o := range p.opts {
-		if p.g.recur(o.name) {
+	for _, o := range p.Opts {
+		if p.Grammar.RecurOpt(o.Name) {
 			recursive = true
 		}
-		if p.g.toStdout(o.name) {
+		if p.Grammar.ToStdout(o.Name) {
 			toStdout = true
 		}
-		if p.g.inPlace(o.name) {
+		if p.Grammar.InPlaceOpt(o.Name) {
 			inplace = true
 		}
-		for _, g := range p.chain {
-			if g.Skip1[o.name] {
+		for _, g := range p.Chain {
+			if g.Skip1[o.Name] {
 				skip = 1
 			}
 		}
 	}
 	// options with roles
 	var sends []Effect
-	for _, o := range p.opts {
-		if p.g.runs(o.name) {
+	for _, o := range p.Opts {
+		if p.Grammar.RunsOpt(o.Name) {
 			code := CodeLiteral
-			if o.val.Dynamic {
+			if o.Val.Dynamic {
 				code = CodeComputed
 			}
-			x.emit(with(Effect{Kind: Exec, Code: code, Text: strings.TrimSpace(o.name + " " + o.val.Value), Span: o.arg.Span, Dynamic: o.val.Dynamic, Option: o.name}))
+			x.emit(with(Effect{Kind: Exec, Code: code, Text: strings.TrimSpace(o.Name + " " + o.Val.Value), Span: o.Arg.Span, Dynamic: o.Val.Dynamic, Option: o.Name}))
 		}
-		role, ok := p.g.optRole(o.name)
-		if !ok && o.hasVal && !p.g.runs(o.name) {
-			x.mention(c, o.val, cwd, with)
+		role, ok := p.Grammar.OptRole(o.Name)
+		if !ok && o.HasVal && !p.Grammar.RunsOpt(o.Name) {
+			x.mention(c, o.Val, cwd, with)
 		}
-		if !ok || !o.hasVal {
+		if !ok || !o.HasVal {
 			continue
 		}
 		switch role {
-		case RoleDir:
-			if d, ok := x.abs(o.val.Value, cwd); ok && !o.val.Dynamic {
+		case grammar.RoleDir:
+			if d, ok := x.abs(o.Val.Value, cwd); ok && !o.Val.Dynamic {
 				cwd = d
 			} else {
 				cwd = ""
 			}
-		case RoleCode:
-			x.code(i, c, p, o.val, with)
-		case RoleCmd, RoleProg, RoleModule, RoleConfig:
-			x.runs(p, role, o.name, o.val, cwd, with)
-		case RoleMethod:
-			p.httpMethod(o.val.Value)
-		case RoleSend:
-			if e, ok := x.sendValue(c, o.name, o.val, with); ok {
+		case grammar.RoleCode:
+			x.code(i, c, p, o.Val, with)
+		case grammar.RoleCmd, grammar.RoleProg, grammar.RoleModule, grammar.RoleConfig:
+			x.runs(p, role, o.Name, o.Val, cwd, with)
+		case grammar.RoleMethod:
+			p.HTTPMethod(o.Val.Value)
+		case grammar.RoleSend:
+			if e, ok := x.sendValue(c, o.Name, o.Val, with); ok {
 				sends = append(sends, e)
 			}
 		default:
-			x.operand(i, c, p, role, o.val, cwd, recursive, false, "", with)
+			x.operand(i, c, p, role, o.Val, cwd, recursive, false, "", with)
 		}
 	}
-	switch p.g.Name {
+	switch p.Grammar.Name {
 	case "git config":
 		x.gitConfig(c, p, cwd, with)
 	case "git push":
-		if len(p.ops) > 0 {
-			if url, ok := x.remotes[p.ops[0].Value]; ok {
-				x.emit(with(Effect{Kind: Net, Dest: url, Sends: true, SendsWhat: "the repository (remote " + p.ops[0].Value + " added in this command)"}))
+		if len(p.Ops) > 0 {
+			if url, ok := x.remotes[p.Ops[0].Value]; ok {
+				x.emit(with(Effect{Kind: Net, Dest: url, Sends: true, SendsWhat: "the repository (remote " + p.Ops[0].Value + " added in this command)"}))
 			}
 		}
 	}
-	if len(p.treeVerb) > 0 && p.g.net() {
+	if len(p.TreeVerb) > 0 && p.Grammar.IsNet() {
 		x.treeSends(c, p, cwd, with)
 	}
 	// xargs -I{} / parallel: {} stands for each path the producer lists
@@ -1186,26 +847,26 @@ func (x *extractor) apply(i int, c *analyze.Command, p *parsed) {
 			if u := x.upstream(c); u != nil {
 				if pp, ok := x.producerPath(u); ok {
 					xroot = &pp
-					xroot.Via = cmdText(u) + " | xargs " + strings.Join(p.path, " ")
+					xroot.Via = cmdText(u) + " | xargs " + strings.Join(p.Path, " ")
 				}
 			}
 		}
 	}
 	// operands
-	n := len(p.ops)
+	n := len(p.Ops)
 	mode := ""
 	var modeKind Kind
-	interpCode := p.g.Interp && (p.has("-c", "-e", "-E", "-p", "--eval", "--print", "-r", "-m", "-Command", "-command") || p.hasRoleCode())
-	for j, a := range p.ops {
-		role := p.g.roleAt(j+skip, n+skip)
-		if p.g.Interp || p.chain[0].Interp {
+	interpCode := p.Grammar.Interp && (p.Has("-c", "-e", "-E", "-p", "--eval", "--print", "-r", "-m", "-Command", "-command") || p.HasRoleCode())
+	for j, a := range p.Ops {
+		role := p.Grammar.RoleAt(j+skip, n+skip)
+		if p.Grammar.Interp || p.Chain[0].Interp {
 			if interpCode || j > 0 {
-				role = RoleArg
+				role = grammar.RoleArg
 			}
 		}
-		if role == RoleArg {
+		if role == grammar.RoleArg {
 			if name, val, ok := strings.Cut(a.Value, "="); ok && !a.Dynamic {
-				if r, ok := p.chain[0].Assign[name]; ok {
+				if r, ok := p.Chain[0].Assign[name]; ok {
 					b := a
 					b.Value = val
 					x.runs(p, r, name+"=", b, cwd, with)
@@ -1214,33 +875,33 @@ func (x *extractor) apply(i int, c *analyze.Command, p *parsed) {
 			}
 			x.mention(c, a, cwd, with)
 		}
-		if role == RoleMethod {
-			if p.httpMethod(a.Value) {
+		if role == grammar.RoleMethod {
+			if p.HTTPMethod(a.Value) {
 				continue
 			}
-			role = RoleURL // http example.com/x: the method is optional
+			role = grammar.RoleURL // http example.com/x: the method is optional
 		}
-		if role == RoleRead && inplace {
-			role = RoleWrite
+		if role == grammar.RoleRead && inplace {
+			role = grammar.RoleWrite
 		}
-		if role == RoleWrite && toStdout {
-			role = RoleRead
+		if role == grammar.RoleWrite && toStdout {
+			role = grammar.RoleRead
 		}
-		if p.chain[0].Wrapper && len(p.chain) == 1 {
-			if role == RolePackage {
+		if p.Chain[0].Wrapper && len(p.Chain) == 1 {
+			if role == grammar.RolePackage {
 				x.operand(i, c, p, role, a, cwd, false, false, "", with) // bunx github:u/r: fetched, then run
 			}
 			break // the wrapped command is a command of its own
 		}
 		switch role {
-		case RoleMode:
+		case grammar.RoleMode:
 			mode, modeKind = a.Value, Chmod
 			continue
-		case RoleOwner:
+		case grammar.RoleOwner:
 			mode, modeKind = a.Value, Chown
 			continue
 		}
-		if strings.HasPrefix(a.Value, "+") && len(p.g.shellMarkers()) > 0 && (role == RoleWrite || role == RoleRead) {
+		if strings.HasPrefix(a.Value, "+") && len(p.Grammar.ShellMarkers()) > 0 && (role == grammar.RoleWrite || role == grammar.RoleRead) {
 			// vim +CMD
 			x.code(i, c, p, analyze.Arg{Value: a.Value[1:], Span: a.Span, Dynamic: a.Dynamic}, with)
 			continue
@@ -1253,7 +914,7 @@ func (x *extractor) apply(i int, c *analyze.Command, p *parsed) {
 		}
 		before := len(x.out)
 		x.operand(i, c, p, role, a, cwd, recursive, mode != "", mode, with)
-		if mode != "" && role == RoleWrite && len(x.out) > before {
+		if mode != "" && role == grammar.RoleWrite && len(x.out) > before {
 			last := &x.out[len(x.out)-1]
 			if last.Kind == Write {
 				last.Kind = modeKind
@@ -1274,7 +935,7 @@ func (x *extractor) apply(i int, c *analyze.Command, p *parsed) {
 // command line (cmd), a program (prog: "prog" or "prog,args"), a module
 // name that is code when it is anything else (mod), or settings whose
 // keys named by the grammar's cfgprog hold a program (cfg).
-func (x *extractor) runs(p *parsed, role Role, name string, a analyze.Arg, cwd string, with func(Effect) Effect) {
+func (x *extractor) runs(p *grammar.Parsed, role grammar.Role, name string, a analyze.Arg, cwd string, with func(Effect) Effect) {
 	code := CodeLiteral
 	if a.Dynamic {
 		code = CodeComputed
@@ -1283,9 +944,9 @@ func (x *extractor) runs(p *parsed, role Role, name string, a analyze.Arg, cwd s
 		x.emit(with(Effect{Kind: Exec, Code: code, Text: strings.TrimSpace(name + " " + v), Option: name, Span: a.Span, Dynamic: a.Dynamic}))
 	}
 	switch role {
-	case RoleCmd:
+	case grammar.RoleCmd:
 		line(a.Value)
-	case RoleProg:
+	case grammar.RoleProg:
 		v := a.Value
 		if k := strings.IndexByte(v, ','); k >= 0 {
 			v = v[:k]
@@ -1301,7 +962,7 @@ func (x *extractor) runs(p *parsed, role Role, name string, a analyze.Arg, cwd s
 			pa = x.pathOf(b, cwd)
 		}
 		x.emit(with(Effect{Kind: Exec, Code: CodeFile, Path: pa, Text: strings.TrimSpace(name + " " + a.Value), Option: name, Span: a.Span}))
-	case RoleModule:
+	case grammar.RoleModule:
 		if a.Dynamic || !plainModule(a.Value) {
 			x.emit(with(Effect{Kind: Exec, Code: code, Text: name + a.Value, Span: a.Span, Dynamic: a.Dynamic}))
 			return
@@ -1313,25 +974,25 @@ func (x *extractor) runs(p *parsed, role Role, name string, a analyze.Arg, cwd s
 				return
 			}
 		}
-	case RoleConfig:
+	case grammar.RoleConfig:
 		key, val, ok := strings.Cut(a.Value, "=")
 		if !ok {
-			x.operand(-1, nil, p, RoleRead, a, cwd, false, false, "", with)
+			x.operand(-1, nil, p, grammar.RoleRead, a, cwd, false, false, "", with)
 			return
 		}
 		key = strings.TrimSpace(key)
 		if k := strings.LastIndexByte(key, '.'); k >= 0 {
 			key = key[k+1:]
 		}
-		if !p.chain[0].CfgProg[key] {
+		if !p.Chain[0].CfgProg[key] {
 			return
 		}
 		b := a
 		b.Value = strings.Trim(strings.TrimSpace(val), "\"'")
 		if strings.ContainsAny(b.Value, " \t") {
-			x.runs(p, RoleCmd, name, b, cwd, with)
+			x.runs(p, grammar.RoleCmd, name, b, cwd, with)
 		} else {
-			x.runs(p, RoleProg, name, b, cwd, with)
+			x.runs(p, grammar.RoleProg, name, b, cwd, with)
 		}
 	}
 }
@@ -1353,61 +1014,52 @@ func plainModule(v string) bool {
 // mention reports a literal path given where the grammar gives it no
 // role (npm pack ~/.ssh/id_rsa): what it names is judged.
 func (x *extractor) mention(c *analyze.Command, a analyze.Arg, cwd string, with func(Effect) Effect) {
-	if a.Dynamic || a.ProcSubst || !looksLikePath(a.Value) {
+	if a.Dynamic || a.ProcSubst || !grammar.LooksLikePath(a.Value) {
 		return
 	}
 	x.emit(with(Effect{Kind: Mention, Path: x.pathOf(a, cwd), Span: a.Span}))
 }
 
-func roleKind(r Role) Kind {
+func roleKind(r grammar.Role) Kind {
 	switch r {
-	case RoleRead:
+	case grammar.RoleRead:
 		return Read
-	case RoleWrite, RoleWriteDir:
+	case grammar.RoleWrite, grammar.RoleWriteDir:
 		return Write
-	case RoleDelete:
+	case grammar.RoleDelete:
 		return Delete
 	}
 	return 0
 }
 
-func (p *parsed) hasRoleCode() bool {
-	for _, o := range p.opts {
-		if r, ok := p.g.optRole(o.name); ok && r == RoleCode {
-			return true
-		}
-	}
-	return false
-}
-
 // operand emits the effect of one argument with a role.
-func (x *extractor) operand(i int, c *analyze.Command, p *parsed, role Role, a analyze.Arg, cwd string, recursive, modeSet bool, mode string, with func(Effect) Effect) {
-	if a.ProcSubst && role != RoleExec {
+func (x *extractor) operand(i int, c *analyze.Command, p *grammar.Parsed, role grammar.Role, a analyze.Arg, cwd string, recursive, modeSet bool, mode string, with func(Effect) Effect) {
+	if a.ProcSubst && role != grammar.RoleExec {
 		return // <( ) / >( ) are pipes, not files
 	}
 	switch role {
-	case RoleRead:
+	case grammar.RoleRead:
 		if a.Value == "-" {
 			return
 		}
-		if isRemote(a.Value) {
+		if grammar.IsRemote(a.Value) {
 			return
 		}
-		x.emit(with(Effect{Kind: Read, Path: x.pathOf(a, cwd), Span: a.Span, Dynamic: a.Dynamic, Meta: p.chain[0].Meta || p.metaOpt(), Secret: p.chain[0].Secrets}))
-	case RoleWrite, RoleWriteDir:
+		x.emit(with(Effect{Kind: Read, Path: x.pathOf(a, cwd), Span: a.Span, Dynamic: a.Dynamic, Meta: p.Chain[0].Meta || p.MetaOpt(), Secret: p.Chain[0].Secrets}))
+	case grammar.RoleWrite, grammar.RoleWriteDir:
 		if a.Value == "-" {
 			return
 		}
-		if isRemote(a.Value) {
+		if grammar.IsRemote(a.Value) {
 			return
 		}
 		x.emit(with(Effect{Kind: Write, Path: x.pathOf(a, cwd), Span: a.Span, Dynamic: a.Dynamic}))
-	case RoleDelete:
-		if isRemote(a.Value) {
+	case grammar.RoleDelete:
+		if grammar.IsRemote(a.Value) {
 			return
 		}
 		x.emit(with(Effect{Kind: Delete, Path: x.pathOf(a, cwd), Recursive: recursive, Span: a.Span, Dynamic: a.Dynamic}))
-	case RoleExec:
+	case grammar.RoleExec:
 		if a.ProcSubst || streamPath(a.Value) {
 			x.emit(with(Effect{Kind: Exec, Code: CodeComputed, Text: a.Value, Span: a.Span, Via: "a script read from a descriptor or a process substitution"}))
 			return
@@ -1415,29 +1067,29 @@ func (x *extractor) operand(i int, c *analyze.Command, p *parsed, role Role, a a
 		if a.Value == "-" {
 			return
 		}
-		if isURL(a.Value) {
+		if grammar.IsURL(a.Value) {
 			x.emit(with(Effect{Kind: Exec, Code: CodeNetwork, Text: a.Value, Span: a.Span}))
 			return
 		}
 		x.emit(with(Effect{Kind: Exec, Code: CodeFile, Path: x.pathOf(a, cwd), Span: a.Span, Dynamic: a.Dynamic}))
-	case RoleCode:
+	case grammar.RoleCode:
 		x.code(i, c, p, a, with)
-	case RoleCmd, RoleProg, RoleModule, RoleConfig:
+	case grammar.RoleCmd, grammar.RoleProg, grammar.RoleModule, grammar.RoleConfig:
 		x.runs(p, role, "operand", a, cwd, with)
-	case RoleURL:
+	case grammar.RoleURL:
 		if f, ok := fileURL(a.Value); ok {
 			// file:///path is a local read, whatever the client
 			x.emit(with(Effect{Kind: Read, Path: x.pathOf(analyze.Arg{Value: f, Span: a.Span}, cwd), Span: a.Span, Dynamic: a.Dynamic}))
 			return
 		}
-		if p.g.net() {
+		if p.Grammar.IsNet() {
 			x.emit(with(Effect{Kind: Net, Dest: a.Value, Span: a.Span, Dynamic: a.Dynamic}))
 		}
-	case RoleSignal:
+	case grammar.RoleSignal:
 		x.emit(with(Effect{Kind: Signal, Target: a.Value, Span: a.Span, Dynamic: a.Dynamic}))
-	case RolePackage:
+	case grammar.RolePackage:
 		short := false
-		for g := p.g; g != nil; g = g.parent {
+		for g := p.Grammar; g != nil; g = g.Parent {
 			short = short || g.GitShort
 		}
 		if remoteSpec(a.Value, short) {
@@ -1446,7 +1098,7 @@ func (x *extractor) operand(i int, c *analyze.Command, p *parsed, role Role, a a
 		} else {
 			x.mention(c, a, cwd, with)
 		}
-	case RoleIndex:
+	case grammar.RoleIndex:
 		// packages come from a source the configuration does not name:
 		// a new index, repository, tap or channel (one on this machine
 		// is the project's own)
@@ -1468,7 +1120,7 @@ func localSource(v string) bool {
 	if !strings.Contains(v, "://") {
 		return false
 	}
-	return Loopback(HostOf(v))
+	return world.Loopback(world.HostOf(v))
 }
 
 // hostedGit are the package-spec prefixes that name a repository on a
@@ -1495,18 +1147,6 @@ func remoteSpec(v string, short bool) bool {
 	return ok && owner != "" && repo != "" && !strings.Contains(repo, "/") && !strings.HasSuffix(repo, ".tgz") && !strings.HasSuffix(repo, ".tar.gz")
 }
 
-// isRemote reports host:path operands (scp, rsync) and URLs.
-func isRemote(v string) bool {
-	if isURL(v) {
-		return true
-	}
-	k := strings.IndexByte(v, ':')
-	if k <= 0 || strings.HasPrefix(v, "/") || strings.HasPrefix(v, ".") || strings.HasPrefix(v, "~") {
-		return false
-	}
-	return !strings.Contains(v[:k], "/")
-}
-
 // fileURL returns the path of a file: URL (file:///p, file://localhost/p,
 // file:/p).
 func fileURL(v string) (string, bool) {
@@ -1527,14 +1167,14 @@ func fileURL(v string) (string, bool) {
 
 // reveals emits a secret Read for a subcommand that prints a secret
 // under the conditions of its grammar (Grammar.Reveals).
-func (x *extractor) reveals(p *parsed, with func(Effect) Effect) {
-	rv := p.g.Reveals
+func (x *extractor) reveals(p *grammar.Parsed, with func(Effect) Effect) {
+	rv := p.Grammar.Reveals
 	if len(rv) == 0 {
 		return
 	}
 	first := ""
-	if len(p.ops) > 0 {
-		first = p.ops[0].Value
+	if len(p.Ops) > 0 {
+		first = p.Ops[0].Value
 	}
 	always, named := false, false
 	var opts, names []string
@@ -1552,7 +1192,7 @@ func (x *extractor) reveals(p *parsed, with func(Effect) Effect) {
 	}
 	ok := always
 	if !always {
-		ok = (len(opts) == 0 || p.has(opts...)) && (!named || SecretName(first))
+		ok = (len(opts) == 0 || p.Has(opts...)) && (!named || world.SecretName(first))
 		if len(names) > 0 {
 			hit := false
 			for _, n := range names {
@@ -1565,52 +1205,18 @@ func (x *extractor) reveals(p *parsed, with func(Effect) Effect) {
 	if !ok {
 		return
 	}
-	what := strings.Join(p.path, " ")
+	what := strings.Join(p.Path, " ")
 	if named {
 		what += " " + first
 	}
 	x.emit(with(Effect{Kind: Read, Secret: true, Path: Path{Raw: "the secret " + what + " prints", Origin: OriginUnknown}, Via: what}))
 }
 
-// secretWords are the words of variable and setting names that hold
-// secrets (AWS_SECRET_ACCESS_KEY, GH_TOKEN, //registry/:_authToken).
-var secretWords = []string{"key", "secret", "token", "passw", "credential", "auth", "private", "session", "cookie"}
-
-// secretVars are well-known variables that hold credentials under a
-// name without a secret word.
-var secretVars = []string{"AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "GITHUB_TOKEN", "GH_TOKEN", "GITLAB_TOKEN",
-	"NPM_TOKEN", "PYPI_TOKEN", "TWINE_PASSWORD", "CARGO_REGISTRY_TOKEN", "HF_TOKEN", "OPENAI_API_KEY",
-	"ANTHROPIC_API_KEY", "AZURE_CLIENT_SECRET", "ARM_CLIENT_SECRET", "DATABASE_URL", "REDIS_URL", "MONGODB_URI",
-	"PGPASSWORD", "MYSQL_PWD", "VAULT_TOKEN", "CI_JOB_TOKEN", "DOCKER_PASSWORD", "SLACK_WEBHOOK_URL",
-	"DIGITALOCEAN_ACCESS_TOKEN", "HEROKU_API_KEY", "STRIPE_API_KEY", "SENTRY_DSN", "TF_VAR_"}
-
-// SecretName reports a variable or setting name that holds a secret.
-// A name ending in "*" stands for every name it starts: AWS_* holds
-// AWS_SECRET_ACCESS_KEY, GO* holds none.
-func SecretName(n string) bool {
-	if pre, ok := strings.CutSuffix(n, "*"); ok {
-		up := strings.ToUpper(pre)
-		for _, v := range secretVars {
-			if strings.HasPrefix(v, up) || strings.HasPrefix(up, v) {
-				return true
-			}
-		}
-		n = pre
-	}
-	l := strings.ToLower(n)
-	for _, w := range secretWords {
-		if strings.Contains(l, w) {
-			return true
-		}
-	}
-	return false
-}
-
 // codeReads emits a Read for each file the tool's code reads after one
 // of the grammar's reader markers.
-func (x *extractor) codeReads(c *analyze.Command, p *parsed, a analyze.Arg, with func(Effect) Effect) {
+func (x *extractor) codeReads(c *analyze.Command, p *grammar.Parsed, a analyze.Arg, with func(Effect) Effect) {
 	var marks []string
-	for g := p.g; g != nil && marks == nil; g = g.parent {
+	for g := p.Grammar; g != nil && marks == nil; g = g.Parent {
 		marks = g.CodeReads
 	}
 	if len(marks) == 0 || a.Dynamic {
@@ -1624,7 +1230,7 @@ func (x *extractor) codeReads(c *analyze.Command, p *parsed, a analyze.Arg, with
 		if strings.HasPrefix(f, "~/") {
 			f = path.Join(x.opts.Home, f[2:])
 		}
-		x.emit(with(Effect{Kind: Read, Path: x.pathOf(analyze.Arg{Value: f, Span: a.Span}, cwd), Span: a.Span, Via: p.path[0] + " code reads " + f}))
+		x.emit(with(Effect{Kind: Read, Path: x.pathOf(analyze.Arg{Value: f, Span: a.Span}, cwd), Span: a.Span, Via: p.Path[0] + " code reads " + f}))
 	}
 }
 
@@ -1685,14 +1291,14 @@ func identText(s string) bool {
 }
 
 // code emits an Exec for tool code that reaches a shell.
-func (x *extractor) code(i int, c *analyze.Command, p *parsed, a analyze.Arg, with func(Effect) Effect) {
-	x.secretsInCode(a.Value, p.path[0], with)
+func (x *extractor) code(i int, c *analyze.Command, p *grammar.Parsed, a analyze.Arg, with func(Effect) Effect) {
+	x.secretsInCode(a.Value, p.Path[0], with)
 	x.codeReads(c, p, a, with)
-	marks := p.g.shellMarkers()
+	marks := p.Grammar.ShellMarkers()
 	if len(marks) == 0 {
 		// code of a general-purpose language analyze has no reader for
 		// (julia, groovy, elixir …): nobody can say what it runs
-		if c != nil && c.Lang == "" && (p.chain[0].Interp || len(p.chain[0].Ops) > 0 && p.chain[0].Ops[0] == RoleExec) {
+		if c != nil && c.Lang == "" && (p.Chain[0].Interp || len(p.Chain[0].Ops) > 0 && p.Chain[0].Ops[0] == grammar.RoleExec) {
 			code := CodeLiteral
 			if a.Dynamic {
 				code = CodeComputed
@@ -1701,7 +1307,7 @@ func (x *extractor) code(i int, c *analyze.Command, p *parsed, a analyze.Arg, wi
 		}
 		return
 	}
-	if p.chain[0].Name == "make" {
+	if p.Chain[0].Name == "make" {
 		// a rule given with --eval: its recipe (after ";") is a command line
 		if k := strings.Index(a.Value, ":"); k >= 0 {
 			if j := strings.IndexByte(a.Value[k:], ';'); j >= 0 {
@@ -1869,9 +1475,9 @@ func isDigits(s string) bool {
 // treeSends reports local files a cloud CLI uploads: every local path
 // operand of create/upload/put verbs, and the sources of cp/sync/mv
 // when the destination is remote.
-func (x *extractor) treeSends(c *analyze.Command, p *parsed, cwd string, with func(Effect) Effect) {
+func (x *extractor) treeSends(c *analyze.Command, p *grammar.Parsed, cwd string, with func(Effect) Effect) {
 	up, cp := false, false
-	for _, w := range p.treeVerb {
+	for _, w := range p.TreeVerb {
 		h := strings.ToLower(w)
 		if k := strings.IndexAny(h, "-_"); k > 0 {
 			h = h[:k]
@@ -1886,65 +1492,40 @@ func (x *extractor) treeSends(c *analyze.Command, p *parsed, cwd string, with fu
 	if !up && !cp {
 		return
 	}
-	ops := p.ops
+	ops := p.Ops
 	if cp {
-		if len(ops) < 2 || !remoteOperand(ops[len(ops)-1].Value) {
+		if len(ops) < 2 || !grammar.RemoteOperand(ops[len(ops)-1].Value) {
 			return
 		}
 		ops = ops[:len(ops)-1]
 	}
 	for _, a := range ops {
 		v := a.Value
-		if a.Dynamic || remoteOperand(v) || !localPathLike(v) {
+		if a.Dynamic || grammar.RemoteOperand(v) || !grammar.LocalPathLike(v) {
 			continue
 		}
 		pa := x.pathOf(a, cwd)
-		x.emit(with(Effect{Kind: Net, Dest: p.path[0], Sends: true, SendsWhat: pa.String(), Path: pa, Span: a.Span}))
+		x.emit(with(Effect{Kind: Net, Dest: p.Path[0], Sends: true, SendsWhat: pa.String(), Path: pa, Span: a.Span}))
 	}
-}
-
-func remoteOperand(v string) bool {
-	return isURL(v) || isRemote(v)
-}
-
-// localPathLike reports operands that name local files: a path, or a
-// name with an extension.
-func localPathLike(v string) bool {
-	if looksLikePath(v) || strings.Contains(v, "/") {
-		return true
-	}
-	if strings.HasPrefix(v, ".") && len(v) > 1 {
-		return true
-	}
-	k := strings.LastIndexByte(v, '.')
-	if k <= 0 || k >= len(v)-1 || len(v)-k > 11 {
-		return false
-	}
-	for _, r := range v[k+1:] {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
-			return true // a name with an extension: report.txt, app.tar.gz
-		}
-	}
-	return false
 }
 
 // gitConfig reports the file "git config" writes when it sets something:
 // --file, --global (~/.gitconfig), --system, or the repository's
 // .git/config (of the -C directory).
-func (x *extractor) gitConfig(c *analyze.Command, p *parsed, cwd string, with func(Effect) Effect) {
-	set := len(p.ops) >= 2
+func (x *extractor) gitConfig(c *analyze.Command, p *grammar.Parsed, cwd string, with func(Effect) Effect) {
+	set := len(p.Ops) >= 2
 	target := Path{}
-	for _, o := range p.opts {
-		switch o.name {
+	for _, o := range p.Opts {
+		switch o.Name {
 		case "--get", "--get-all", "--get-regexp", "--get-urlmatch", "-l", "--list", "--show-origin", "--show-scope", "--name-only":
-			if len(p.ops) < 2 || o.name != "--show-origin" && o.name != "--show-scope" {
+			if len(p.Ops) < 2 || o.Name != "--show-origin" && o.Name != "--show-scope" {
 				return
 			}
 		case "--unset", "--unset-all", "--add", "--replace-all", "--rename-section", "--remove-section", "-e", "--edit":
 			set = true
 		case "--file", "-f":
-			if o.hasVal {
-				target = x.pathOf(o.val, cwd)
+			if o.HasVal {
+				target = x.pathOf(o.Val, cwd)
 			}
 		case "--global":
 			target = Path{Abs: path.Join(x.opts.Home, ".gitconfig"), Raw: "~/.gitconfig", Origin: OriginLiteral}
@@ -1952,8 +1533,8 @@ func (x *extractor) gitConfig(c *analyze.Command, p *parsed, cwd string, with fu
 			target = Path{Abs: "/etc/gitconfig", Raw: "/etc/gitconfig", Origin: OriginLiteral}
 		}
 	}
-	if len(p.ops) > 0 {
-		switch p.ops[0].Value {
+	if len(p.Ops) > 0 {
+		switch p.Ops[0].Value {
 		case "set", "unset", "rename-section", "remove-section", "edit":
 			set = true
 		case "get", "list":
@@ -1971,82 +1552,18 @@ func (x *extractor) gitConfig(c *analyze.Command, p *parsed, cwd string, with fu
 		}
 	}
 	key := ""
-	for _, a := range p.ops {
+	for _, a := range p.Ops {
 		if a.Value != "set" && a.Value != "unset" {
 			key = a.Value
 			break
 		}
 	}
 	val := ""
-	for j, a := range p.ops {
-		if a.Value == key && j+1 < len(p.ops) {
-			val = p.ops[j+1].Value
+	for j, a := range p.Ops {
+		if a.Value == key && j+1 < len(p.Ops) {
+			val = p.Ops[j+1].Value
 			break
 		}
 	}
 	x.emit(with(Effect{Kind: Write, Path: target, Text: "git config", Name: key, Value: val}))
-}
-
-// WrappedArgv returns the command line a wrapper program of the grammars
-// runs (valgrind, uv run, strace …: the operands after its own options),
-// and ok when c is such a wrapper with a command to run.
-func WrappedArgv(c *analyze.Command) ([]analyze.Arg, bool) {
-	if c == nil || len(c.Args) < 2 {
-		return nil, false
-	}
-	g := Lookup(c.Name())
-	if g == nil || !g.wraps() {
-		return nil, false
-	}
-	p := parse(g, c.Args[1:])
-	for _, o := range p.opts {
-		if p.g.describes(o.name) {
-			return nil, false // command -v NAME only looks NAME up
-		}
-	}
-	if len(p.wrapped) > 0 {
-		return p.wrapped, true
-	}
-	if !p.g.Wrapper || len(p.ops) == 0 {
-		return nil, false
-	}
-	// the operands are the wrapped command with its own arguments:
-	// everything from the first operand on, as written
-	first := p.ops[0]
-	for k, a := range c.Args {
-		if a.Span == first.Span && a.Value == first.Value && k > 0 {
-			return c.Args[k:], true
-		}
-	}
-	return p.ops, true
-}
-
-// Subcommand returns the first operand of program name's arguments and
-// the arguments after it, skipping the program's global options and the
-// values they take (kubectl -n prod delete → "delete"). A program with no
-// grammar treats every word starting with "-" as a switch.
-func Subcommand(name string, args []analyze.Arg) (string, []analyze.Arg) {
-	g := Lookup(name)
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		v := a.Value
-		if v == "--" {
-			if i+1 < len(args) {
-				return args[i+1].Value, args[i+2:]
-			}
-			return "", nil
-		}
-		if !strings.HasPrefix(v, "-") || a.Dynamic {
-			return v, args[i+1:]
-		}
-		if g == nil || strings.Contains(v, "=") {
-			continue
-		}
-		if g.takesValue(v) {
-			i++ // the option's value
-			continue
-		}
-		// a short option grouped with its value (-nprod) takes none more
-	}
-	return "", nil
 }

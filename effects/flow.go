@@ -5,11 +5,12 @@ import (
 	"strings"
 
 	"github.com/shellguard/shellguard/analyze"
+	"github.com/shellguard/shellguard/internal/grammar"
 )
 
 // find: the roots are read; -delete deletes what is found under them;
 // -fprint writes. -exec commands are commands of their own.
-func (x *extractor) find(i int, c *analyze.Command, p *parsed, with func(Effect) Effect) {
+func (x *extractor) find(i int, c *analyze.Command, p *grammar.Parsed, with func(Effect) Effect) {
 	var roots []Path
 	for _, a := range c.Args[1:] {
 		v := a.Value
@@ -43,9 +44,9 @@ func (x *extractor) find(i int, c *analyze.Command, p *parsed, with func(Effect)
 			x.emit(with(Effect{Kind: Delete, Path: d, Recursive: true, Via: "find " + r.Raw + " -delete"}))
 		}
 	}
-	for _, o := range p.opts {
-		if r, ok := p.g.optRole(o.name); ok && r == RoleWrite && o.hasVal {
-			x.emit(with(Effect{Kind: Write, Path: x.pathOf(o.val, c.Cwd), Span: o.val.Span}))
+	for _, o := range p.Opts {
+		if r, ok := p.Grammar.OptRole(o.Name); ok && r == grammar.RoleWrite && o.HasVal {
+			x.emit(with(Effect{Kind: Write, Path: x.pathOf(o.Val, c.Cwd), Span: o.Val.Span}))
 		}
 	}
 }
@@ -65,15 +66,15 @@ func hasContentAction(c *analyze.Command) bool {
 // configChange reports tool configuration that is written: the config
 // subcommands of package managers and toolchains with a verb that
 // changes (npm config set, pip config set, go env -w, gem sources --add).
-func configChange(p *parsed) bool {
+func configChange(p *grammar.Parsed) bool {
 	cfg := false
-	for _, g := range p.chain {
+	for _, g := range p.Chain {
 		if g.System == SysConfig {
 			cfg = true
 		}
 	}
-	name := p.chain[0].Name
-	if len(p.path) >= 2 && (name == "go" && p.path[1] == "env" || name == "yarn" || name == "pnpm" || name == "bundle" || name == "poetry" || name == "cargo" || name == "uv") {
+	name := p.Chain[0].Name
+	if len(p.Path) >= 2 && (name == "go" && p.Path[1] == "env" || name == "yarn" || name == "pnpm" || name == "bundle" || name == "poetry" || name == "cargo" || name == "uv") {
 		cfg = cfg || name == "go" || hasOp(p, "config")
 	} else if !cfg && (name == "yarn" || name == "pnpm" || name == "bundle" || name == "poetry") && hasOp(p, "config") {
 		cfg = true
@@ -81,13 +82,13 @@ func configChange(p *parsed) bool {
 	if !cfg {
 		return false
 	}
-	for _, o := range p.opts {
-		switch o.name {
+	for _, o := range p.Opts {
+		switch o.Name {
 		case "-w", "--add", "--remove", "--append", "--prepend", "--set", "--unset", "--edit", "-u", "--replace-all":
 			return true
 		}
 	}
-	words := append(append([]string(nil), p.path[1:]...), opValues(p)...)
+	words := append(append([]string(nil), p.Path[1:]...), opValues(p)...)
 	for _, w := range words {
 		switch w {
 		case "set", "add", "delete", "rm", "remove", "unset", "edit", "append", "prepend", "replace":
@@ -97,16 +98,16 @@ func configChange(p *parsed) bool {
 	return false
 }
 
-func opValues(p *parsed) []string {
+func opValues(p *grammar.Parsed) []string {
 	var out []string
-	for _, a := range p.ops {
+	for _, a := range p.Ops {
 		out = append(out, a.Value)
 	}
 	return out
 }
 
-func hasOp(p *parsed, w string) bool {
-	for _, a := range p.ops {
+func hasOp(p *grammar.Parsed, w string) bool {
+	for _, a := range p.Ops {
 		if a.Value == w {
 			return true
 		}
@@ -116,7 +117,7 @@ func hasOp(p *parsed, w string) bool {
 
 // tar: create reads its operands and writes the archive; extract reads
 // the archive and writes into the directory (-C or cwd).
-func (x *extractor) tar(i int, c *analyze.Command, p *parsed, with func(Effect) Effect) {
+func (x *extractor) tar(i int, c *analyze.Command, p *grammar.Parsed, with func(Effect) Effect) {
 	args := c.Args[1:]
 	mode := byte(0)
 	archive := analyze.Arg{}
@@ -147,7 +148,7 @@ func (x *extractor) tar(i int, c *analyze.Command, p *parsed, with func(Effect) 
 			}
 		case strings.HasPrefix(v, "--"):
 			name, val, eq := strings.Cut(v, "=")
-			name = p.g.complete(name)
+			name = p.Grammar.Complete(name)
 			switch name {
 			case "--create":
 				mode = 'c'
@@ -172,7 +173,7 @@ func (x *extractor) tar(i int, c *analyze.Command, p *parsed, with func(Effect) 
 					dir = x.dirOf(a, c.Cwd)
 				}
 			default:
-				if !eq && p.g.takesValue(name) && k+1 < len(args) {
+				if !eq && p.Grammar.TakesValue(name) && k+1 < len(args) {
 					k++
 				}
 			}
@@ -196,7 +197,7 @@ func (x *extractor) tar(i int, c *analyze.Command, p *parsed, with func(Effect) 
 					}
 					j = len(v)
 				default:
-					if p.g.takesValue("-"+string(v[j])) && j+1 == len(v) && k+1 < len(args) {
+					if p.Grammar.TakesValue("-"+string(v[j])) && j+1 == len(v) && k+1 < len(args) {
 						k++
 					}
 				}
@@ -205,21 +206,21 @@ func (x *extractor) tar(i int, c *analyze.Command, p *parsed, with func(Effect) 
 			ops = append(ops, a)
 		}
 	}
-	for _, o := range p.opts {
-		if p.g.runs(o.name) {
-			x.emit(with(Effect{Kind: Exec, Code: CodeLiteral, Text: strings.TrimSpace(o.name + " " + o.val.Value), Span: o.arg.Span}))
+	for _, o := range p.Opts {
+		if p.Grammar.RunsOpt(o.Name) {
+			x.emit(with(Effect{Kind: Exec, Code: CodeLiteral, Text: strings.TrimSpace(o.Name + " " + o.Val.Value), Span: o.Arg.Span}))
 		}
 	}
 	switch mode {
 	case 'c', 'r', 'u', 'A', 'd':
-		if hasArchive && archive.Value != "-" && !isRemote(archive.Value) {
+		if hasArchive && archive.Value != "-" && !grammar.IsRemote(archive.Value) {
 			x.emit(with(Effect{Kind: Write, Path: x.pathOf(archive, c.Cwd), Span: archive.Span}))
 		}
 		for _, a := range ops {
 			x.emit(with(Effect{Kind: Read, Path: x.pathOf(a, dir), Span: a.Span}))
 		}
 	case 'x':
-		if hasArchive && archive.Value != "-" && !isRemote(archive.Value) {
+		if hasArchive && archive.Value != "-" && !grammar.IsRemote(archive.Value) {
 			x.emit(with(Effect{Kind: Read, Path: x.pathOf(archive, c.Cwd), Span: archive.Span}))
 		}
 		if dir != "" {
@@ -247,7 +248,7 @@ func (x *extractor) dirOf(a analyze.Arg, cwd string) string {
 
 // appended: xargs and find -exec … add paths to the command line at run
 // time; their provenance is the producer upstream.
-func (x *extractor) appended(i int, c *analyze.Command, p *parsed, recursive bool, with func(Effect) Effect) {
+func (x *extractor) appended(i int, c *analyze.Command, p *grammar.Parsed, recursive bool, with func(Effect) Effect) {
 	if len(c.Wrappers) == 0 {
 		return
 	}
@@ -260,7 +261,7 @@ func (x *extractor) appended(i int, c *analyze.Command, p *parsed, recursive boo
 		if u == nil {
 			// arguments from a file (-a) or elsewhere: unknown
 			root = Path{Raw: "xargs input", Origin: OriginUnknown}
-			via = "xargs " + p.path[0]
+			via = "xargs " + p.Path[0]
 			break
 		}
 		if pp, ok := x.producerPath(u); ok {
@@ -268,13 +269,13 @@ func (x *extractor) appended(i int, c *analyze.Command, p *parsed, recursive boo
 		} else if lit, ok := literalWords(u); ok {
 			// echo /etc | xargs rm -rf: the words themselves
 			for _, wd := range lit {
-				x.derivedOperand(i, c, p, Path{Abs: wd, Raw: wd, Origin: OriginLiteral}, recursive, cmdText(u)+" | xargs "+p.path[0], with)
+				x.derivedOperand(i, c, p, Path{Abs: wd, Raw: wd, Origin: OriginLiteral}, recursive, cmdText(u)+" | xargs "+p.Path[0], with)
 			}
 			return
 		} else {
 			root = Path{Raw: "output of " + u.Name(), Origin: OriginUnknown}
 		}
-		via = cmdText(u) + " | xargs " + strings.Join(p.path, " ")
+		via = cmdText(u) + " | xargs " + strings.Join(p.Path, " ")
 	case strings.HasPrefix(w, "find -exec") || strings.HasPrefix(w, "find -ok"):
 		// analyze renders {} under the find root: "/{}" for find /
 		for _, a := range c.Args[1:] {
@@ -299,7 +300,7 @@ func (x *extractor) appended(i int, c *analyze.Command, p *parsed, recursive boo
 		if root.Origin == 0 {
 			return
 		}
-		via = "find " + root.Raw + " -exec " + strings.Join(p.path, " ")
+		via = "find " + root.Raw + " -exec " + strings.Join(p.Path, " ")
 	default:
 		return
 	}
@@ -335,62 +336,53 @@ func literalWords(u *analyze.Command) ([]string, bool) {
 
 // derivedOperand emits the effect an appended operand has, by the role
 // the grammar gives to the last operand.
-func (x *extractor) derivedOperand(i int, c *analyze.Command, p *parsed, root Path, recursive bool, via string, with func(Effect) Effect) {
-	n := len(p.ops) + 1
-	role := p.g.roleAt(n-1, n)
-	if role == RoleExec && !p.codeGiven() {
+func (x *extractor) derivedOperand(i int, c *analyze.Command, p *grammar.Parsed, root Path, recursive bool, via string, with func(Effect) Effect) {
+	n := len(p.Ops) + 1
+	role := p.Grammar.RoleAt(n-1, n)
+	if role == grammar.RoleExec && !p.CodeGiven() {
 		// xargs bash, find -exec sh: the files found are the scripts run
 		x.emit(with(Effect{Kind: Exec, Code: CodeFile, Path: root, Via: via}))
 		return
 	}
-	if p.g.Interp || p.chain[0].Wrapper {
+	if p.Grammar.Interp || p.Chain[0].Wrapper {
 		return
 	}
 	kind := Kind(0)
 	switch role {
-	case RoleRead:
+	case grammar.RoleRead:
 		kind = Read
-	case RoleWrite, RoleWriteDir:
+	case grammar.RoleWrite, grammar.RoleWriteDir:
 		kind = Write
-		for _, r := range p.g.Ops {
-			if r == RoleMode {
+		for _, r := range p.Grammar.Ops {
+			if r == grammar.RoleMode {
 				kind = Chmod
-			} else if r == RoleOwner {
+			} else if r == grammar.RoleOwner {
 				kind = Chown
 			}
 		}
-		if p.g.inPlaceSet(p) {
+		if p.Grammar.InPlaceSet(p) {
 			kind = Write
 		}
-	case RoleDelete:
+	case grammar.RoleDelete:
 		kind = Delete
 	default:
-		if p.g.inPlaceSet(p) {
+		if p.Grammar.InPlaceSet(p) {
 			kind = Write
 		} else {
 			return
 		}
 	}
-	if kind == Read && p.g.inPlaceSet(p) {
+	if kind == Read && p.Grammar.InPlaceSet(p) {
 		kind = Write
 	}
 	e := with(Effect{Kind: kind, Path: root, Recursive: recursive, Via: via})
 	if kind == Chmod || kind == Chown {
-		for _, a := range p.ops {
+		for _, a := range p.Ops {
 			e.Mode = a.Value
 			break
 		}
 	}
 	x.emit(e)
-}
-
-func (g *Grammar) inPlaceSet(p *parsed) bool {
-	for _, o := range p.opts {
-		if g.inPlace(o.name) {
-			return true
-		}
-	}
-	return false
 }
 
 // sendValue turns the value of a send option (curl -d @file, -T file,
@@ -438,8 +430,8 @@ func (x *extractor) sendValue(c *analyze.Command, opt string, v analyze.Arg, wit
 // netFlow connects what a network command sends to where: files named
 // by send options, its stdin (a pipe or a "<" redirect), local operands
 // of scp/rsync going to a remote host.
-func (x *extractor) netFlow(i int, c *analyze.Command, p *parsed, sends []Effect, with func(Effect) Effect) {
-	if !p.g.net() {
+func (x *extractor) netFlow(i int, c *analyze.Command, p *grammar.Parsed, sends []Effect, with func(Effect) Effect) {
+	if !p.Grammar.IsNet() {
 		return
 	}
 	var dests []string
@@ -448,24 +440,24 @@ func (x *extractor) netFlow(i int, c *analyze.Command, p *parsed, sends []Effect
 			dests = append(dests, e.Dest)
 		}
 	}
-	name := p.chain[0].Name
+	name := p.Chain[0].Name
 	if name == "scp" || name == "rsync" {
-		if p.has("--list-only", "--dry-run", "-n") {
+		if p.Has("--list-only", "--dry-run", "-n") {
 			return
 		}
-		if len(p.ops) >= 2 {
-			last := p.ops[len(p.ops)-1]
-			if isRemote(last.Value) {
-				for _, a := range p.ops[:len(p.ops)-1] {
-					if isRemote(a.Value) {
+		if len(p.Ops) >= 2 {
+			last := p.Ops[len(p.Ops)-1]
+			if grammar.IsRemote(last.Value) {
+				for _, a := range p.Ops[:len(p.Ops)-1] {
+					if grammar.IsRemote(a.Value) {
 						continue
 					}
 					pa := x.pathOf(a, c.Cwd)
 					x.emit(with(Effect{Kind: Net, Dest: last.Value, Sends: true, SendsWhat: pa.String(), Path: pa, Span: a.Span}))
 				}
 			} else {
-				for _, a := range p.ops[:len(p.ops)-1] {
-					if isRemote(a.Value) {
+				for _, a := range p.Ops[:len(p.Ops)-1] {
+					if grammar.IsRemote(a.Value) {
 						x.emit(with(Effect{Kind: Net, Dest: a.Value, Span: a.Span}))
 					}
 				}
@@ -547,10 +539,10 @@ func literalText(u *analyze.Command) (string, bool) {
 
 // stdinCode: shells and interpreters that read code from a pipe, and
 // tools that read commands from stdin (ed, dc, psql, sqlite3 …).
-func (x *extractor) stdinCode(i int, c *analyze.Command, p *parsed, with func(Effect) Effect) {
-	g := p.chain[0]
+func (x *extractor) stdinCode(i int, c *analyze.Command, p *grammar.Parsed, with func(Effect) Effect) {
+	g := p.Chain[0]
 	// under xargs the appended operands are the script, not code on stdin
-	if g.Interp && len(p.ops) == 0 && !c.ExtraArgs && !p.has("-c", "-e", "-E", "-p", "--eval", "--print", "-m", "-r", "-Command", "-command") || g.Interp && len(p.ops) > 0 && p.ops[0].Value == "-" {
+	if g.Interp && len(p.Ops) == 0 && !c.ExtraArgs && !p.Has("-c", "-e", "-E", "-p", "--eval", "--print", "-m", "-r", "-Command", "-command") || g.Interp && len(p.Ops) > 0 && p.Ops[0].Value == "-" {
 		if u := x.upstream(c); u != nil {
 			src := CodeComputed
 			if un := u.Name(); un == "curl" || un == "wget" || un == "fetch" || un == "aria2c" || un == "http" || un == "nc" {
@@ -560,15 +552,15 @@ func (x *extractor) stdinCode(i int, c *analyze.Command, p *parsed, with func(Ef
 				src = CodeLiteral
 			}
 			if src != CodeLiteral {
-				x.emit(with(Effect{Kind: Exec, Code: src, Text: cmdText(u) + " | " + p.path[0], Via: cmdText(u) + " | " + p.path[0]}))
+				x.emit(with(Effect{Kind: Exec, Code: src, Text: cmdText(u) + " | " + p.Path[0], Via: cmdText(u) + " | " + p.Path[0]}))
 			}
 		}
 		return
 	}
-	if !p.g.Stdin && !g.Stdin {
+	if !p.Grammar.Stdin && !g.Stdin {
 		return
 	}
-	marks := p.g.shellMarkers()
+	marks := p.Grammar.ShellMarkers()
 	text := ""
 	dyn := false
 	for _, r := range c.Redirects {
@@ -589,17 +581,6 @@ func (x *extractor) stdinCode(i int, c *analyze.Command, p *parsed, with func(Ef
 		}
 		x.emit(with(Effect{Kind: Exec, Code: code, Text: line}))
 	}
-}
-
-// codeGiven reports a code option in the parsed command (bash -c, python
-// -c): the operands are then arguments of that code, not a script.
-func (p *parsed) codeGiven() bool {
-	for _, o := range p.opts {
-		if p.g.Opts[o.name] == RoleCode {
-			return true
-		}
-	}
-	return false
 }
 
 // wrapping returns the command whose words hold command i, c (the find

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/shellguard/shellguard/analyze"
+	"github.com/shellguard/shellguard/internal/grammar"
+	"github.com/shellguard/shellguard/internal/world"
 )
 
 // FuzzEffects checks that Extract never panics and that every effect is
@@ -43,11 +45,11 @@ func FuzzEffects(f *testing.F) {
 			}
 			_ = e.Describe()
 			if e.Path.Abs != "" {
-				_ = Classify(e.Path.Abs, Options{Home: "/home/u", Workspace: "/ws"})
+				_ = world.Classify(e.Path.Abs, world.Options{Home: "/home/u", Workspace: "/ws"})
 			}
 			if e.Dest != "" {
-				h := HostOf(e.Dest)
-				_, _ = MetadataHost(h), Loopback(h)
+				h := world.HostOf(e.Dest)
+				_, _ = world.MetadataHost(h), world.Loopback(h)
 			}
 		}
 	})
@@ -61,7 +63,7 @@ func BenchmarkExtract(b *testing.B) {
 	for _, s := range srcs {
 		rs = append(rs, analyze.Analyze(s, analyze.Options{}))
 	}
-	Grammars()
+	grammar.Grammars()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		Extract(rs[i%len(rs)], Options{})

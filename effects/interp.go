@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/shellguard/shellguard/analyze"
+	"github.com/shellguard/shellguard/internal/grammar"
 )
 
 // interpreter reads the code of python -c, node -e, perl -e, ruby -e,
@@ -12,15 +13,15 @@ import (
 // execFileSync('rm', [...]), system('rm', …)) becomes the effects of that
 // command; delete calls (shutil.rmtree, remove_tree, fs.promises.rm,
 // Remove-Item …) become deletes.
-func (x *extractor) interpreter(i int, c *analyze.Command, p *parsed, with func(Effect) Effect) {
-	g := p.chain[0]
+func (x *extractor) interpreter(i int, c *analyze.Command, p *grammar.Parsed, with func(Effect) Effect) {
+	g := p.Chain[0]
 	if !g.Interp {
 		return
 	}
 	x.server(c, p, with)
-	for _, o := range p.opts {
-		if r, ok := p.g.optRole(o.name); ok && r == RoleCode && o.hasVal {
-			x.interpCode(i, c, o.val, with)
+	for _, o := range p.Opts {
+		if r, ok := p.Grammar.OptRole(o.Name); ok && r == grammar.RoleCode && o.HasVal {
+			x.interpCode(i, c, o.Val, with)
 		}
 	}
 }
@@ -40,33 +41,33 @@ var deleteCalls = []struct {
 
 // server: python -m http.server (and php -S) serve a directory to the
 // network.
-func (x *extractor) server(c *analyze.Command, p *parsed, with func(Effect) Effect) {
+func (x *extractor) server(c *analyze.Command, p *grammar.Parsed, with func(Effect) Effect) {
 	mod := ""
 	dir := ""
 	bind := "0.0.0.0"
-	for k, o := range p.opts {
-		switch o.name {
+	for k, o := range p.Opts {
+		switch o.Name {
 		case "-m":
-			mod = o.val.Value
+			mod = o.Val.Value
 			// the module's own options follow as operands or options
-			rest := p.opts[k+1:]
+			rest := p.Opts[k+1:]
 			for _, r := range rest {
-				switch r.name {
+				switch r.Name {
 				case "--directory", "-d":
-					if r.hasVal {
-						dir = r.val.Value
+					if r.HasVal {
+						dir = r.Val.Value
 					}
 				case "--bind", "-b":
-					if r.hasVal {
-						bind = r.val.Value
+					if r.HasVal {
+						bind = r.Val.Value
 					}
 				}
 			}
 		case "-S":
 			mod = "php -S"
-			bind = o.val.Value
+			bind = o.Val.Value
 		case "-t":
-			dir = o.val.Value
+			dir = o.Val.Value
 		}
 	}
 	if mod != "http.server" && mod != "SimpleHTTPServer" && mod != "php -S" {
@@ -178,7 +179,7 @@ func (x *extractor) interpCode(i int, c *analyze.Command, a analyze.Arg, with fu
 		if j := strings.LastIndexByte(name, '/'); j >= 0 {
 			name = name[j+1:]
 		}
-		g := Lookup(name)
+		g := grammar.Lookup(name)
 		if g == nil || g.Interp && name != "rm" {
 			k += end
 			continue
@@ -188,7 +189,7 @@ func (x *extractor) interpCode(i int, c *analyze.Command, a analyze.Arg, with fu
 			args[j] = analyze.Arg{Value: w, Span: a.Span}
 		}
 		inner := &analyze.Command{Argv: words, Args: args, Cwd: c.Cwd, Span: a.Span}
-		p := parse(g, args[1:])
+		p := grammar.Parse(g, args[1:])
 		before := len(x.out)
 		x.apply(i, inner, p)
 		for j := before; j < len(x.out); j++ {
@@ -374,82 +375,4 @@ func firstString(rest string) (string, bool, bool) {
 		return rest[k:e], true, true
 	}
 	return "", false, false
-}
-
-// ---- verbs of tree CLIs ----
-
-type verb uint8
-
-const (
-	verbNone verb = iota
-	verbRead
-	verbChange
-	verbDestroy
-	verbUnknown
-)
-
-var destroyVerbs = []string{"delete", "remove", "rm", "rb", "destroy", "terminate", "purge", "drop", "prune", "uninstall",
-	"wipe", "erase", "rmi", "rmdir", "down", "deregister", "unregister", "deprovision", "revoke", "disable", "truncate", "empty", "nuke", "kill", "reset", "archive",
-	"decommission", "abandon", "cancel", "detach", "unlink", "cleanup", "clear", "evict", "flush", "rotate"}
-
-var readVerbs = []string{"list", "ls", "describe", "get", "show", "view", "status", "info", "version", "help", "whoami",
-	"search", "inspect", "logs", "log", "cat", "lookup", "read", "query", "check", "checks", "diff", "plan", "validate", "preview",
-	"explain", "print", "tail", "watch", "wait", "head", "estimate", "test", "simulate", "verify", "browse",
-	"api", "auth", "config", "doctor", "env", "completion", "docs", "whoami", "identity", "presign", "compare",
-	"filter", "find", "count", "stat", "download", "export", "fetch", "pull", "clone", "checkout", "tree", "outputs",
-	"output", "summary", "report", "audit", "metrics", "trace", "ping", "login", "current", "list-all", "usage", "quota"}
-
-// treeVerb classifies the subcommand path of a tree CLI by its words: a
-// destroy verb anywhere wins, then a change, then a read; a path with
-// no known verb is unknown.
-func treeVerb(words []string) verb {
-	best := verbNone
-	for _, w := range words {
-		head := camelHead(w)
-		w = strings.ToLower(w)
-		if k := strings.IndexAny(head, "-_"); k > 0 {
-			head = head[:k]
-		}
-		if hasWord(destroyVerbs, head) || hasWord(destroyVerbs, w) {
-			return verbDestroy
-		}
-		switch {
-		case changeVerb(head):
-			best = verbChange
-		case hasWord(readVerbs, head) && best == verbNone:
-			best = verbRead
-		}
-	}
-	if best == verbNone {
-		return verbUnknown
-	}
-	return best
-}
-
-// camelHead returns the first word of a camelCase word, lower-cased
-// (deleteBucket → delete); other words only lower-cased.
-func camelHead(w string) string {
-	for i := 1; i < len(w); i++ {
-		if w[i] >= 'A' && w[i] <= 'Z' && w[i-1] >= 'a' && w[i-1] <= 'z' {
-			return strings.ToLower(w[:i])
-		}
-	}
-	return strings.ToLower(w)
-}
-
-var changeVerbs = []string{"create", "update", "set", "put", "add", "deploy", "apply", "run", "start", "restart", "scale",
-	"upload", "push", "publish", "tag", "attach", "associate", "enable", "modify", "patch", "replace", "import", "copy",
-	"merge", "edit", "install", "invoke", "exec", "register", "approve", "close", "reopen", "comment", "fork", "cp", "mv",
-	"sync", "mb", "authorize", "grant", "allocate", "launch", "reboot", "resize", "restore", "rename", "move", "transfer",
-	"change", "promote", "rollback", "write", "send", "submit", "trigger", "dispatch", "rerun", "lock", "unlock", "ssh"}
-
-func changeVerb(w string) bool { return hasWord(changeVerbs, w) }
-
-func hasWord(list []string, w string) bool {
-	for _, s := range list {
-		if s == w {
-			return true
-		}
-	}
-	return false
 }

@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/shellguard/shellguard/analyze"
-	"github.com/shellguard/shellguard/effects"
+	"github.com/shellguard/shellguard/internal/grammar"
 )
 
 // The per-command entry point and the helpers every family of checks uses.
@@ -76,7 +76,7 @@ func (k *cmdCheck) operands() []analyze.Arg {
 // sub returns the subcommand and the arguments after it, past global
 // options and their values (the program's grammar says which take one).
 func (k *cmdCheck) sub() (string, []analyze.Arg) {
-	return effects.Subcommand(k.name, k.args)
+	return grammar.Subcommand(k.name, k.args)
 }
 
 var nameAliases = map[string]string{"zf_rm": "rm", "zf_mv": "mv", "zf_ln": "ln", "zf_chmod": "chmod", "zf_chown": "chown",
@@ -98,7 +98,7 @@ func (e *evaluator) command(i int, c *analyze.Command) {
 		return
 	}
 	// $(npm bin)/eslint: the directory is computed, the program is not
-	k := &cmdCheck{e: e, i: i, c: c, name: c.Program, args: effects.Canonical(c.Program, c.Args[1:]), located: c.Located}
+	k := &cmdCheck{e: e, i: i, c: c, name: c.Program, args: grammar.Canonical(c.Program, c.Args[1:]), located: c.Located}
 	if n, ok := nameAliases[k.name]; ok {
 		k.name = n
 	}
@@ -109,7 +109,7 @@ func (e *evaluator) command(i int, c *analyze.Command) {
 	k.writtenScripts()
 	// a rehearsal (--dry-run, rsync -n) is judged by its effects only:
 	// the program's checks are about what a real run changes
-	if k.name != "" && !effects.DryRun(c) {
+	if k.name != "" && !grammar.DryRun(c) {
 		k.named()
 	}
 	k.checkEffects()

@@ -7,6 +7,8 @@ import (
 
 	"github.com/shellguard/shellguard/analyze"
 	"github.com/shellguard/shellguard/effects"
+	"github.com/shellguard/shellguard/internal/grammar"
+	"github.com/shellguard/shellguard/internal/world"
 )
 
 // The policy over effects: what a command reads, writes, deletes, runs and
@@ -463,8 +465,8 @@ func isIdentByte(b byte) bool {
 	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
 }
 
-func (e *evaluator) classOpts() effects.Options {
-	return effects.Options{Workspace: e.ws, Home: e.home}
+func (e *evaluator) classOpts() world.Options {
+	return world.Options{Workspace: e.ws, Home: e.home}
 }
 
 // checkEffects judges the effects of command k.
@@ -481,7 +483,7 @@ func (k *cmdCheck) checkEffects() {
 		k.effect(ef)
 	}
 	k.shellSinks()
-	if argv, ok := effects.WrappedArgv(c); ok && !k.unwrapped() {
+	if argv, ok := grammar.WrappedArgv(c); ok && !k.unwrapped() {
 		k.nestedLine("runs", shellJoin(argv), c.Span)
 	}
 }
@@ -498,7 +500,7 @@ func (k *cmdCheck) programValue(ef effects.Effect, sp analyze.Span) {
 	}
 	if ef.Path.Known() {
 		p := e.resolve(ef.Path.Abs)
-		if within(p, e.ws) && !e.wsSystem || effects.Classify(p, e.classOpts()).Class == effects.ClassSystem {
+		if within(p, e.ws) && !e.wsSystem || world.Classify(p, e.classOpts()).Class == world.ClassSystem {
 			return
 		}
 	}
@@ -556,7 +558,7 @@ func (k *cmdCheck) nestedLine(what, line string, sp analyze.Span) bool {
 // is (the workspace and system directories are fine; a temporary
 // directory or home asks). PAGER=less stays allowed; PAGER='curl … | sh',
 // EDITOR=/tmp/ed and NODE_OPTIONS='--require /tmp/x.js' do not.
-func (k *cmdCheck) envValue(g *effects.Grammar, ef effects.Effect, sp analyze.Span) {
+func (k *cmdCheck) envValue(g *grammar.Grammar, ef effects.Effect, sp analyze.Span) {
 	e := k.e
 	n, v := ef.Name, strings.TrimSpace(ef.Value)
 	if v == "" {
@@ -575,11 +577,11 @@ func (k *cmdCheck) envValue(g *effects.Grammar, ef effects.Effect, sp analyze.Sp
 		for _, f := range strings.Fields(v) {
 			words = append(words, analyze.Arg{Value: f})
 		}
-		held, line, role = "holds options of "+g.Name+":", g.Name+" "+shellJoin(words), effects.RoleCmd
+		held, line, role = "holds options of "+g.Name+":", g.Name+" "+shellJoin(words), grammar.RoleCmd
 	}
 	switch role {
-	case effects.RoleCmd, effects.RoleProg:
-		if role == effects.RoleCmd || strings.ContainsAny(v, " \t;|&$`<>()'\"") {
+	case grammar.RoleCmd, grammar.RoleProg:
+		if role == grammar.RoleCmd || strings.ContainsAny(v, " \t;|&$`<>()'\"") {
 			if k.nestedLine("runs what "+n+" "+held, line, sp) {
 				if g.EnvOpts[n] {
 					e.emit(sg3405, k.i, sp, n+" gives "+g.Name+" the options "+quote(v))
@@ -600,7 +602,7 @@ func (k *cmdCheck) envValue(g *effects.Grammar, ef effects.Effect, sp analyze.Sp
 		} else if f := strings.Fields(v); len(f) > 0 {
 			k.programAt(n, g.Name, f[0], sp)
 		}
-	case effects.RoleExec:
+	case grammar.RoleExec:
 		for _, f := range strings.Split(v, ":") {
 			k.programAt(n, g.Name, f, sp)
 		}
@@ -616,7 +618,7 @@ func (k *cmdCheck) programAt(n, reader, raw string, sp analyze.Span) {
 	}
 	if p := e.abs(raw, k.c.Cwd); p != "" {
 		p = e.resolve(p)
-		if within(p, e.ws) && !e.wsSystem || effects.Classify(p, e.classOpts()).Class == effects.ClassSystem {
+		if within(p, e.ws) && !e.wsSystem || world.Classify(p, e.classOpts()).Class == world.ClassSystem {
 			return
 		}
 	}
@@ -653,16 +655,16 @@ func (k *cmdCheck) effect(ef effects.Effect) {
 			e.emit(sg4001, k.i, sp, ef.Program+" decrypts or reveals "+ef.Path.String())
 			return
 		}
-		if r := effects.Classify(p, e.classOpts()); r.Class == effects.ClassCredential {
+		if r := world.Classify(p, e.classOpts()); r.Class == world.ClassCredential {
 			e.emit(sg4001, k.i, sp, ef.Program+" reads "+r.What)
 			return
-		} else if r.Class == effects.ClassDevice {
+		} else if r.Class == world.ClassDevice {
 			// a raw disk or memory device holds every secret on it
 			e.emit(sg4001, k.i, sp, ef.Program+" reads the "+r.What)
 			return
 		}
 		if ef.Path.Origin == effects.OriginDerived {
-			if r, ok := e.patternClass(ef.Path); ok && r.Class == effects.ClassCredential {
+			if r, ok := e.patternClass(ef.Path); ok && r.Class == world.ClassCredential {
 				e.emit(sg4001, k.i, sp, desc+": the names it selects are credentials ("+r.What+")")
 				return
 			}
@@ -674,7 +676,7 @@ func (k *cmdCheck) effect(ef effects.Effect) {
 			pat = ef.Path.Raw // a glob
 		}
 		if whole := ef.Path.Origin == effects.OriginLiteral || strings.Trim(path.Base(pat), "*?") == ""; whole && !e.inWorkspace(p) {
-			if r := effects.Holds(p, e.classOpts()); r.Class == effects.ClassCredential {
+			if r := world.Holds(p, e.classOpts()); r.Class == world.ClassCredential {
 				e.emit(sg4001, k.i, sp, ef.Program+" reads the tree "+p+", which holds "+r.What)
 			}
 		}
@@ -695,7 +697,7 @@ func (k *cmdCheck) effect(ef effects.Effect) {
 			return
 		}
 		p := e.resolve(ef.Path.Abs)
-		if r := effects.Classify(p, e.classOpts()); r.Class == effects.ClassDevice || r.Class == effects.ClassCredential || r.Class == effects.ClassPersistence {
+		if r := world.Classify(p, e.classOpts()); r.Class == world.ClassDevice || r.Class == world.ClassCredential || r.Class == world.ClassPersistence {
 			e.emit(sg4014, k.i, sp, quote(ef.Program)+" is given "+r.What+" where it takes no path")
 		}
 	}
@@ -703,20 +705,20 @@ func (k *cmdCheck) effect(ef effects.Effect) {
 
 // patternClass classifies the names a derived path selects: the glob's
 // base (".env*") or the producer's name pattern (locate id_rsa).
-func (e *evaluator) patternClass(pa effects.Path) (effects.Resource, bool) {
+func (e *evaluator) patternClass(pa effects.Path) (world.Resource, bool) {
 	pat := pa.Pattern
 	if pat == "" && strings.HasPrefix(pa.Via, "glob ") {
 		pat = path.Base(pa.Raw)
 	}
 	if pat == "" {
-		return effects.Resource{}, false
+		return world.Resource{}, false
 	}
 	dir := pa.Abs
 	if dir == "" {
 		dir = e.ws
 	}
-	r := effects.ClassifyPattern(dir, pat, e.classOpts())
-	return r, r.Class != effects.ClassOther
+	r := world.ClassifyPattern(dir, pat, e.classOpts())
+	return r, r.Class != world.ClassOther
 }
 
 // unknownSecretName reports a raw path whose base name is a secret file
@@ -725,8 +727,8 @@ func unknownSecretName(raw string) bool {
 	if raw == "" || strings.ContainsAny(path.Base(raw), "$`") {
 		return false
 	}
-	r := effects.Classify(path.Join("/nowhere", path.Base(raw)), effects.Options{Workspace: "/nowhere", Home: "/nohome"})
-	return r.Class == effects.ClassCredential
+	r := world.Classify(path.Join("/nowhere", path.Base(raw)), world.Options{Workspace: "/nowhere", Home: "/nohome"})
+	return r.Class == world.ClassCredential
 }
 
 func (k *cmdCheck) mutation(ef effects.Effect, sp analyze.Span, desc string) {
@@ -751,7 +753,7 @@ func (k *cmdCheck) mutation(ef effects.Effect, sp analyze.Span, desc string) {
 	}
 	// the floor: whatever the workspace is (files found under home are
 	// not home itself: a workspace may be home)
-	if ef.Kind != effects.Write && effects.FloorPath(p, o) && (ef.Recursive || derived || p == "/") && !(derived && p == e.home) {
+	if ef.Kind != effects.Write && world.FloorPath(p, o) && (ef.Recursive || derived || p == "/") && !(derived && p == e.home) {
 		e.emit(sg4005, k.i, sp, desc)
 		return
 	}
@@ -760,7 +762,7 @@ func (k *cmdCheck) mutation(ef effects.Effect, sp analyze.Span, desc string) {
 		return
 	}
 	if derived && ef.Kind == effects.Delete && ef.Path.Pattern != "" {
-		if pr := effects.ClassifyPatternAs(p, ef.Path.Pattern, effects.ClassRepoGit, o); pr.Class == effects.ClassRepoGit {
+		if pr := world.ClassifyPatternAs(p, ef.Path.Pattern, world.ClassRepoGit, o); pr.Class == world.ClassRepoGit {
 			e.emit(sg4009, k.i, sp, desc+": the repository's .git among them, its history is lost")
 			return
 		}
@@ -770,10 +772,10 @@ func (k *cmdCheck) mutation(ef effects.Effect, sp analyze.Span, desc string) {
 		e.emit(sg4006, k.i, sp, desc+": every file listed at the workspace root, at once, untracked files and .git included")
 		return
 	}
-	r := effects.Classify(p, o)
+	r := world.Classify(p, o)
 	if derived && ef.Kind == effects.Write && ef.Path.Pattern != "" {
-		for _, c := range []effects.Class{effects.ClassPersistence, effects.ClassRegistry} {
-			if pr := effects.ClassifyPatternAs(p, ef.Path.Pattern, c, o); pr.Class == c {
+		for _, c := range []world.Class{world.ClassPersistence, world.ClassRegistry} {
+			if pr := world.ClassifyPatternAs(p, ef.Path.Pattern, c, o); pr.Class == c {
 				r = pr
 				break
 			}
@@ -783,41 +785,41 @@ func (k *cmdCheck) mutation(ef effects.Effect, sp analyze.Span, desc string) {
 		e.emit(sg4016, k.i, sp, "git config "+ef.Name+" "+quote(ef.Value)+" makes every later push overwrite the remote")
 		return
 	}
-	if ef.Text == "git config" && (r.Class == effects.ClassPersistence || r.Class == effects.ClassRepoGit || r.Class == effects.ClassOtherGit) && plainGitKey(ef.Name) {
+	if ef.Text == "git config" && (r.Class == world.ClassPersistence || r.Class == world.ClassRepoGit || r.Class == world.ClassOtherGit) && plainGitKey(ef.Name) {
 		if commandKey(ef.Name) && strings.ContainsAny(ef.Value, " ;|&$`") {
 			k.nestedLine("sets "+ef.Name+" to", ef.Value, sp)
 		}
 		return // user.name, color.ui …: settings that run nothing, or a command that is judged
 	}
 	switch r.Class {
-	case effects.ClassPersistence:
+	case world.ClassPersistence:
 		if ef.Kind != effects.Delete {
 			e.emit(sg4007, k.i, sp, ef.Program+": "+verb+" "+r.What+": code would run later")
 			return
 		}
-	case effects.ClassRegistry:
+	case world.ClassRegistry:
 		if ef.Kind != effects.Delete {
 			e.emit(sg4008, k.i, sp, ef.Program+": "+verb+" "+r.What)
 			return
 		}
-	case effects.ClassRepoGit:
+	case world.ClassRepoGit:
 		if ef.Kind == effects.Delete && (p == path.Join(e.ws, ".git") || strings.HasSuffix(p, "/.git") || ef.Recursive && !strings.Contains(strings.TrimPrefix(p, e.ws), "/.git/")) {
 			e.emit(sg4009, k.i, sp, ef.Program+" deletes the repository's .git: its history is lost")
 			return
 		}
 		return
-	case effects.ClassOtherGit:
+	case world.ClassOtherGit:
 		if ef.Kind == effects.Delete {
 			e.emit(sg4009, k.i, sp, ef.Program+" deletes "+r.What)
 		} else {
 			e.emit(sg4010, k.i, sp, ef.Program+": "+verb+" "+r.What)
 		}
 		return
-	case effects.ClassDevice:
+	case world.ClassDevice:
 		e.emit(sg4006, k.i, sp, desc+": a device")
 		return
 	}
-	if effects.SafeDevice(p) || within(p, e.ws) || e.inRoots(p) || e.rules.Unrestricted {
+	if world.SafeDevice(p) || within(p, e.ws) || e.inRoots(p) || e.rules.Unrestricted {
 		return
 	}
 	e.emit(sg4006, k.i, sp, desc+" outside the workspace")
@@ -831,8 +833,8 @@ func unknownPersistName(raw string) bool {
 	if strings.ContainsAny(b, "$`") {
 		return false
 	}
-	r := effects.Classify(path.Join("/home/nohome", b), effects.Options{Workspace: "/nowhere", Home: "/home/nohome"})
-	return r.Class == effects.ClassPersistence || strings.HasSuffix(b, ".pth")
+	r := world.Classify(path.Join("/home/nohome", b), world.Options{Workspace: "/nowhere", Home: "/home/nohome"})
+	return r.Class == world.ClassPersistence || strings.HasSuffix(b, ".pth")
 }
 
 // dangerousMode reports world-writable and setuid/setgid modes.
@@ -871,15 +873,15 @@ func cutAny(s, seps string) (string, string, bool) {
 
 func (k *cmdCheck) net(ef effects.Effect, sp analyze.Span, desc string) {
 	e := k.e
-	host := effects.HostOf(ef.Dest)
-	if ef.Dest != "" && effects.MetadataHost(host) {
+	host := world.HostOf(ef.Dest)
+	if ef.Dest != "" && world.MetadataHost(host) {
 		e.emit(sg4004, k.i, sp, ef.Program+" contacts the cloud metadata endpoint "+quote(ef.Dest)+": it hands out credentials")
 		return
 	}
 	if !ef.Sends {
 		return
 	}
-	if ef.Text == "serve" && !(effects.Loopback(host) && host != "0.0.0.0" && host != "::") {
+	if ef.Text == "serve" && !(world.Loopback(host) && host != "0.0.0.0" && host != "::") {
 		// a directory served to the network: the workspace is the
 		// agent's own; anything else leaves through the server
 		if !ef.Path.Known() {
@@ -893,12 +895,12 @@ func (k *cmdCheck) net(ef effects.Effect, sp analyze.Span, desc string) {
 		e.emit(sg4003, k.i, sp, desc+" to anyone who can reach "+quote(ef.Dest))
 		return
 	}
-	if ef.Dest != "" && effects.Loopback(host) || ef.Text == "serve" {
+	if ef.Dest != "" && world.Loopback(host) || ef.Text == "serve" {
 		return
 	}
 	if ef.Path.Known() {
 		p := e.resolve(ef.Path.Abs)
-		if r := effects.Classify(p, e.classOpts()); r.Class == effects.ClassCredential {
+		if r := world.Classify(p, e.classOpts()); r.Class == world.ClassCredential {
 			e.emit(sg4002, k.i, sp, desc+": "+r.What)
 			return
 		}
@@ -926,7 +928,7 @@ func (k *cmdCheck) exec(ef effects.Effect, sp analyze.Span, desc string) {
 			k.programValue(ef, sp)
 		}
 	case effects.CodeLiteral:
-		if g := effects.Lookup(k.c.Name()); g != nil && g.Wrapper {
+		if g := grammar.Lookup(k.c.Name()); g != nil && g.Wrapper {
 			return // the wrapped command is judged by itself
 		}
 		if ef.Option != "" && k.unwrapped() {
@@ -951,7 +953,7 @@ func (k *cmdCheck) optionCommand(ef effects.Effect, sp analyze.Span) {
 		return
 	}
 	if !strings.ContainsAny(val, " \t;|&$`<>()'\"") {
-		g := effects.Lookup(path.Base(val))
+		g := grammar.Lookup(path.Base(val))
 		if g == nil || g.Interp || g.Wrapper {
 			e.emit(sg4013, k.i, sp, ef.Program+" "+ef.Option+" runs "+quote(val)+" on its data")
 		}
@@ -1076,7 +1078,7 @@ var hijackVars = map[string]string{
 func (k *cmdCheck) env(ef effects.Effect, sp analyze.Span) {
 	e := k.e
 	n, v := ef.Name, ef.Value
-	if g := effects.EnvReader(n); g != nil {
+	if g := grammar.EnvReader(n); g != nil {
 		k.envValue(g, ef, sp)
 		return
 	}
@@ -1136,28 +1138,28 @@ func (k *cmdCheck) unknown(ef effects.Effect, sp analyze.Span) {
 				continue
 			}
 			first := strings.Fields(v)[0]
-			if g := effects.Lookup(path.Base(first)); g != nil && !g.ReadOnly {
+			if g := grammar.Lookup(path.Base(first)); g != nil && !g.ReadOnly {
 				k.nestedLine("is given", v, a.Span)
 			}
 		}
 	case ef.Dest != "":
-		h := effects.HostOf(ef.Dest)
-		if effects.MetadataHost(h) {
+		h := world.HostOf(ef.Dest)
+		if world.MetadataHost(h) {
 			e.emit(sg4004, k.i, sp, ef.Program+" is given the cloud metadata endpoint "+quote(ef.Dest))
 			return
 		}
-		if !effects.Loopback(h) {
+		if !world.Loopback(h) {
 			e.emit(sg4014, k.i, sp, "unknown program "+quote(ef.Program)+" is given the URL "+quote(ef.Dest))
 		}
 	case ef.Dynamic:
 		e.emit(sg4014, k.i, sp, "unknown program "+quote(ef.Program)+" is given a value computed at run time")
 	case ef.Path.Known():
 		p := e.resolve(ef.Path.Abs)
-		r := effects.Classify(p, e.classOpts())
+		r := world.Classify(p, e.classOpts())
 		switch {
-		case r.Class == effects.ClassDevice || r.Class == effects.ClassCredential || r.Class == effects.ClassPersistence:
+		case r.Class == world.ClassDevice || r.Class == world.ClassCredential || r.Class == world.ClassPersistence:
 			e.emit(sg4014, k.i, sp, "unknown program "+quote(ef.Program)+" is given "+r.What)
-		case effects.SafeDevice(p) || within(p, e.ws) || e.inRoots(p):
+		case world.SafeDevice(p) || within(p, e.ws) || e.inRoots(p):
 		default:
 			e.emit(sg4014, k.i, sp, "unknown program "+quote(ef.Program)+" is given "+quote(ef.Path.Raw)+" outside the workspace")
 		}

@@ -3,7 +3,7 @@ package policy
 import (
 	"strings"
 
-	"github.com/shellguard/shellguard/effects"
+	"github.com/shellguard/shellguard/internal/grammar"
 	"github.com/shellguard/shellguard/internal/lazyre"
 )
 
@@ -11,7 +11,7 @@ import (
 
 // dryRun reports a rehearsal as the program's grammar reads it (the
 // last --dry-run wins, --dry-run=none and --no-dry-run are real runs).
-func (k *cmdCheck) dryRun() bool { return effects.DryRun(k.c) }
+func (k *cmdCheck) dryRun() bool { return grammar.DryRun(k.c) }
 
 func (k *cmdCheck) kubectl() {
 	if k.dryRun() {

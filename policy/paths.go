@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/shellguard/shellguard/analyze"
+	"github.com/shellguard/shellguard/internal/world"
 )
 
 // OSResolver follows symlinks on the real file system. Paths that do not
@@ -123,7 +124,7 @@ func systemWorkspace(ws, home string) bool {
 	if home != "" && home != "/" && within(ws, home) {
 		return false
 	}
-	for _, d := range systemDirs {
+	for d := range world.SystemDirs {
 		if ws == d {
 			return true
 		}
@@ -143,11 +144,11 @@ func (e *evaluator) inRoots(p string) bool {
 	return false
 }
 
-var safeDevices = map[string]bool{"/dev/null": true, "/dev/zero": true, "/dev/random": true, "/dev/urandom": true,
-	"/dev/stdin": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/tty": true, "/dev/full": true, "/dev/ptmx": false}
-
+// safeDevice reports the devices any program may use, as the world
+// table has them, except /dev/shm and /proc/self/fd itself, which the
+// per-program checks still judge as devices (the effect rows do not).
 func safeDevice(p string) bool {
-	return safeDevices[p] || strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/dev/pts/") || strings.HasPrefix(p, "/proc/self/fd/")
+	return world.SafeDevice(p) && !within(p, "/dev/shm") && p != "/proc/self/fd"
 }
 
 var blockPrefixes = []string{"/dev/sd", "/dev/hd", "/dev/vd", "/dev/xvd", "/dev/nvme", "/dev/mmcblk", "/dev/disk/",
@@ -162,15 +163,12 @@ func blockDevice(p string) bool {
 	return false
 }
 
-var systemDirs = []string{"/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/sys",
-	"/proc", "/dev", "/var", "/opt", "/root", "/srv", "/snap", "/run", "/System", "/Library", "/Applications", "/private", "/mnt", "/media", "/home", "/Users", "/nix"}
-
 // systemPath reports paths in system locations (not under home).
 func (e *evaluator) systemPath(p string) bool {
 	if within(p, e.home) {
 		return false
 	}
-	for _, d := range systemDirs {
+	for d := range world.SystemDirs {
 		if within(p, d) {
 			return true
 		}
@@ -187,7 +185,7 @@ func (e *evaluator) criticalDir(p string) bool {
 	if within(p, e.home) {
 		return false // the home directory is handled on its own
 	}
-	for _, d := range systemDirs {
+	for d := range world.SystemDirs {
 		if p == d {
 			return true
 		}

@@ -4,8 +4,8 @@ import (
 	"strings"
 
 	"github.com/shellguard/shellguard/analyze"
-	"github.com/shellguard/shellguard/effects"
 	"github.com/shellguard/shellguard/internal/lazyre"
+	"github.com/shellguard/shellguard/internal/world"
 )
 
 // Credentials, secrets and the environment: reading, printing and sending them.
@@ -160,7 +160,7 @@ func (k *cmdCheck) printsSecrets() {
 			k.emit(sg2604, "prints the whole environment (may hold secrets)")
 		}
 		for _, a := range k.operands() {
-			if effects.SecretName(a.Value) {
+			if world.SecretName(a.Value) {
 				k.emitAt(sg2604, a.Span, "prints the secret variable "+a.Value)
 				break
 			}
@@ -210,7 +210,7 @@ func (k *cmdCheck) secretVars() {
 	}
 	for i, a := range k.args {
 		for _, v := range a.Vars {
-			if !effects.SecretName(v) {
+			if !world.SecretName(v) {
 				continue
 			}
 			// A token in an authentication header sent to its own
@@ -337,7 +337,7 @@ func (k *cmdCheck) echoSecret() {
 	}
 	for _, a := range k.args {
 		for _, v := range a.Vars {
-			if effects.SecretName(v) && !k.c.StdinPipe {
+			if world.SecretName(v) && !k.c.StdinPipe {
 				k.emitAt(sg2604, a.Span, "prints the secret variable $"+v)
 				return
 			}
@@ -441,7 +441,7 @@ func namedNotSecret(re interface{ FindStringSubmatch(string) []string }, s strin
 		open = rest[:k]
 	}
 	for _, n := range strings.Split(m[1], "|") {
-		if effects.SecretName(n + open) {
+		if world.SecretName(n + open) {
 			return false
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/shellguard/shellguard/sandbox"
 )
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
@@ -29,7 +31,8 @@ var (
 		"audit":      {"verify"},
 		"completion": {"bash", "zsh", "fish"},
 	}
-	flagValues = map[string][]string{"sandbox": {"auto", "required", "strict", "off"}}
+	// the sandbox modes, spelled by the sandbox itself
+	flagValues = map[string][]string{"sandbox": {sandbox.Auto.String(), sandbox.Required.String(), sandbox.Strict.String(), sandbox.Off.String()}}
 	// flags naming a directory rather than a file
 	dirFlags = map[string]bool{"workspace": true, "cwd": true}
 )

@@ -98,3 +98,22 @@ func TestRootSurface(t *testing.T) {
 			len(names), rootBudget, strings.Join(names, "\n"))
 	}
 }
+
+// effectsBudget is how many exported names package effects may have,
+// counted as for the root package: the effect model (Effect, Kind, Path,
+// Origin, CodeSource, the system kinds) and Extract. What a path or a
+// host is lives in internal/world, the program grammars and how a
+// program reads its words in internal/grammar; neither is the API of
+// effects.
+const effectsBudget = 45
+
+func TestEffectsSurface(t *testing.T) {
+	names := exportedNames(t, module+"/effects")
+	if len(names) < 10 {
+		t.Fatalf("found only %d exported names: %v", len(names), names)
+	}
+	if len(names) > effectsBudget {
+		t.Errorf("package effects exports %d names, over its budget of %d (docs/architecture.md, Invariants):\n%s",
+			len(names), effectsBudget, strings.Join(names, "\n"))
+	}
+}

@@ -1,4 +1,4 @@
-package effects
+package grammar
 
 import (
 	"strings"
@@ -45,7 +45,7 @@ func checkGrammar(t *testing.T, g *Grammar) {
 		// allowed, but the subs must be well formed too
 	}
 	for name, s := range g.Subs {
-		if s.parent != g || !strings.HasSuffix(s.Name, " "+name) {
+		if s.Parent != g || !strings.HasSuffix(s.Name, " "+name) {
 			t.Errorf("%s: subcommand %q is not linked to its parent", g.Name, name)
 		}
 		checkGrammar(t, s)
@@ -82,16 +82,9 @@ func TestGrammarFormatErrors(t *testing.T) {
 	}
 }
 
+// TestGlobalFlagsWithValues: a global option's value is not taken for
+// the subcommand (effects: TestGlobalFlagsNotUnknown).
 func TestGlobalFlagsWithValues(t *testing.T) {
-	for _, src := range []string{"kubectl -n prod delete pod x", "kubectl --namespace=prod delete pod x",
-		"helm --kube-context x uninstall r", "docker -H tcp://h rm -f c", "git -C /w -c a.b=c push --force",
-		"gh -R o/r repo delete o/r", "aws --profile p s3 rb s3://b"} {
-		for _, e := range extract(src) {
-			if e.Kind == Unknown {
-				t.Errorf("%s: %s", src, e.Describe())
-			}
-		}
-	}
 	cases := map[string]string{
 		"kubectl -n prod delete pod x":      "kubectl delete",
 		"helm --kube-context x uninstall r": "helm uninstall",
@@ -100,8 +93,8 @@ func TestGlobalFlagsWithValues(t *testing.T) {
 	}
 	for src, want := range cases {
 		g := Lookup(strings.Fields(src)[0])
-		p := parse(g, argsOf(src))
-		if got := strings.Join(p.path, " "); got != want {
+		p := Parse(g, argsOf(src))
+		if got := strings.Join(p.Path, " "); got != want {
 			t.Errorf("%s: path %q, want %q", src, got, want)
 		}
 	}

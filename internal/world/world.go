@@ -1,4 +1,16 @@
-package effects
+// Package world holds what the machine is made of, as the stages that
+// judge a command see it: which paths are system directories, harmless
+// devices, credential stores, startup files and registry configuration,
+// which paths are the floor no command may destroy, which hosts are cloud
+// metadata endpoints or this machine, and which names hold secrets. Each
+// table is written once, here: effects and policy read the same one, so
+// they cannot disagree about a path. It is internal for the reason
+// internal/progs gives: the stages share one table instead of exporting
+// helpers to each other.
+//
+// The package is pure: it never looks at the real file system; paths are
+// absolute and clean, and the workspace and home directory are given.
+package world
 
 import (
 	"net/netip"
@@ -6,6 +18,14 @@ import (
 	"strconv"
 	"strings"
 )
+
+// Options says where a command runs.
+type Options struct {
+	// Workspace is the starting directory (default "/workspace").
+	Workspace string
+	// Home is $HOME (default "/home/user").
+	Home string
+}
 
 // Class names what a path is, for the policy.
 type Class uint8
@@ -162,6 +182,16 @@ func Within(p, dir string) bool {
 var systemDirs = []string{"/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/sys",
 	"/proc", "/dev", "/var", "/opt", "/root", "/srv", "/snap", "/run", "/System", "/Library", "/Applications",
 	"/private", "/mnt", "/media", "/home", "/Users", "/nix"}
+
+// SystemDirs yields the system directories (/etc, /usr, /var …), not /
+// itself.
+func SystemDirs(yield func(string) bool) {
+	for _, d := range systemDirs {
+		if !yield(d) {
+			return
+		}
+	}
+}
 
 // SystemPath reports / and the system directories.
 func SystemPath(p string) bool {
@@ -588,4 +618,40 @@ func Loopback(host string) bool {
 		return false
 	}
 	return a.IsLoopback() || a.IsUnspecified()
+}
+
+// ---- names of secrets ----
+
+// secretWords are the words of variable and setting names that hold
+// secrets (AWS_SECRET_ACCESS_KEY, GH_TOKEN, //registry/:_authToken).
+var secretWords = []string{"key", "secret", "token", "passw", "credential", "auth", "private", "session", "cookie"}
+
+// secretVars are well-known variables that hold credentials under a
+// name without a secret word.
+var secretVars = []string{"AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "GITHUB_TOKEN", "GH_TOKEN", "GITLAB_TOKEN",
+	"NPM_TOKEN", "PYPI_TOKEN", "TWINE_PASSWORD", "CARGO_REGISTRY_TOKEN", "HF_TOKEN", "OPENAI_API_KEY",
+	"ANTHROPIC_API_KEY", "AZURE_CLIENT_SECRET", "ARM_CLIENT_SECRET", "DATABASE_URL", "REDIS_URL", "MONGODB_URI",
+	"PGPASSWORD", "MYSQL_PWD", "VAULT_TOKEN", "CI_JOB_TOKEN", "DOCKER_PASSWORD", "SLACK_WEBHOOK_URL",
+	"DIGITALOCEAN_ACCESS_TOKEN", "HEROKU_API_KEY", "STRIPE_API_KEY", "SENTRY_DSN", "TF_VAR_"}
+
+// SecretName reports a variable or setting name that holds a secret.
+// A name ending in "*" stands for every name it starts: AWS_* holds
+// AWS_SECRET_ACCESS_KEY, GO* holds none.
+func SecretName(n string) bool {
+	if pre, ok := strings.CutSuffix(n, "*"); ok {
+		up := strings.ToUpper(pre)
+		for _, v := range secretVars {
+			if strings.HasPrefix(v, up) || strings.HasPrefix(up, v) {
+				return true
+			}
+		}
+		n = pre
+	}
+	l := strings.ToLower(n)
+	for _, w := range secretWords {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
 }

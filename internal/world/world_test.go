@@ -1,6 +1,8 @@
-package effects
+package world
 
 import "testing"
+
+var testOpts = Options{Workspace: "/workspace", Home: "/home/user"}
 
 func TestClassify(t *testing.T) {
 	cases := map[string]Class{
@@ -111,6 +113,17 @@ func TestFloorPath(t *testing.T) {
 	for _, p := range []string{"/workspace", "/tmp/x", "/home/user/project", "/usr/lib/x/y", "/opt/app/build/cache"} {
 		if FloorPath(p, testOpts) {
 			t.Errorf("%s: floor", p)
+		}
+	}
+}
+
+func TestSecretName(t *testing.T) {
+	for n, want := range map[string]bool{
+		"AWS_SECRET_ACCESS_KEY": true, "GH_TOKEN": true, "DATABASE_*": true, "//registry.npmjs.org/:_authToken": true,
+		"AWS_*": true, "TF_VAR_*": true, "PATH": false, "GOFLAGS": false, "GO*": false, "HOME": false,
+	} {
+		if got := SecretName(n); got != want {
+			t.Errorf("SecretName(%q) = %v, want %v", n, got, want)
 		}
 	}
 }

@@ -1,4 +1,16 @@
-package effects
+// Package grammar holds the program grammars (grammars/*.txt, one file per
+// family, embedded) and reads a command's words the way the program does:
+// which options take a value, the subcommand path, long-option
+// abbreviations, a wrapper's inner command, a dry run, and the role of
+// every operand and option value (read, write, delete, code, URL …).
+// Programs are described here and nowhere else; effects turns what this
+// package reads into effects, and policy asks it about a program only for
+// what an effect does not say yet.
+//
+// The package is pure, like analyze: it reads only its embedded files.
+// It is internal so that the grammar model is not part of the API of
+// effects.
+package grammar
 
 import (
 	"embed"
@@ -173,7 +185,7 @@ type Grammar struct {
 	Subs map[string]*Grammar
 	// Aliases are other names of the program.
 	Aliases    []string
-	parent     *Grammar
+	Parent     *Grammar
 	anyWrapper bool
 	anyDry     bool // g or one of its subcommands has dry options
 }
@@ -273,7 +285,7 @@ func grammarFile(i int) gFile {
 	if texts.read[i] == "" {
 		b, err := grammarFiles.ReadFile("grammars/" + genFiles[i] + ".txt")
 		if err != nil {
-			panic(fmt.Errorf("grammars: %w (grammar_index.go is stale: go test ./effects -run TestGrammarIndex -update-index)", err))
+			panic(fmt.Errorf("grammars: %w (grammar_index.go is stale: go test ./internal/grammar -run TestGrammarIndex -update-index)", err))
 		}
 		texts.read[i] = "\n" + string(b)
 	}
@@ -420,7 +432,7 @@ func parseGrammarLine(tab map[string]*Grammar, family, line string) error {
 			return fmt.Errorf("subcommand %q defined twice", strings.Join(path, " "))
 		}
 		g = newGrammar(strings.Join(path, " "), family)
-		g.parent = parent
+		g.Parent = parent
 		if parent.Subs == nil {
 			parent.Subs = map[string]*Grammar{}
 		}
@@ -674,7 +686,7 @@ func (g *Grammar) markWrappers() bool {
 // up reports whether has holds for g or one of the commands it is a
 // subcommand of: options and flags of a program hold for its verbs.
 func (g *Grammar) up(has func(*Grammar) bool) bool {
-	for x := g; x != nil; x = x.parent {
+	for x := g; x != nil; x = x.Parent {
 		if has(x) {
 			return true
 		}
@@ -682,15 +694,18 @@ func (g *Grammar) up(has func(*Grammar) bool) bool {
 	return false
 }
 
-// takesValue, inPlace, runs, toStdout, recur and net look option o (or
-// the flag) up in g and the commands above it.
-func (g *Grammar) takesValue(o string) bool { return g.up(func(x *Grammar) bool { return x.Value[o] }) }
-func (g *Grammar) inPlace(o string) bool    { return g.up(func(x *Grammar) bool { return x.InPlace[o] }) }
-func (g *Grammar) runs(o string) bool       { return g.up(func(x *Grammar) bool { return x.Runs[o] }) }
-func (g *Grammar) toStdout(o string) bool {
+// TakesValue, InPlaceOpt, RunsOpt, ToStdout, RecurOpt, Describes, IsNet
+// and the others look option o (or the flag) up in g and the commands
+// above it.
+func (g *Grammar) TakesValue(o string) bool { return g.up(func(x *Grammar) bool { return x.Value[o] }) }
+func (g *Grammar) InPlaceOpt(o string) bool {
+	return g.up(func(x *Grammar) bool { return x.InPlace[o] })
+}
+func (g *Grammar) RunsOpt(o string) bool { return g.up(func(x *Grammar) bool { return x.Runs[o] }) }
+func (g *Grammar) ToStdout(o string) bool {
 	return g.up(func(x *Grammar) bool { return x.StdoutOpts[o] })
 }
-func (g *Grammar) recur(o string) bool { return g.up(func(x *Grammar) bool { return x.Recur[o] }) }
+func (g *Grammar) RecurOpt(o string) bool { return g.up(func(x *Grammar) bool { return x.Recur[o] }) }
 func (g *Grammar) describes(o string) bool {
 	return g.up(func(x *Grammar) bool { return x.Describe[o] })
 }
@@ -706,13 +721,13 @@ func (x *Grammar) knows(o string) bool {
 	return ok
 }
 
-// complete returns the long option an abbreviation stands for, when
+// Complete returns the long option an abbreviation stands for, when
 // the program accepts abbreviations and exactly one option it knows
 // starts with it; otherwise o. A subcommand's abbreviations resolve
 // among its own options, as git's parse-options reads the words after
 // the subcommand with that subcommand's table alone (git rebase --exe
 // is --exec, though git itself has --exec-path).
-func (g *Grammar) complete(o string) string {
+func (g *Grammar) Complete(o string) string {
 	if len(o) < 3 || !strings.HasPrefix(o, "--") || g.up(func(x *Grammar) bool { return x.knows(o) }) {
 		return o
 	}
@@ -747,10 +762,10 @@ func (g *Grammar) complete(o string) string {
 func (g *Grammar) wrapOpt(o string) bool {
 	return g.up(func(x *Grammar) bool { return x.WrapOpts[o] })
 }
-func (g *Grammar) net() bool { return g.up(func(x *Grammar) bool { return x.Net }) }
+func (g *Grammar) IsNet() bool { return g.up(func(x *Grammar) bool { return x.Net }) }
 
-func (g *Grammar) optRole(o string) (Role, bool) {
-	for x := g; x != nil; x = x.parent {
+func (g *Grammar) OptRole(o string) (Role, bool) {
+	for x := g; x != nil; x = x.Parent {
 		if r, ok := x.Opts[o]; ok {
 			return r, true
 		}
@@ -758,8 +773,8 @@ func (g *Grammar) optRole(o string) (Role, bool) {
 	return 0, false
 }
 
-func (g *Grammar) shellMarkers() []string {
-	for x := g; x != nil; x = x.parent {
+func (g *Grammar) ShellMarkers() []string {
+	for x := g; x != nil; x = x.Parent {
 		if len(x.Shell) > 0 {
 			return x.Shell
 		}
@@ -767,8 +782,8 @@ func (g *Grammar) shellMarkers() []string {
 	return nil
 }
 
-// roleAt returns the role of operand i of n.
-func (g *Grammar) roleAt(i, n int) Role {
+// RoleAt returns the role of operand i of n.
+func (g *Grammar) RoleAt(i, n int) Role {
 	if len(g.Ops) == 0 {
 		return RoleArg
 	}

@@ -1,4 +1,4 @@
-package effects
+package grammar
 
 import (
 	"reflect"
