@@ -234,18 +234,6 @@ type sandboxLauncher struct {
 	review func([]sandbox.Change) ([]string, error)
 }
 
-// reviewer is req's reviewer, bound to ctx, or a *LimitError when it has
-// none.
-func (g *Guard) reviewer(ctx context.Context, req Request) (func([]sandbox.Change) ([]string, error), error) {
-	switch {
-	case req.ReviewChanges != nil:
-		return func(cs []sandbox.Change) ([]string, error) { return req.ReviewChanges(ctx, cs) }, nil
-	case g.cfg.ReviewChanges != nil:
-		return func(cs []sandbox.Change) ([]string, error) { return g.cfg.ReviewChanges(ctx, req, cs) }, nil
-	}
-	return nil, &LimitError{Field: "review", Reason: "nobody to show the changes to: a review needs a reviewer (Config.ReviewChanges; the CLI asks on its terminal)"}
-}
-
 func (l sandboxLauncher) Command(script string, env []string, dir string) (runner.Launch, error) {
 	cmd, h, err := l.pool.Command(context.Background(), l.spec, script, env, dir)
 	if err != nil {

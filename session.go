@@ -401,7 +401,9 @@ func (s *Session) run(ctx context.Context, req Request) (res Result, err error) 
 	}
 	steptime.Mark("run.started")
 	var budget <-chan time.Time
-	if s.budget > 0 {
+	// A review run stays in the foreground: its review is part of its
+	// result, and a task's end has nobody to show the changes to.
+	if l, ok := opts.Launcher.(sandboxLauncher); s.budget > 0 && !(ok && l.spec.Review) {
 		timer := time.NewTimer(s.budget)
 		defer timer.Stop()
 		budget = timer.C

@@ -168,12 +168,12 @@ func inputSchema(s settings) *jsonschema.Schema {
 	maxT := s.MaxTimeout.Seconds() // the Guard's effective maximum, never 0
 	props := map[string]*jsonschema.Schema{
 		"command":     {Type: "string", Description: "The bash command to run."},
-		"description": {Type: "string", Description: "What the command does, in a few words (shown to the user when asked to approve)."},
+		"description": {Type: "string", Description: "What the command does, in a few words (shown when the user is asked)."},
 		"timeout": {Type: "number", ExclusiveMinimum: f(0), Maximum: f(maxT),
 			Description: fmt.Sprintf("Seconds before the command and all it started are stopped: above 0, at most %s. Default %s.", secs(s.MaxTimeout), secs(s.DefaultTimeout))},
-		"cwd": {Type: "string", Description: "Working directory: absolute or relative to the workspace; must be inside it" + rootsNote(s) + "."},
+		"cwd": {Type: "string", Description: "Working directory, absolute or relative to the workspace, inside it" + rootsNote(s) + "."},
 	}
-	props["detail"] = &jsonschema.Schema{Type: "boolean", Description: "Add the sandbox's full report to the structured result."}
+	props["detail"] = &jsonschema.Schema{Type: "boolean", Description: "The sandbox's full report in the structured result."}
 	order := []string{"command", "description", "timeout", "cwd", "detail"}
 	if modes := s.networkModes(); len(modes) > 1 {
 		enum := make([]any, len(modes))
@@ -184,19 +184,23 @@ func inputSchema(s settings) *jsonschema.Schema {
 			Description: "Narrow the network for this command (default " + modes[len(modes)-1] + "): off is loopback only (and the session's servers)."}
 		order = append(order, "network")
 	}
+	if len(s.networkModes()) > 0 { // a sandbox, whose overlay can hold the changes
+		props["review"] = &jsonschema.Schema{Type: "boolean", Description: "Show the user the diffs; only what they pick lands."}
+		order = append(order, "review")
+	}
 	if s.DisableSandbox {
 		props["dangerously_disable_sandbox"] = &jsonschema.Schema{Type: "boolean", Description: "Run outside the sandbox. Only when the sandbox itself breaks the command; the user is told."}
 		order = append(order, "dangerously_disable_sandbox")
 	}
 	{
-		props["run_in_background"] = &jsonschema.Schema{Type: "boolean", Description: "Start the command as a background task and return its task_id at once."}
+		props["run_in_background"] = &jsonschema.Schema{Type: "boolean", Description: "Start as a background task; returns its task_id at once."}
 		props["task_id"] = &jsonschema.Schema{Type: "string", Description: "A background task to act on (instead of command). Alone: its status and new output. \"*\": list the tasks."}
-		props["kill"] = &jsonschema.Schema{Type: "boolean", Description: "With task_id: stop the task and everything it started."}
-		props["stdin_text"] = &jsonschema.Schema{Type: "string", Description: "With task_id: a line to write to the task's stdin (the newline is added)."}
+		props["kill"] = &jsonschema.Schema{Type: "boolean", Description: "With task_id: stop the task and all it started."}
+		props["stdin_text"] = &jsonschema.Schema{Type: "string", Description: "With task_id: a line for the task's stdin (newline added)."}
 		props["wait"] = &jsonschema.Schema{Type: "boolean", Description: "With task_id: block until the task exits (bounded by timeout" + budgetNote(s) + ")."}
-		props["stream"] = &jsonschema.Schema{Type: "boolean", Description: "With task_id: its output lines (kept, then new) as progress notifications until it exits (bounded by timeout" + budgetNote(s) + "), and in stdout."}
+		props["stream"] = &jsonschema.Schema{Type: "boolean", Description: "With task_id: its lines (kept, then new) as progress notifications until it exits (bounded by timeout" + budgetNote(s) + "), and in stdout."}
 		props["stream_pattern"] = &jsonschema.Schema{Type: "string", Description: "With stream: only lines matching this regular expression (RE2)."}
-		props["offset"] = &jsonschema.Schema{Type: "integer", Minimum: f(0), Description: "With task_id: re-read from this byte offset of each stream (0: all that is kept) instead of the new output."}
+		props["offset"] = &jsonschema.Schema{Type: "integer", Minimum: f(0), Description: "With task_id: re-read from this byte offset of each stream (0: all kept)."}
 		order = append(order, "run_in_background", "task_id", "kill", "stdin_text", "wait", "stream", "stream_pattern", "offset")
 	}
 	return &jsonschema.Schema{

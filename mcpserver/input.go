@@ -32,6 +32,7 @@ type input struct {
 	DisableSandbox  bool
 	Detail          bool   // the sandbox's full report in the structured result
 	Network         string // "": the configured mode; else off, allowlist or on, no wider
+	Review          bool   // a review run: the user picks what of its changes land
 	Offset          *int64 // task reads: from this offset; nil: what is new
 }
 
@@ -62,7 +63,7 @@ const (
 
 var knownFields = []string{
 	"command", "description", "run_in_background", "task_id", "kill", "stdin_text",
-	"wait", "stream", "stream_pattern", "offset", "timeout", "cwd", "detail", "network", "dangerously_disable_sandbox",
+	"wait", "stream", "stream_pattern", "offset", "timeout", "cwd", "detail", "network", "review", "dangerously_disable_sandbox",
 }
 
 // shownFields are the fields the input schema offers under s: an error
@@ -123,7 +124,7 @@ func parseInput(raw json.RawMessage, s settings) (*input, error) {
 		dst  *bool
 	}{
 		{"run_in_background", &in.RunInBackground}, {"kill", &in.Kill}, {"wait", &in.Wait},
-		{"stream", &in.Stream}, {"dangerously_disable_sandbox", &in.DisableSandbox}, {"detail", &in.Detail},
+		{"stream", &in.Stream}, {"dangerously_disable_sandbox", &in.DisableSandbox}, {"detail", &in.Detail}, {"review", &in.Review},
 	} {
 		if *b.dst, err = boolean(m, b.name); err != nil {
 			return nil, err

@@ -91,6 +91,8 @@ type Server struct {
 	// call answers it.
 	failed error
 	layers layersSeen // the sandbox line last sent to each session
+	// reviews are review runs waiting for their answer (review.go).
+	reviews reviews
 
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]*binding
@@ -320,6 +322,9 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (r *mcp.C
 	if in.TaskID != "" {
 		return s.taskOp(ctx, sess, in, live), nil
 	}
+	if resp, ok := req.Params.InputResponses[reviewKey]; ok {
+		return s.answerReview(ctx, in, resp, req.Params.RequestState), nil
+	}
 	if in.DisableSandbox && !s.set.DisableSandbox {
 		return toolError(disableSandboxRefused), nil
 	}
@@ -378,7 +383,18 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (r *mcp.C
 		return result(s.cancelled(in, err), true), nil
 	}
 	defer slot.release()
-	res, err := s.run(rctx, sess, in, func(context.Context, policy.Verdict) (bool, error) { return approved, nil }, live)
+	approve := func(context.Context, policy.Verdict) (bool, error) { return approved, nil }
+	if s.wantsReview(g, in) {
+		// Remembered (an approval's "session"/"always") before the run:
+		// its result comes back with a later call.
+		if approved {
+			if _, gerr := s.remember(g, sess, req0, v, remember); gerr != nil {
+				s.logger.Warn("approval not remembered", "err", gerr)
+			}
+		}
+		return s.runReviewed(rctx, req.Session, sess, in, approve, live), nil
+	}
+	res, err := s.run(rctx, sess, in, approve, live, nil)
 	defer s.recordPage(res)
 	if approved { // remembered after this call, which ran as approved
 		// A grant of hosts the sandbox refused (the library's
@@ -403,7 +419,7 @@ func (s *Server) cancelled(in *input, err error) *shellguard.Result {
 // run runs a foreground or background command that the policy allows (or
 // approve accepts; nil: the Guard's Approver decides). The error says the
 // result is one: the command was refused, did not start, or was cancelled.
-func (s *Server) run(ctx context.Context, sess *shellguard.Session, in *input, approve func(context.Context, policy.Verdict) (bool, error), live *progress) (*shellguard.Result, error) {
+func (s *Server) run(ctx context.Context, sess *shellguard.Session, in *input, approve func(context.Context, policy.Verdict) (bool, error), live *progress, review func(context.Context, []shellguard.Change) ([]string, error)) (*shellguard.Result, error) {
 	req := shellguard.Request{
 		Command:        in.Command,
 		Cwd:            in.Cwd,
@@ -411,6 +427,8 @@ func (s *Server) run(ctx context.Context, sess *shellguard.Session, in *input, a
 		DisableSandbox: in.DisableSandbox,
 		Network:        in.Network,
 		Approve:        approve,
+		Review:         in.Review || review != nil, // without a reviewer: refused
+		ReviewChanges:  review,
 	}
 	var warnings []string
 	var r shellguard.Result

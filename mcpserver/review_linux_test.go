@@ -1,0 +1,122 @@
+//go:build linux
+
+package mcpserver
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/shellguard/shellguard/internal/testenv"
+	"github.com/shellguard/shellguard/sandbox"
+)
+
+const reviewEdit = `printf 'a\nB\n' > edit.txt && printf 'x\n' > new.txt`
+
+// TestReviewOverMCP: a call with review: true runs, shows the user each
+// change with its diff in an elicitation form, and lands only what the
+// user picks; declined, nothing lands; a client that cannot ask is told
+// so and nothing runs; the changes of one call never land on another's
+// answer.
+func TestReviewOverMCP(t *testing.T) {
+	g, ws := newGuard(t)
+	edit := filepath.Join(ws, "edit.txt")
+	reset := func() {
+		os.Remove(filepath.Join(ws, "new.txt"))
+		if err := os.WriteFile(edit, []byte("a\nb\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reset()
+	var mu sync.Mutex
+	var messages []string
+	answer := map[string]any{"apply": "select", "paths": "edit.txt"}
+	action := "accept"
+	cs := connect(t, New(g, nil), &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		messages = append(messages, r.Params.Message)
+		return &mcp.ElicitResult{Action: action, Content: answer}, nil
+	}})
+
+	r := callBash(t, cs, map[string]any{"command": reviewEdit, "review": true, "detail": true})
+	o := structured(t, r)
+	if o.Sandbox != nil && !o.Sandbox.Has(sandbox.LayerOverlay) {
+		testenv.SkipOrFail(t, "no copy-on-write workspace here")
+	}
+	if r.IsError || len(messages) != 1 {
+		t.Fatalf("asked %d times: %s", len(messages), textOf(r))
+	}
+	for _, s := range []string{reviewEdit, "modify file edit.txt", "-b\n", "+B\n", "add file new.txt"} {
+		if !strings.Contains(messages[0], s) {
+			t.Errorf("the form does not show %q:\n%s", s, messages[0])
+		}
+	}
+	if b, _ := os.ReadFile(edit); string(b) != "a\nB\n" {
+		t.Errorf("edit.txt = %q: the picked change did not land", b)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "new.txt")); err == nil {
+		t.Error("new.txt landed, not picked")
+	}
+	if !slices.Contains(o.Warnings, "review: 1 of 2 changes applied (edit.txt); discarded: new.txt") {
+		t.Errorf("warnings %q", o.Warnings)
+	}
+
+	reset()
+	action = "decline"
+	r = callBash(t, cs, map[string]any{"command": reviewEdit, "review": true})
+	if o := structured(t, r); len(messages) != 2 || !strings.Contains(strings.Join(o.Warnings, "\n"), `the user answered "decline"`) {
+		t.Errorf("declined: asked %d times, %s", len(messages), textOf(r))
+	}
+	if b, _ := os.ReadFile(edit); string(b) != "a\nb\n" {
+		t.Errorf("edit.txt = %q after a declined review", b)
+	}
+
+	// A run that changes nothing asks nobody.
+	r = callBash(t, cs, map[string]any{"command": "cat edit.txt", "review": true})
+	if r.IsError || len(messages) != 2 || !strings.Contains(textOf(r), "a\nb") {
+		t.Errorf("no changes: asked %d times, %s", len(messages), textOf(r))
+	}
+
+	r = callBash(t, cs, map[string]any{"command": reviewEdit, "review": true, "run_in_background": true})
+	if !r.IsError || !strings.Contains(textOf(r), "foreground") {
+		t.Errorf("review in the background: %s", textOf(r))
+	}
+
+	// No elicitation: refused, nothing ran.
+	plain := connect(t, New(g, nil), nil)
+	r = callBash(t, plain, map[string]any{"command": reviewEdit, "review": true})
+	if !r.IsError || !strings.Contains(textOf(r), "cannot show a review") {
+		t.Errorf("a client that cannot ask: %s", textOf(r))
+	}
+	if _, err := os.Stat(filepath.Join(ws, "new.txt")); err == nil {
+		t.Error("the command ran for a client that cannot review it")
+	}
+}
+
+// TestReviewAnswerForged: an answer to a review that is not pending, or
+// signed for another call, lands nothing and says so.
+func TestReviewAnswerForged(t *testing.T) {
+	g, _ := newGuard(t)
+	s := New(g, nil)
+	in := &input{Command: "true"}
+	state := s.signReview(in, "nosuchid", time.Now())
+	r := s.answerReview(context.Background(), in, &mcp.ElicitResult{Action: "accept", Content: map[string]any{"apply": "all"}}, state)
+	if !r.IsError || !strings.Contains(textOf(r), "does not match a pending review") {
+		t.Errorf("unknown id: %s", textOf(r))
+	}
+	other := &input{Command: "false"}
+	if _, ok := s.verifyReview(other, state); ok {
+		t.Error("a state signed for one call verified for another")
+	}
+	if _, ok := s.verifyReview(in, "r.x.1.y"); ok {
+		t.Error("a made-up state verified")
+	}
+}
