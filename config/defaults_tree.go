@@ -63,7 +63,7 @@ var defaultsRoot = &yaml.Node{Kind: 4, Style: 0, Tag: "!!map", Value: "", HeadCo
 		&yaml.Node{Kind: 8, Style: 0, Tag: "!!str", Value: "allow_unsandboxed", HeadComment: "", LineComment: "", FootComment: "", Line: 27, Column: 3},
 		&yaml.Node{Kind: 8, Style: 0, Tag: "!!bool", Value: "false", HeadComment: "", LineComment: "# honour dangerously_disable_sandbox (always as ask)", FootComment: "", Line: 27, Column: 22},
 		&yaml.Node{Kind: 8, Style: 0, Tag: "!!str", Value: "review", HeadComment: "", LineComment: "", FootComment: "", Line: 28, Column: 3},
-		&yaml.Node{Kind: 8, Style: 0, Tag: "!!bool", Value: "false", HeadComment: "", LineComment: "# hold every run's writes until they are reviewed, with diffs (run: on the terminal; mcp: elicitation or the approval page)", FootComment: "", Line: 28, Column: 11},
+		&yaml.Node{Kind: 8, Style: 0, Tag: "!!bool", Value: "false", HeadComment: "", LineComment: "# hold every run's writes until they are reviewed, with diffs (run: on the terminal; mcp: an elicitation form)", FootComment: "", Line: 28, Column: 11},
 		&yaml.Node{Kind: 8, Style: 0, Tag: "!!str", Value: "pool", HeadComment: "", LineComment: "", FootComment: "", Line: 29, Column: 3},
 		&yaml.Node{Kind: 8, Style: 0, Tag: "!!int", Value: "2", HeadComment: "", LineComment: "# warm sandbox helpers per session of the MCP server, serve and Session (0 = every command starts cold)", FootComment: "", Line: 29, Column: 9},
 		&yaml.Node{Kind: 8, Style: 0, Tag: "!!str", Value: "limits", HeadComment: "", LineComment: "", FootComment: "", Line: 30, Column: 3},
