@@ -376,7 +376,7 @@ func (a Applied) MapText(f func(string) string) Applied {
 		if r := a.Post.Review; r != nil {
 			p.Review = &Reviewed{Note: f(r.Note)}
 			for _, c := range r.Changes {
-				c.Path, c.Mode, c.Diff, c.Note = f(c.Path), f(c.Mode), f(c.Diff), f(c.Note)
+				c.Path, c.Op, c.Kind, c.Mode, c.Diff, c.Note = f(c.Path), f(c.Op), f(c.Kind), f(c.Mode), f(c.Diff), f(c.Note)
 				p.Review.Changes = append(p.Review.Changes, c)
 			}
 		}
