@@ -105,6 +105,9 @@ type Config struct {
 	// rest is discarded, and an error discards everything. It is not
 	// called when the run changed nothing. The Result says what landed
 	// (Sandbox.Post.Review). terminal.ChangeReviewer asks on a terminal.
+	// With a reviewer, an ask the approver let through is reviewed too
+	// (sed -i, a chmod: what it changed is shown before it lands) where
+	// the sandbox can hold its changes; elsewhere it runs as approved.
 	ReviewChanges func(ctx context.Context, req Request, changes []sandbox.Change) (apply []string, err error)
 	// GrantsFile, when set, keeps approvals given "always in this
 	// workspace" (Session.Remember "always", ApproveSandbox): narrow allow
@@ -164,6 +167,9 @@ type Guard struct {
 	always    []string // remembered grants of this workspace (grants.go)
 	hosts     []string // remembered network grants of this workspace
 	grantsErr error    // why they cannot be kept (GrantsError)
+
+	reviewOnce sync.Once
+	reviewErr  error // why review runs cannot hold changes here (review.go)
 }
 
 // New validates cfg and returns a Guard. In a process started as the

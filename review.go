@@ -24,3 +24,17 @@ func (g *Guard) reviewer(ctx context.Context, req Request) (func([]sandbox.Chang
 	}
 	return nil, &LimitError{Field: "review", Reason: "nobody to show the changes to: a review needs a reviewer (Config.ReviewChanges; the CLI asks on its terminal)"}
 }
+
+// canReview says (once per Guard) whether a review run can hold its
+// changes here: an approved ask is reviewed only then, while a review
+// asked for is refused without it.
+func (g *Guard) canReview() error {
+	g.reviewOnce.Do(func() {
+		spec := *g.cfg.Sandbox
+		if spec.Workspace == "" {
+			spec.Workspace = g.cfg.Workspace
+		}
+		g.reviewErr = sandbox.CanReview(spec, g.env)
+	})
+	return g.reviewErr
+}

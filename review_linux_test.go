@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/shellguard/shellguard/internal/testenv"
+	"github.com/shellguard/shellguard/policy"
 	"github.com/shellguard/shellguard/sandbox"
 )
 
@@ -158,5 +159,47 @@ func TestGuardReviewConfigured(t *testing.T) {
 	// A run that changes nothing asks nobody.
 	if _, err := g.Run(context.Background(), Request{Command: `cat edit.txt`}); err != nil || asked != 1 {
 		t.Errorf("a run without changes: asked %d times, %v", asked, err)
+	}
+}
+
+// TestGuardReviewApprovedAsk: an ask the approver let through is
+// reviewed before its changes land when a reviewer exists; an allowed
+// command is not.
+func TestGuardReviewApprovedAsk(t *testing.T) {
+	var asked [][]sandbox.Change
+	g, ws := reviewGuard(t, &sandbox.Spec{}, func(_ context.Context, _ Request, cs []sandbox.Change) ([]string, error) {
+		asked = append(asked, cs)
+		return nil, nil // discard all
+	})
+	g.cfg.Approver = func(context.Context, Request, policy.Verdict) (bool, error) { return true, nil }
+	if err := os.Mkdir(filepath.Join(ws, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.canReview(); err != nil {
+		testenv.SkipOrFail(t, "no review runs here: %v", err)
+	}
+	const ask = `chmod -R 777 sub && printf 'x\n' > sub/new.txt`
+	if v := g.Check(context.Background(), Request{Command: ask}); v.Decision != policy.Ask {
+		t.Fatalf("%q is %v, the test needs an ask", ask, v.Decision)
+	}
+	res, err := g.Run(context.Background(), Request{Command: ask})
+	if err != nil || !res.Approved {
+		t.Fatalf("%v %+v", err, res)
+	}
+	if len(asked) != 1 || len(asked[0]) != 2 {
+		t.Fatalf("the reviewer saw %+v", asked)
+	}
+	if fi, _ := os.Stat(filepath.Join(ws, "sub")); fi.Mode().Perm() != 0o755 {
+		t.Errorf("sub is %v: a discarded change landed", fi.Mode())
+	}
+	if _, err := os.Stat(filepath.Join(ws, "sub", "new.txt")); err == nil {
+		t.Error("sub/new.txt landed, discarded")
+	}
+	// Allowed: no review, the change lands.
+	if _, err := g.Run(context.Background(), Request{Command: reviewEdit}); err != nil {
+		t.Fatal(err)
+	}
+	if len(asked) != 1 || readWS(ws, "edit.txt") != "a\nB\n" {
+		t.Errorf("an allowed command: asked %d times, edit.txt %q", len(asked), readWS(ws, "edit.txt"))
 	}
 }

@@ -148,6 +148,14 @@ func (g *Guard) prepare(ctx context.Context, req Request) (runner.Options, admis
 		}
 		opts.Launcher = nil
 	}
+	if l, ok := opts.Launcher.(sandboxLauncher); ok && !l.spec.Review && l.spec.Mode != sandbox.Off && a.approved != nil && *a.approved {
+		// An approved ask is reviewed before its changes land when
+		// someone can review them and the sandbox can hold them.
+		if rv, err := g.reviewer(ctx, req); err == nil && g.canReview() == nil {
+			l.spec.Review, l.review = true, rv
+			opts.Launcher = l
+		}
+	}
 	tag := &runTag{admission: a}
 	opts.Filter = g.filter(&tag.redactions)
 	opts.Tag = tag

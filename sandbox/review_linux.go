@@ -361,3 +361,17 @@ func (o *overlayState) finishReview(fn func([]Change) ([]string, error)) *Review
 func (h *Handle) OnReview(fn func(changes []Change) (apply []string, err error)) {
 	h.reviewer = fn
 }
+
+// CanReview says whether a review run under spec can hold its changes
+// here: it runs "exit 0" as one (in spec.Workspace) and returns why not.
+func CanReview(spec Spec, env []string) error {
+	spec.Review, spec.Pool = true, -1
+	a, err := probeRun(spec, env, spec.Workspace)
+	if err != nil {
+		return err
+	}
+	if !a.Has(LayerOverlay) {
+		return errors.New("the copy-on-write workspace is missing here")
+	}
+	return nil
+}

@@ -42,6 +42,9 @@ func (h *Handle) Applied() (Applied, error) {
 	return a, nil
 }
 
+// CanReview fails here: only Linux has the copy-on-write workspace.
+func CanReview(spec Spec, env []string) error { return ErrUnsupported }
+
 // OnReview does nothing here: a review run is refused (Command).
 func (h *Handle) OnReview(fn func(changes []Change) (apply []string, err error)) {}
 

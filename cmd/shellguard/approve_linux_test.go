@@ -63,6 +63,18 @@ func TestTTYApproveAlways(t *testing.T) {
 		t.Errorf("the prompt does not show the exact rule:\n%s", seen.String())
 	}
 	f.Write([]byte("a\n"))
+	// An approved ask is reviewed before its changes land (sub's mode).
+	for !strings.Contains(seen.String(), "[a]ll, [s]elect, [N]one: ") {
+		b, err := r.ReadByte()
+		if err != nil {
+			t.Fatalf("no review of the approved command's changes: %v\n%s", err, seen.String())
+		}
+		seen.WriteByte(b)
+	}
+	if !strings.Contains(seen.String(), "mode dir sub (0755 -> 0777)") {
+		t.Errorf("the review does not show the mode change:\n%s", seen.String())
+	}
+	f.Write([]byte("a\n"))
 	go func() { // drain the rest, so the command never blocks on the terminal
 		for {
 			if _, err := r.ReadByte(); err != nil {
@@ -72,6 +84,9 @@ func TestTTYApproveAlways(t *testing.T) {
 	}()
 	if err := x.Wait(); err != nil {
 		t.Fatalf("approved always: %v\n%s", err, seen.String())
+	}
+	if fi, err := os.Stat(filepath.Join(ws, "sub")); err != nil || fi.Mode().Perm() != 0o777 {
+		t.Errorf("sub after the reviewed run: %v %v", fi.Mode(), err)
 	}
 	b, err := os.ReadFile(filepath.Join(home, ".config", "shellguard", "grants.json"))
 	if err != nil || !strings.Contains(string(b), `"`+cmd+`"`) || !strings.Contains(string(b), ws) {
