@@ -254,7 +254,98 @@ type Attached struct {
 	wg    sync.WaitGroup
 	recs  []Conn
 	shut  bool
-	extra []Entry // allowed on this listener only (AttachWith)
+	extra []Entry // allowed on this listener only (AttachWith, OnAsk)
+	// ask and asked: OnAsk's question and its answers, by host:port.
+	ask    func(ctx context.Context, hostport string) bool
+	asked  map[string]*answer
+	ctx    context.Context // ends with Close: a question still open is dropped
+	cancel context.CancelFunc
+}
+
+// answer is the one answer to a destination's question; done closes
+// when it is known.
+type answer struct {
+	done  chan struct{}
+	allow bool
+}
+
+// AskTimeout bounds how long a connection waits for OnAsk's answer.
+const AskTimeout = 2 * time.Minute
+
+// OnAsk makes a destination that only the allowlist refuses (a grant of
+// exactly host:port would let it through: Conn.Grantable) a question:
+// the connection waits while fn is asked, once per destination for the
+// whole attachment (other connections to it wait for the same answer). A
+// yes lets it and every later connection to it through; a no, an expired
+// AskTimeout or a closed attachment refuses it as before, and it is not
+// asked again. A destination no entry may lift is never asked about.
+func (a *Attached) OnAsk(fn func(ctx context.Context, hostport string) bool) {
+	a.mu.Lock()
+	a.ask = fn
+	a.mu.Unlock()
+}
+
+// askable returns the destination of a refusal a grant may lift and the
+// entry that would, when the attachment asks.
+func (a *Attached) askable(err error) (string, []Entry, bool) {
+	var ref *refusal
+	if a == nil || !errors.As(err, &ref) || !ref.grantable {
+		return "", nil, false
+	}
+	a.mu.Lock()
+	fn := a.ask
+	a.mu.Unlock()
+	hp := hostPort(ref.Host, ref.Port)
+	var e Allowlist
+	if fn == nil || e.Add("asked", hp) != nil {
+		return "", nil, false
+	}
+	return hp, e.Entries, true
+}
+
+// askAbout puts hp to the attachment's question and reports whether it
+// was allowed; entries, which name it, are then allowed on the
+// attachment.
+func (a *Attached) askAbout(hp string, entries []Entry) bool {
+	a.mu.Lock()
+	fn := a.ask
+	if fn == nil || a.shut {
+		a.mu.Unlock()
+		return false
+	}
+	if a.asked == nil {
+		a.asked = map[string]*answer{}
+	}
+	ans, known := a.asked[hp]
+	if !known {
+		ans = &answer{done: make(chan struct{})}
+		a.asked[hp] = ans
+	}
+	a.mu.Unlock()
+	if !known {
+		ctx, cancel := context.WithTimeout(a.ctx, AskTimeout)
+		allow := fn(ctx, hp) && ctx.Err() == nil
+		cancel()
+		if allow {
+			a.mu.Lock()
+			a.extra = append(slices.Clip(a.extra), entries...)
+			a.mu.Unlock()
+			ans.allow = true
+		}
+		close(ans.done)
+	}
+	select {
+	case <-ans.done:
+		return ans.allow
+	case <-a.ctx.Done():
+		return false
+	}
+}
+
+func (a *Attached) extraEntries() []Entry {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.extra
 }
 
 // Attach serves l until the Attached or the proxy is closed.
@@ -264,6 +355,7 @@ func (p *Proxy) Attach(l net.Listener) *Attached { return p.AttachWith(l, Allowl
 // in addition to the proxy's allowlist (hosts granted to one command).
 func (p *Proxy) AttachWith(l net.Listener, extra Allowlist) *Attached {
 	a := &Attached{p: p, l: l, done: make(chan struct{}), conns: map[net.Conn]bool{}, extra: extra.Entries}
+	a.ctx, a.cancel = context.WithCancel(context.Background())
 	go func() {
 		defer close(a.done)
 		p.serve(l, a)
@@ -304,6 +396,7 @@ func (a *Attached) Records() []Conn {
 func (a *Attached) Close() []Conn {
 	a.mu.Lock()
 	a.shut = true
+	a.cancel()
 	for c := range a.conns {
 		c.Close()
 	}
@@ -423,9 +516,21 @@ func (p *Proxy) dial(ctx context.Context, host string, port int, a *Attached) (n
 	defer cancel()
 	var extra []Entry
 	if a != nil {
-		extra = a.extra
+		extra = a.extraEntries()
 	}
 	addrs, err := p.check(ctx, host, port, extra)
+	if hp, entries, ok := a.askable(err); ok {
+		// Asked only when the grant would lift it: a name that
+		// resolves to a forbidden address is refused for that.
+		if _, err2 := p.check(ctx, host, port, slices.Concat(extra, entries)); err2 != nil {
+			err = err2
+		} else if a.askAbout(hp, entries) {
+			cancel()
+			ctx, cancel = context.WithTimeout(context.Background(), p.opt.DialTimeout)
+			defer cancel()
+			addrs, err = p.check(ctx, host, port, a.extraEntries())
+		}
+	}
 	if err != nil {
 		return nil, "", err
 	}

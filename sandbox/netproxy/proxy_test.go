@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -414,5 +415,101 @@ func TestRemove(t *testing.T) {
 	}
 	if got := strings.Join(al.Hosts(), " "); got != "x.test" {
 		t.Fatalf("left %q", got)
+	}
+}
+
+// TestOnAsk: a destination only the allowlist refuses is asked about
+// while its connections wait, once for all of them; yes lets them and
+// later ones through, no refuses them and is not asked again; a
+// destination no entry may lift is never asked about; closing the
+// attachment drops a question still open.
+func TestOnAsk(t *testing.T) {
+	e := newEnv(t)
+	up := strconv.Itoa(e.upPort)
+	e.proxy.opt.Lookup = fakeDNS(map[string][]string{"yes.test": {"127.0.0.1"}, "no.test": {"127.0.0.1"}, "meta3.test": {"169.254.169.254"}, "slow.test": {"127.0.0.1"}})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := e.proxy.AttachWith(l, Allowlist{})
+	var mu sync.Mutex
+	asked := map[string]int{}
+	release := make(chan struct{})
+	a.OnAsk(func(ctx context.Context, hp string) bool {
+		mu.Lock()
+		asked[hp]++
+		mu.Unlock()
+		if strings.HasPrefix(hp, "slow.test") {
+			<-ctx.Done() // nobody answers
+			close(release)
+			return true
+		}
+		time.Sleep(100 * time.Millisecond) // the others arrive meanwhile
+		return strings.HasPrefix(hp, "yes.test")
+	})
+	pu, _ := url.Parse("http://" + l.Addr().String())
+	c := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(pu), DisableKeepAlives: true}, Timeout: 30 * time.Second}
+	var wg sync.WaitGroup
+	codes := make([]int, 6)
+	for i := range codes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			host := "yes.test"
+			if i%2 == 1 {
+				host = "no.test"
+			}
+			codes[i], _ = get(t, c, "http://"+host+":"+up+"/x")
+		}()
+	}
+	wg.Wait()
+	for i, code := range codes {
+		if want := []int{200, 403}[i%2]; code != want {
+			t.Errorf("request %d: %d, want %d", i, code, want)
+		}
+	}
+	if code, _ := get(t, c, "http://no.test:"+up+"/again"); code != 403 {
+		t.Errorf("no.test after the no: %d", code)
+	}
+	if code, body := get(t, c, "http://meta3.test/"); code != 403 || !strings.Contains(body, "never allowed") {
+		t.Errorf("metadata: %d %q", code, body)
+	}
+	mu.Lock()
+	if asked["yes.test:"+up] != 1 || asked["no.test:"+up] != 1 || len(asked) != 2 {
+		t.Errorf("asked %v: want each of yes.test and no.test once, nothing else", asked)
+	}
+	mu.Unlock()
+	if _, err := e.proxy.Check(context.Background(), "yes.test", e.upPort); err == nil {
+		t.Error("an answer for one attachment reached the proxy's own list")
+	}
+
+	done := make(chan int, 1)
+	go func() { code, _ := get(t, c, "http://slow.test:"+up+"/"); done <- code }()
+	for {
+		mu.Lock()
+		n := asked["slow.test:"+up]
+		mu.Unlock()
+		if n == 1 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	recs := a.Close()
+	select {
+	case <-release:
+	case <-time.After(20 * time.Second):
+		t.Fatal("closing the attachment did not end the open question")
+	}
+	if code := <-done; code == 200 {
+		t.Error("a connection went through after its attachment closed")
+	}
+	allowed := 0
+	for _, r := range recs {
+		if r.Allowed && r.Host == "yes.test" {
+			allowed++
+		}
+	}
+	if allowed != 3 {
+		t.Errorf("records: %d allowed to yes.test, want 3: %+v", allowed, recs)
 	}
 }
