@@ -119,6 +119,11 @@ type Handle struct {
 	netGrants []string
 	netAtt    *netproxy.Attached
 	netUse    *NetUse
+	// netAsk is asked about refused hosts while the command runs
+	// (OnNetAsk); netAsked are the answers, host:port -> allowed.
+	netAsk   func(ctx context.Context, hostport string) bool
+	netMu    sync.Mutex
+	netAsked map[string]bool
 	// link is the join process's channel to the session's holder, and
 	// tree delivers the pid of the helper the holder started
 	// (sessionnet_linux.go); treePid caches it.

@@ -117,6 +117,15 @@ type NetUse struct {
 	// Granted are the destinations allowed to this command beyond the
 	// allowlist (Spec.NetGrants).
 	Granted []string `json:"granted,omitempty"`
+	// Asked are the destinations put to the person while the command
+	// ran (Handle.OnNetAsk), with the answer.
+	Asked []NetAnswer `json:"asked,omitempty"`
+}
+
+// NetAnswer is the answer to a question about a refused destination.
+type NetAnswer struct {
+	Host    string `json:"host"` // host:port
+	Allowed bool   `json:"allowed"`
 }
 
 func (u *NetUse) fill(recs []netproxy.Conn) {

@@ -3,10 +3,12 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -123,8 +125,30 @@ func (h *Handle) attachNet(fd int) {
 		extra = netproxy.Allowlist{}
 	}
 	h.netAtt = h.proxy.AttachWith(l, extra)
+	if ask := h.netAsk; ask != nil {
+		h.netAtt.OnAsk(func(ctx context.Context, hp string) bool {
+			ok := ask(ctx, hp)
+			h.netMu.Lock()
+			if h.netAsked == nil {
+				h.netAsked = map[string]bool{}
+			}
+			h.netAsked[hp] = ok
+			h.netMu.Unlock()
+			return ok
+		})
+	}
 	h.netUse = &NetUse{Proxy: ProxyAddr, Granted: extra.Hosts()}
 	h.applied.Net = h.netUse
+}
+
+// OnNetAsk makes a connection the allowlist proxy refuses, where a grant
+// of exactly its host:port would let it through, wait while fn is asked
+// (once per destination and run, netproxy.AskTimeout at most): true lets
+// it and the run's later connections to it through. NetUse.Asked reports
+// the answers. Call it before Applied; without the allowlist mode it does
+// nothing.
+func (h *Handle) OnNetAsk(fn func(ctx context.Context, hostport string) bool) {
+	h.netAsk = fn
 }
 
 // closeNet stops serving the command's listener and fills in its records.
@@ -136,6 +160,12 @@ func (h *Handle) closeNet() {
 	h.netAtt = nil
 	if h.netUse != nil {
 		h.netUse.fill(recs)
+		h.netMu.Lock()
+		for hp, ok := range h.netAsked {
+			h.netUse.Asked = append(h.netUse.Asked, NetAnswer{Host: hp, Allowed: ok})
+		}
+		h.netMu.Unlock()
+		slices.SortFunc(h.netUse.Asked, func(x, y NetAnswer) int { return strings.Compare(x.Host, y.Host) })
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -35,7 +36,7 @@ func registryProxy(t *testing.T) (*netproxy.Proxy, string) {
 	}
 	p := netproxy.New(netproxy.Options{Allow: al, Lookup: func(_ context.Context, h string) ([]netip.Addr, error) {
 		switch h {
-		case "registry.test":
+		case "registry.test", "asked.test", "nope.test":
 			return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
 		case "meta.test":
 			return []netip.Addr{netip.MustParseAddr("169.254.169.254")}, nil
@@ -107,5 +108,45 @@ func TestNetworkOffTellsToolchains(t *testing.T) {
 	r := f.run(t, Spec{}, `echo "npm=$npm_config_offline go=$GOPROXY proxy=$HTTP_PROXY"; (exec 3<>/dev/tcp/127.0.0.1/`+fmt.Sprint(ProxyPort)+`) 2>/dev/null && echo LISTENER`, 20*time.Second)
 	if !strings.Contains(r.out, "npm=true") || !strings.Contains(r.out, "go=off") || !strings.Contains(r.out, "proxy=\n") || strings.Contains(r.out, "LISTENER") {
 		t.Fatalf("off mode:\n%s", r.out)
+	}
+}
+
+// TestNetworkAskLive: with OnNetAsk, a host only the allowlist refuses
+// is put to the person while the command's connection waits: yes and
+// the command gets its answer in the same run, no and it gets the 403;
+// each host is asked once; the run's report has the answers.
+func TestNetworkAskLive(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		skipOrFail(t, "curl not installed")
+	}
+	p, port := registryProxy(t)
+	f := newFixture(t)
+	spec := Spec{Proxy: p}
+	need(t, f.assertActive(t, spec), LayerNetNS, LayerLoopback, LayerNetProxy)
+	var mu sync.Mutex
+	asked := map[string]int{}
+	f.netAsk = func(_ context.Context, hp string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		asked[hp]++
+		return strings.HasPrefix(hp, "asked.test:")
+	}
+	script := fmt.Sprintf(`curl -sS -m 20 http://asked.test:%[1]s/one; echo
+curl -sS -m 20 -o /dev/null -w 'nope=%%{http_code}\n' http://nope.test:%[1]s/
+curl -sS -m 20 http://asked.test:%[1]s/two; echo
+curl -sS -m 20 -o /dev/null -w 'meta=%%{http_code}\n' http://meta.test/`, port)
+	r := f.run(t, spec, script, 60*time.Second)
+	for _, want := range []string{"registry-ok /one", "registry-ok /two", "nope=403", "meta=403"} {
+		if !strings.Contains(r.out, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.out)
+		}
+	}
+	mu.Lock()
+	if asked["asked.test:"+port] != 1 || asked["nope.test:"+port] != 1 || len(asked) != 2 {
+		t.Errorf("asked %v: want asked.test and nope.test once each (meta.test never)", asked)
+	}
+	mu.Unlock()
+	if r.applied.Net == nil || fmt.Sprint(r.applied.Net.Asked) != fmt.Sprintf("[{asked.test:%[1]s true} {nope.test:%[1]s false}]", port) {
+		t.Errorf("report: %+v", r.applied.Net)
 	}
 }

@@ -113,8 +113,10 @@ type fixture struct {
 	onEnded func(code int, ok bool)
 	// helperPid is the pid of the helper of the command running now.
 	helperPid int
-	// reviewer, when set, is every run's Handle.OnReview.
+	// reviewer, when set, is every run's Handle.OnReview; netAsk its
+	// Handle.OnNetAsk.
 	reviewer func([]Change) ([]string, error)
+	netAsk   func(context.Context, string) bool
 }
 
 const canaryText = "canary: must not change\n"
@@ -234,6 +236,9 @@ func (f *fixture) run(t *testing.T, spec Spec, script string, timeout time.Durat
 		h.Started()
 		if f.reviewer != nil {
 			h.OnReview(f.reviewer)
+		}
+		if f.netAsk != nil {
+			h.OnNetAsk(f.netAsk)
 		}
 		f.helperPid = cmd.Process.Pid
 		a, aerr := h.Applied()

@@ -45,6 +45,9 @@ func (h *Handle) Applied() (Applied, error) {
 // CanReview fails here: only Linux has the copy-on-write workspace.
 func CanReview(spec Spec, env []string) error { return ErrUnsupported }
 
+// OnNetAsk does nothing here: there is no allowlist proxy.
+func (h *Handle) OnNetAsk(fn func(ctx context.Context, hostport string) bool) {}
+
 // OnReview does nothing here: a review run is refused (Command).
 func (h *Handle) OnReview(fn func(changes []Change) (apply []string, err error)) {}
 
