@@ -127,8 +127,8 @@ func (g *Guard) event(req Request, a admission, res *Result) audit.Event {
 		ev.NetGranted = slices.Concat(g.hosts, req.hosts)
 		g.grantMu.RUnlock()
 	}
-	if req.granted != nil {
-		ev.NetGrantScope = req.granted.Scope
+	if res.Grant != nil && len(res.Grant.Hosts) > 0 {
+		ev.NetGrantScope = res.Grant.Scope
 	}
 	return ev
 }

@@ -1,95 +1,97 @@
 package shellguard
 
-// Sandbox expansion: after a foreground run whose network proxy refused
-// hosts that a grant may let through, the approver is asked for exactly
-// those, and when it grants them the command runs again, once, with them
-// allowed beyond the allowlist (for that run, the session, or always in
-// this workspace).
+// Sandbox expansion: while a sandboxed command runs, a connection its
+// network proxy refuses only because no allowlist entry names the host
+// waits while the approver is asked about exactly that host:port (never
+// about a link-local or metadata address). Allowed, the connection goes
+// through in the same run: the command is never run twice. The answer
+// holds for that run ("once"), the Session's later calls ("session"), or
+// also this workspace in the grants file ("always").
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"slices"
-	"strings"
+	"sync"
 
-	"github.com/shellguard/shellguard/policy"
 	"github.com/shellguard/shellguard/sandbox"
 )
 
-// expand asks about the accesses the sandbox refused in res (the result
-// of run(ctx, req)) and, when they are granted, returns the result of run
-// again with them. s keeps a "session" grant (nil: Guard.Run, where it
-// holds for the rerun only). Without an approver, for a run that did not
-// end in the foreground, or without any refusal a grant may lift, res
-// and err are returned as they are.
-func (g *Guard) expand(ctx context.Context, s *Session, req Request, res Result, err error, run func(context.Context, Request) (Result, error)) (Result, error) {
+// liveGrants are the hosts an approver allowed during one run.
+type liveGrants struct {
+	mu    sync.Mutex
+	hosts []string
+	scope string // the widest scope given
+}
+
+var scopeRank = map[string]int{"once": 1, "session": 2, "always": 3}
+
+func (l *liveGrants) add(hp, scope string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.hosts = append(l.hosts, hp)
+	if scopeRank[scope] > scopeRank[l.scope] {
+		l.scope = scope
+	}
+}
+
+// grant is what was allowed, as a Result's Grant, or nil.
+func (l *liveGrants) grant() *Grant {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.hosts) == 0 {
+		return nil
+	}
+	return &Grant{Hosts: slices.Clone(l.hosts), Scope: l.scope}
+}
+
+// liveAsk is the question the proxy puts while req's command runs
+// (sandbox.Handle.OnNetAsk): the sandbox approver (req's, else
+// Config.ApproveSandbox) asked about one host:port. Allowed hosts are
+// recorded in lg. Nil without an approver.
+func (g *Guard) liveAsk(ctx context.Context, req Request, lg *liveGrants) func(context.Context, string) bool {
 	approve := req.ApproveSandbox
 	if approve == nil && g.cfg.ApproveSandbox != nil {
 		approve = func(ctx context.Context, ask Grant) (string, error) { return g.cfg.ApproveSandbox(ctx, req, ask) }
 	}
-	hosts := grantableHosts(res)
-	var de *DeniedError
-	if approve == nil || len(hosts) == 0 || res.Task != nil || ctx.Err() != nil || errors.As(err, &de) ||
-		errors.Is(err, ErrSessionClosed) {
-		return res, err
-	}
-	if _, verr := sandbox.NetGrantEntries(hosts); verr != nil {
-		return res, err // not a destination a grant can name (redacted, say)
-	}
-	scope, aerr := approve(ctx, Grant{Hosts: slices.Clone(hosts)})
-	switch {
-	case aerr != nil:
-		res.Warnings = append(res.Warnings, "network: "+strings.Join(hosts, ", ")+" not granted: "+aerr.Error())
-		return res, err
-	case scope == "" || scope == "deny" || scope == "no":
-		res.Warnings = append(res.Warnings, "network: the user was asked to allow "+strings.Join(hosts, ", ")+" and declined; the command was not run again")
-		return res, err
-	case scope != "once" && scope != "session" && scope != "always":
-		res.Warnings = append(res.Warnings, fmt.Sprintf("network: %s not granted: the approver answered %q (the scopes are once, session and always)", strings.Join(hosts, ", "), scope))
-		return res, err
-	}
-	grant := &Grant{Hosts: hosts, Scope: scope}
-	var notes []string
-	if scope == "always" {
-		if rerr := g.rememberAlways(grantEntry{Hosts: hosts, Command: req.Command}); rerr != nil {
-			grant.Scope = "session"
-			notes = append(notes, "not remembered beyond the session: "+rerr.Error())
-		}
-	}
-	if grant.Scope == "session" {
-		if s == nil {
-			grant.Scope = "once"
-			notes = append(notes, "held for this run only: there is no session to keep it")
-		} else {
-			s.grantMu.Lock()
-			for _, h := range hosts {
-				if !slices.Contains(s.hosts, h) {
-					s.hosts = append(s.hosts, h)
-				}
-			}
-			s.grantMu.Unlock()
-		}
-	}
-	again := req
-	again.hosts = slices.Concat(req.hosts, hosts)
-	again.granted = grant
-	// Admitted already (it ran): the same answer, not a second question.
-	again.Approve = func(context.Context, policy.Verdict) (bool, error) { return true, nil }
-	res2, err2 := run(ctx, again)
-	note := fmt.Sprintf("network: the sandbox refused %s; the user granted it (%s) and the command ran again: this is that run", strings.Join(hosts, ", "), grant.Scope)
-	if len(notes) > 0 {
-		note += " (" + strings.Join(notes, "; ") + ")"
-	}
-	res2.Warnings = append([]string{note}, res2.Warnings...)
-	return res2, err2
-}
-
-// grantableHosts are the hosts the proxy refused in res that a grant may
-// let through.
-func grantableHosts(res Result) []string {
-	if res.Sandbox == nil || res.Sandbox.Net == nil {
+	if approve == nil {
 		return nil
 	}
-	return res.Sandbox.Net.Grantable
+	return func(actx context.Context, hp string) bool {
+		if _, err := sandbox.NetGrantEntries([]string{hp}); err != nil {
+			return false // not a destination a grant can name
+		}
+		// The question ends with the run (actx) or the request (ctx).
+		qctx, cancel := context.WithCancel(actx)
+		defer cancel()
+		defer context.AfterFunc(ctx, cancel)()
+		scope, err := approve(qctx, Grant{Hosts: []string{hp}})
+		if err != nil || qctx.Err() != nil {
+			return false
+		}
+		switch scope {
+		case "once":
+		case "session":
+			s := req.sess
+			if s == nil {
+				scope = "once" // no session to keep it: this run only
+				break
+			}
+			s.grantMu.Lock()
+			if !slices.Contains(s.hosts, hp) {
+				s.hosts = append(s.hosts, hp)
+			}
+			s.grantMu.Unlock()
+		case "always":
+			if g.rememberAlways(grantEntry{Hosts: []string{hp}, Command: req.Command}) != nil {
+				scope = "once" // not kept: this run only
+			}
+		default:
+			return false
+		}
+		lg.add(hp, scope)
+		return true
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -125,27 +126,32 @@ func reached(r Result, path string) bool {
 	return r.ExitCode != nil && *r.ExitCode == 0 && strings.Contains(r.Stdout, "upstream-ok "+path)
 }
 
-// TestExpandOnce: "once" reruns the command with exactly the refused
-// host, which it then reaches; the next call is refused and asked again.
+// TestExpandOnce: "once" lets the waiting connection through to exactly
+// the refused host in the same run (the command runs once); the next call
+// is refused and asked again.
 func TestExpandOnce(t *testing.T) {
 	e := newExpandEnv(t)
 	g := e.guard(t)
 	ctx := context.Background()
 	e.set("once")
-	r, err := g.Run(ctx, Request{Command: e.fetch("up.test", "/once")})
+	marker := filepath.Join(e.ws, "runs")
+	r, err := g.Run(ctx, Request{Command: "echo x >> " + marker + "; " + e.fetch("up.test", "/once") + "; " + e.fetch("up.test", "/again")})
 	needAllowlist(t, r)
 	hp := "up.test:" + e.port
-	if err != nil || !reached(r, "/once") {
-		t.Fatalf("the rerun did not reach the granted host: %v %+v", err, r)
+	if err != nil || !reached(r, "/once") || !reached(r, "/again") {
+		t.Fatalf("the waiting connection did not reach the granted host: %v %+v", err, r)
+	}
+	if b, _ := os.ReadFile(marker); string(b) != "x\n" {
+		t.Fatalf("the command ran %q times: once is the whole point", b)
 	}
 	if a := e.asks(); len(a) != 1 || !slices.Equal(a[0], []string{hp}) {
 		t.Fatalf("asks %v, want one for exactly %s", a, hp)
 	}
 	if r.Grant == nil || r.Grant.Scope != "once" || !slices.Equal(r.Grant.Hosts, []string{hp}) ||
-		!slices.Equal(r.Sandbox.Net.Granted, []string{hp}) || len(r.Sandbox.Net.Refused) != 0 {
+		len(r.Sandbox.Net.Refused) != 0 || fmt.Sprint(r.Sandbox.Net.Asked) != "[{"+hp+" true}]" {
 		t.Fatalf("grant not in the result: %+v %+v", r.Grant, r.Sandbox.Net)
 	}
-	if len(r.Warnings) == 0 || !strings.Contains(r.Warnings[0], "ran again") {
+	if !slices.Contains(r.Warnings, "network: the user allowed "+hp+" while the command ran") {
 		t.Errorf("warnings %q", r.Warnings)
 	}
 	if e.policyQ > 1 {
@@ -234,7 +240,7 @@ func TestExpandAlways(t *testing.T) {
 
 // TestExpandDeclinedAndNever: a declined ask leaves one run and the
 // refusal; a metadata address is never offered; without an approver
-// nothing is asked; a background task is never run again.
+// nothing is asked; a background task is never asked about.
 func TestExpandDeclinedAndNever(t *testing.T) {
 	e := newExpandEnv(t)
 	g := e.guard(t)

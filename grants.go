@@ -92,6 +92,7 @@ func (s *Session) withGrants(req Request) Request {
 	req.grants = slices.Clone(s.grants)
 	req.hosts = slices.Concat(req.hosts, s.hosts)
 	s.grantMu.Unlock()
+	req.sess = s
 	return req
 }
 

@@ -84,18 +84,20 @@ type Config struct {
 	// Approver decides commands whose verdict is ask. Nil: ask is refused
 	// unless the request brings its own Approve.
 	Approver Approver
-	// ApproveSandbox is asked after a sandboxed foreground run whose
-	// network proxy refused hosts that a grant may let through (never a
-	// link-local or cloud-metadata address): ask.Hosts are exactly those,
-	// as refused (host:port). It returns how long the grant holds: "once"
-	// (the command runs again, once, with those hosts allowed beyond the
-	// allowlist), "session" (also for the later calls of the Session),
-	// "always" (also written to GrantsFile for this workspace), or ""
-	// to decline (the refusal stands, the command is not run again). An
-	// error declines. The grant is in the Result (Grant) and the
-	// audit record. Nil, and no Request.ApproveSandbox: nothing is asked.
-	// The ask is a Grant so that other accesses the sandbox refuses can
-	// be offered the same way.
+	// ApproveSandbox is asked while a sandboxed foreground command runs,
+	// when its network proxy refuses a connection that a grant may let
+	// through (never a link-local or cloud-metadata address, nor a name
+	// resolving to one): ask.Hosts is exactly that destination, as
+	// refused (host:port), and the connection waits for the answer (at
+	// most 2 minutes, and no longer than the run; each destination is
+	// asked about once per run). It returns how long the grant holds:
+	// "once" (the connection and the run's later ones to it go through),
+	// "session" (also for the later calls of the Session), "always" (also
+	// written to GrantsFile for this workspace), or "" to decline (the
+	// refusal stands). An error declines. The grant is in the Result
+	// (Grant, Sandbox.Net.Asked) and the audit record. Nil, and no
+	// Request.ApproveSandbox: nothing is asked. Background tasks are not
+	// asked about.
 	ApproveSandbox func(ctx context.Context, req Request, ask Grant) (scope string, err error)
 	// ReviewChanges is shown what a review run (Request.Review, or
 	// Review in Config.Sandbox) changed, after the command ended and

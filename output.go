@@ -42,9 +42,8 @@ type Result struct {
 	Approved bool `json:"approved,omitempty" jsonschema:"the verdict was ask and the user approved"`
 	// Grant is set when the approval was remembered beyond this call
 	// (Rules), or when the sandbox refused hosts that an approver granted
-	// (Hosts, Config.ApproveSandbox; any scope) and this is the result of
-	// the command run again with them.
-	Grant *Grant `json:"grant,omitempty" jsonschema:"an approval remembered for the session or always in this workspace (rules), or hosts the sandbox refused and the user granted, the command then run again (hosts)"`
+	// while the command ran (Hosts, Config.ApproveSandbox; any scope).
+	Grant *Grant `json:"grant,omitempty" jsonschema:"an approval remembered for the session or always in this workspace (rules), or hosts the sandbox refused and the user allowed while the command ran (hosts)"`
 
 	Stdout string `json:"stdout"`
 	Stderr string `json:"stderr"`
@@ -145,6 +144,9 @@ func (g *Guard) fill(res *Result, rr runner.Result, tag *runTag) {
 	res.OutputLimitExceeded = rr.OutputLimitExceeded
 	res.Duration = rr.Duration.Seconds()
 	g.fillSandbox(res, rr.Launch)
+	if gr := tag.live.grant(); gr != nil {
+		res.Grant = gr
+	}
 	res.Redactions = int(tag.redactions.Load())
 	hintNetwork(res)
 	hintExitCode(res, tag.verdict)
@@ -161,6 +163,15 @@ func (g *Guard) fillSandbox(res *Result, launch any) {
 		if a.Post != nil && len(a.Post.Unfinished) > 0 && res.Error == "" {
 			// What the command left was not all checked: failed closed.
 			res.Error = "the checks after the run did not finish (" + strings.Join(a.Post.Unfinished, ", ") + "): the workspace may hold what the command left unchecked"
+		}
+		if a.Net != nil {
+			for _, q := range a.Net.Asked {
+				if q.Allowed {
+					res.Warnings = append(res.Warnings, "network: the user allowed "+q.Host+" while the command ran")
+				} else {
+					res.Warnings = append(res.Warnings, "network: the user was asked about "+q.Host+" while the command ran and declined: it stayed refused")
+				}
+			}
 		}
 		if a.Post != nil && a.Post.Review != nil {
 			res.Warnings = append(res.Warnings, reviewSummary(a.Post.Review))

@@ -72,10 +72,11 @@ type Request struct {
 
 	grants []string // the session's remembered approvals (Session.withGrants)
 	// hosts are network destinations allowed beyond the allowlist: the
-	// session's grants, and on a rerun the one granted (expand.go).
+	// session's grants.
 	hosts []string
-	// granted is the grant this run was run again with.
-	granted *Grant
+	// sess is the Session running it (Session.withGrants), for grants
+	// "for this session" given while it runs.
+	sess *Session
 }
 
 // Run runs req and waits for it. Cancelling ctx stops the command and
@@ -87,13 +88,7 @@ type Request struct {
 // A denied command, or an ask that no approver accepted, is not started:
 // the Result carries the decision and reasons and the error is a
 // *DeniedError (errors.Is(err, ErrDenied)).
-func (g *Guard) Run(ctx context.Context, req Request) (Result, error) {
-	res, err := g.run(ctx, req)
-	return g.expand(ctx, nil, req, res, err, g.run)
-}
-
-// run is Run without the sandbox expansion.
-func (g *Guard) run(ctx context.Context, req Request) (res Result, err error) {
+func (g *Guard) Run(ctx context.Context, req Request) (res Result, err error) {
 	defer safe.Recover("Guard.Run", nil, func(e error) { err, res.Error = e, e.Error() })
 	safe.Point("Guard.Run")
 	steptime.Mark("run.begin")
@@ -122,12 +117,13 @@ type runTag struct {
 	admission
 	redactions   atomic.Int64
 	backgrounded atomic.Bool // moved to the background by Session.Run
+	live         *liveGrants // hosts allowed while it ran (expand.go)
 }
 
 // prepare admits req and builds its runner options. The returned Result
 // carries the decision and reasons whether or not the request may run.
 func (g *Guard) prepare(ctx context.Context, req Request) (runner.Options, admission, Result, error) {
-	res := Result{Command: g.redactor().String(req.Command), Cwd: g.resolveCwd(req.Cwd), Grant: req.granted}
+	res := Result{Command: g.redactor().String(req.Command), Cwd: g.resolveCwd(req.Cwd)}
 	a, err := g.admit(ctx, req)
 	res.admitted(a)
 	if err != nil {
@@ -157,6 +153,9 @@ func (g *Guard) prepare(ctx context.Context, req Request) (runner.Options, admis
 		}
 	}
 	tag := &runTag{admission: a}
+	if l, ok := opts.Launcher.(sandboxLauncher); ok {
+		tag.live = l.live
+	}
 	opts.Filter = g.filter(&tag.redactions)
 	opts.Tag = tag
 	return opts, a, res, nil
@@ -192,7 +191,8 @@ func (g *Guard) options(ctx context.Context, req Request) (runner.Options, error
 		g.grantMu.RLock()
 		spec.NetGrants = slices.Concat(g.hosts, req.hosts)
 		g.grantMu.RUnlock()
-		l := sandboxLauncher{spec: spec}
+		l := sandboxLauncher{spec: spec, live: &liveGrants{}}
+		l.netAsk = g.liveAsk(ctx, req, l.live)
 		if req.Review || spec.Review {
 			if l.review, err = g.reviewer(ctx, req); err != nil {
 				return runner.Options{}, err
@@ -240,6 +240,10 @@ type sandboxLauncher struct {
 	pool *sandbox.Pool
 	// review is a review run's reviewer (spec.Review).
 	review func([]sandbox.Change) ([]string, error)
+	// netAsk asks about a host the proxy refuses while the command runs,
+	// recording what was allowed in live (expand.go).
+	netAsk func(context.Context, string) bool
+	live   *liveGrants
 }
 
 func (l sandboxLauncher) Command(script string, env []string, dir string) (runner.Launch, error) {
@@ -249,6 +253,9 @@ func (l sandboxLauncher) Command(script string, env []string, dir string) (runne
 	}
 	if l.review != nil {
 		h.OnReview(l.review)
+	}
+	if l.netAsk != nil && l.spec.Proxy != nil {
+		h.OnNetAsk(l.netAsk)
 	}
 	launch := runner.Launch{
 		Cmd:         cmd,

@@ -250,6 +250,12 @@ func (s *Session) Start(ctx context.Context, req Request, o TaskOptions) (*Task,
 		s.g.record(req, a, &res, err, 0)
 		return nil, err
 	}
+	if l, ok := opts.Launcher.(sandboxLauncher); ok {
+		// A task's connections are not put to the approver: it runs on
+		// after the call, where a question would come out of context.
+		l.netAsk = nil
+		opts.Launcher = l
+	}
 	opts.PTY, opts.PTYRows, opts.PTYCols = o.PTY, o.Rows, o.Cols
 	if err := s.useTmp(&opts, !o.PTY); err != nil {
 		s.g.record(req, a, &res, err, 0)
@@ -362,12 +368,10 @@ func (s *Session) wrap(t *runner.Task) *Task {
 // as Guard.Run would. Cancelling ctx before that stops the command;
 // closing the session stops it too and Run returns ErrSessionClosed.
 func (s *Session) Run(ctx context.Context, req Request) (Result, error) {
-	req = s.withGrants(req)
-	res, err := s.run(ctx, req)
-	return s.g.expand(ctx, s, req, res, err, s.run)
+	return s.run(ctx, s.withGrants(req))
 }
 
-// run is Run without the sandbox expansion.
+// run is Run, req with the session's grants.
 func (s *Session) run(ctx context.Context, req Request) (res Result, err error) {
 	defer safe.Recover("Session.Run", nil, func(e error) { err, res.Error = e, e.Error() })
 	safe.Point("Session.Run")

@@ -125,20 +125,29 @@ func (h *Handle) attachNet(fd int) {
 		extra = netproxy.Allowlist{}
 	}
 	h.netAtt = h.proxy.AttachWith(l, extra)
-	if ask := h.netAsk; ask != nil {
-		h.netAtt.OnAsk(func(ctx context.Context, hp string) bool {
-			ok := ask(ctx, hp)
-			h.netMu.Lock()
-			if h.netAsked == nil {
-				h.netAsked = map[string]bool{}
-			}
-			h.netAsked[hp] = ok
-			h.netMu.Unlock()
-			return ok
-		})
-	}
+	h.installAsk()
 	h.netUse = &NetUse{Proxy: ProxyAddr, Granted: extra.Hosts()}
 	h.applied.Net = h.netUse
+}
+
+// installAsk gives the command's proxy listener the question of
+// OnNetAsk, once both exist (a warm helper's listener is attached before
+// its command arrives).
+func (h *Handle) installAsk() {
+	ask := h.netAsk
+	if ask == nil || h.netAtt == nil {
+		return
+	}
+	h.netAtt.OnAsk(func(ctx context.Context, hp string) bool {
+		ok := ask(ctx, hp)
+		h.netMu.Lock()
+		if h.netAsked == nil {
+			h.netAsked = map[string]bool{}
+		}
+		h.netAsked[hp] = ok
+		h.netMu.Unlock()
+		return ok
+	})
 }
 
 // OnNetAsk makes a connection the allowlist proxy refuses, where a grant
@@ -149,6 +158,7 @@ func (h *Handle) attachNet(fd int) {
 // nothing.
 func (h *Handle) OnNetAsk(fn func(ctx context.Context, hostport string) bool) {
 	h.netAsk = fn
+	h.installAsk()
 }
 
 // closeNet stops serving the command's listener and fills in its records.

@@ -87,11 +87,11 @@ func Approver(g *shellguard.Guard, o *Options) shellguard.Approver {
 
 // SandboxApprover returns a function for shellguard.Config.ApproveSandbox
 // (or, bound to a request, Request.ApproveSandbox) that puts each
-// expansion to the person at the terminal: the command, the hosts the
-// sandbox refused, and "Allow and run it again? [y]es once, [s]ession,
-// [a]lways, [N]o" (always when g can keep grants, session unless
-// o.NoSession). Anything else declines. A terminal that cannot be opened
-// is an error: nothing is granted.
+// expansion to the person at the terminal while the command's connection
+// waits: the command, the host the sandbox refused, and "Allow it? [y]es
+// once, [s]ession, [a]lways, [N]o" (always when g can keep grants,
+// session unless o.NoSession). Anything else declines. A terminal that
+// cannot be opened is an error: nothing is granted.
 func SandboxApprover(g *shellguard.Guard, o *Options) func(ctx context.Context, req shellguard.Request, ask shellguard.Grant) (string, error) {
 	if o == nil {
 		o = &Options{}
@@ -113,9 +113,9 @@ func SandboxApprover(g *shellguard.Guard, o *Options) func(ctx context.Context, 
 			return "", fmt.Errorf("the terminal could not be opened to ask: %w", err)
 		}
 		defer tty.Close()
-		fmt.Fprintf(tty, "\nshellguard: the sandbox refused the network connection of\n  %s\nto %s.\n", req.Command, strings.Join(ask.Hosts, ", "))
+		fmt.Fprintf(tty, "\nshellguard: the command\n  %s\nconnects to %s, which the network allowlist does not list; the connection waits.\n", req.Command, strings.Join(ask.Hosts, ", "))
 		choices := map[string]string{"y": "once", "yes": "once"}
-		prompt := "Allow exactly that and run the command again? [y]es once"
+		prompt := "Allow exactly that? [y]es for this run"
 		if !o.NoSession {
 			choices["s"], choices["session"] = "session", "session"
 			prompt += ", [s]ession"
