@@ -4,6 +4,10 @@ package main
 
 import (
 	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -189,5 +193,77 @@ func TestTTYReview(t *testing.T) {
 	}
 	if !strings.Contains(seen.String(), "review: 1 of 2 changes applied (edit.txt); discarded: new.txt") {
 		t.Errorf("no summary:\n%s", seen.String())
+	}
+}
+
+// At the terminal, a connection the network allowlist refuses waits while
+// the person is asked about its destination; "y" lets it through in the
+// same run, and the command runs once.
+func TestTTYNetworkAskLive(t *testing.T) {
+	bin, err := exec.LookPath("shellguard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl not installed")
+	}
+	// On 127.0.0.2: 127.0.0.1 is the command's own loopback (NO_PROXY),
+	// any other address goes through the proxy.
+	l, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Skip("no 127.0.0.2 here:", err)
+	}
+	up := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "upstream-ok "+r.URL.Path)
+	}))
+	up.Listener.Close()
+	up.Listener = l
+	up.Start()
+	defer up.Close()
+	home, ws := t.TempDir(), t.TempDir()
+	env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME=")
+	hp := strings.TrimPrefix(up.URL, "http://")
+	cmd := "echo x >> runs; curl -sS -m 30 http://" + hp + "/live"
+	x := exec.Command(bin, "run", "--network", "allowlist", "--workspace", ws, "--", cmd)
+	x.Env = env
+	f, err := pty.Start(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	timer := time.AfterFunc(60*time.Second, func() { x.Process.Kill() })
+	defer timer.Stop()
+	r := bufio.NewReader(f)
+	var seen strings.Builder
+	for !strings.Contains(seen.String(), "[N]o: ") {
+		b, err := r.ReadByte()
+		if err != nil {
+			t.Fatalf("no question about %s: %v\n%s", hp, err, seen.String())
+		}
+		seen.WriteByte(b)
+	}
+	if !strings.Contains(seen.String(), hp) || !strings.Contains(seen.String(), "the connection waits") {
+		t.Errorf("the question does not name the waiting destination:\n%s", seen.String())
+	}
+	f.Write([]byte("y\n"))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			b, err := r.ReadByte()
+			if err != nil {
+				return
+			}
+			seen.WriteByte(b)
+		}
+	}()
+	werr := x.Wait()
+	f.Close()
+	<-done
+	if werr != nil || !strings.Contains(seen.String(), "upstream-ok /live") {
+		t.Fatalf("allowed at the terminal, the connection did not go through: %v\n%s", werr, seen.String())
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "runs")); string(b) != "x\n" {
+		t.Errorf("the command ran %q times", b)
 	}
 }
