@@ -482,7 +482,7 @@ func (h *Handle) Applied() (Applied, error) {
 		h.applied = rep.Applied
 		h.applied.Post = h.post
 		h.attachNet(nfd.proxy)
-		h.attachDNS(nfd.dns) // after attachNet: it asks the command's listener
+		h.attachDNS(nfd.dns, nfd.dnsTCP) // after attachNet: it asks the command's listener
 		if h.ov != nil {
 			h.ov.mounted = h.applied.Has(LayerOverlay)
 		}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"sync"
 
 	"golang.org/x/sys/unix"
 
@@ -25,9 +26,13 @@ import (
 // allowlist alone (netproxy.DNSStub): a name the proxy would let through
 // resolves, any other is NXDOMAIN, at once. Nothing is forwarded.
 
-// dnsMsg prefixes the message that carries the stub's socket on the
-// report channel (after the proxy listener's netMsg).
-const dnsMsg = 'D'
+// dnsMsg and dnsTCPMsg prefix the messages that carry the stub's UDP
+// socket and TCP listener on the report channel (after the proxy
+// listener's netMsg).
+const (
+	dnsMsg    = 'D'
+	dnsTCPMsg = 'T'
+)
 
 // resolvConfPath is the file the stub's resolv.conf goes over.
 const resolvConfPath = "/etc/resolv.conf"
@@ -88,12 +93,24 @@ func (h *helper) dnsStub(loopbackOK bool) {
 		fail(fmt.Errorf("send the stub's socket: %w", err))
 		return
 	}
+	// TCP too, for resolvers told to use it ("options use-vc"): no
+	// answer of the stub is ever truncated, so nothing else asks for it.
+	proto := "UDP and TCP"
+	if tfd, err := listenDNSTCP(addr); err != nil {
+		proto = "UDP only (TCP: " + err.Error() + ")"
+	} else {
+		err := unix.Sendmsg(3, []byte{dnsTCPMsg}, unix.UnixRights(tfd), nil, 0)
+		unix.Close(tfd)
+		if err != nil {
+			proto = "UDP only (TCP: " + err.Error() + ")"
+		}
+	}
 	answers := "every name NXDOMAIN (no network)"
 	if h.hs.Proxy {
 		answers = "names the allowlist lets through resolve to " + netproxy.StubAnswer.String() +
 			" (unroutable: connect through the proxy), every other name NXDOMAIN"
 	}
-	h.ok(LayerDNS, "stub at "+addr.String()+":53 ("+where+"): "+answers+"; nothing is forwarded")
+	h.ok(LayerDNS, "stub at "+addr.String()+":53, "+proto+" ("+where+"): "+answers+"; nothing is forwarded")
 }
 
 // bindDNS opens the stub's UDP socket on the first free of dnsAddrs.
@@ -117,6 +134,23 @@ func bindDNS(shared bool) (int, netip.Addr, error) {
 		last = err
 	}
 	return -1, netip.Addr{}, fmt.Errorf("every address of the stub is taken: %w", last)
+}
+
+// listenDNSTCP opens the stub's TCP listener at addr:53.
+func listenDNSTCP(addr netip.Addr) (int, error) {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return -1, fmt.Errorf("socket: %w", err)
+	}
+	if err := unix.Bind(fd, &unix.SockaddrInet4{Port: 53, Addr: addr.As4()}); err != nil {
+		unix.Close(fd)
+		return -1, fmt.Errorf("bind %s:53: %w", addr, err)
+	}
+	if err := unix.Listen(fd, 16); err != nil {
+		unix.Close(fd)
+		return -1, fmt.Errorf("listen: %w", err)
+	}
+	return fd, nil
 }
 
 // resolvConf is the resolv.conf that names the stub at addr. The stub
@@ -187,20 +221,33 @@ func bindFileOver(target string, data []byte) error {
 // dnsServe is the parent's side of a command's stub.
 type dnsServe struct {
 	pc   net.PacketConn
-	done chan struct{}
+	l    net.Listener // nil: UDP only
+	done sync.WaitGroup
 }
 
-// attachDNS answers on the socket the helper sent (fd, or -1): from the
-// command's proxy listener's allowlist (grants included) in allowlist
-// mode, NXDOMAIN to every name without one.
-func (h *Handle) attachDNS(fd int) {
+// attachDNS answers on the socket and listener the helper sent (each -1
+// when not sent): from the command's proxy listener's allowlist (grants
+// included) in allowlist mode, NXDOMAIN to every name without one.
+func (h *Handle) attachDNS(fd, tcpFD int) {
+	var l net.Listener
+	if tcpFD >= 0 {
+		f := os.NewFile(uintptr(tcpFD), "sandbox-dns-tcp")
+		l, _ = net.FileListener(f) // without it, UDP alone
+		f.Close()
+	}
 	if fd < 0 {
+		if l != nil {
+			l.Close()
+		}
 		return
 	}
 	f := os.NewFile(uintptr(fd), "sandbox-dns")
 	pc, err := net.FilePacketConn(f)
 	f.Close()
 	if err != nil {
+		if l != nil {
+			l.Close()
+		}
 		h.applied.dropLayer(LayerDNS)
 		h.applied.Unavailable = append(h.applied.Unavailable, Layer{Name: LayerDNS, Reason: err.Error()})
 		return
@@ -209,11 +256,19 @@ func (h *Handle) attachDNS(fd int) {
 	if h.netAtt != nil {
 		stub.Allowed = h.netAtt.AllowsName
 	}
-	s := &dnsServe{pc: pc, done: make(chan struct{})}
+	s := &dnsServe{pc: pc, l: l}
+	s.done.Add(1)
 	go func() {
-		defer close(s.done)
+		defer s.done.Done()
 		stub.ServeUDP(pc)
 	}()
+	if l != nil {
+		s.done.Add(1)
+		go func() {
+			defer s.done.Done()
+			stub.ServeTCP(l)
+		}()
+	}
 	h.dns = s
 }
 
@@ -223,7 +278,10 @@ func (h *Handle) closeDNS() {
 		return
 	}
 	h.dns.pc.Close()
-	<-h.dns.done
+	if h.dns.l != nil {
+		h.dns.l.Close()
+	}
+	h.dns.done.Wait()
 	h.dns = nil
 }
 

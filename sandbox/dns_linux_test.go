@@ -23,12 +23,14 @@ import (
 )
 
 // lookScript prints, for each name, getent's status, how long it took in
-// milliseconds and what it printed, then what Go's own resolver says
-// (resolveTool), then the nameservers of resolv.conf.
+// milliseconds and what it printed (over TCP for a name written
+// tcp:NAME), then what Go's own resolver says (resolveTool), then the
+// nameservers of resolv.conf.
 const lookScript = `ms() { local s=${1/./} e=${EPOCHREALTIME/./}; echo $(( (10#$e - 10#$s) / 1000 )); }
-look() { local t=$EPOCHREALTIME out rc; out=$(getent hosts "$1" 2>&1); rc=$?; echo "look $1 rc=$rc ms=$(ms $t) out=${out//$'\n'/ }"; }
+look() { local n=$1 o= t=$EPOCHREALTIME out rc; case $n in tcp:*) n=${n#tcp:} o=use-vc;; esac
+  out=$(RES_OPTIONS=$o getent hosts "$n" 2>&1); rc=$?; echo "look $1 rc=$rc ms=$(ms $t) out=${out//$'\n'/ }"; }
 for n in "$@"; do look "$n"; done
-SGTEST_TOOL=resolve "$SGTEST_BIN" "$@"
+SGTEST_TOOL=resolve "$SGTEST_BIN" "${@//tcp:*/}"
 echo "resolv: $(grep '^nameserver' /etc/resolv.conf | tr '\n' ' ')"`
 
 type lookup struct {
@@ -85,7 +87,7 @@ func TestNetDNSStub(t *testing.T) {
 	f := newFixture(t)
 	spec := Spec{Proxy: p}
 	f.assertActive(t, spec)
-	r, got := f.lookNames(t, spec, "registry.test", "other.test", "localhost")
+	r, got := f.lookNames(t, spec, "registry.test", "other.test", "localhost", "tcp:registry.test", "tcp:other.test")
 	need(t, r.applied, LayerNetNS, LayerLoopback)
 	if !r.applied.Has(LayerDNS) {
 		t.Fatalf("no %s layer: %+v\n%s", LayerDNS, r.applied, r.out)
@@ -95,6 +97,12 @@ func TestNetDNSStub(t *testing.T) {
 	}
 	if g, ok := got["other.test"]; !ok || g.rc == 0 || g.ms > noDNSTimeout {
 		t.Errorf("an unlisted name: %+v (want a failure within %d ms)\n%s", g, noDNSTimeout, r.out)
+	}
+	if g := got["tcp:registry.test"]; g.rc != 0 || !strings.Contains(g.out, netproxy.StubAnswer.String()) {
+		t.Errorf("an allowed name over TCP: %+v\n%s", g, r.out)
+	}
+	if g, ok := got["tcp:other.test"]; !ok || g.rc == 0 || g.ms > noDNSTimeout {
+		t.Errorf("an unlisted name over TCP: %+v\n%s", g, r.out)
 	}
 	if g := got["localhost"]; g.rc != 0 {
 		t.Errorf("localhost: %+v", g)
@@ -236,6 +244,9 @@ func TestBindFileOverSymlink(t *testing.T) {
 func resolveTool() int {
 	r := &net.Resolver{PreferGo: true}
 	for _, n := range os.Args[1:] {
+		if n == "" {
+			continue
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		addrs, err := r.LookupHost(ctx, n)
 		cancel()

@@ -94,19 +94,22 @@ func (h *helper) proxyEnv(env []string) []string {
 }
 
 // netFDs are the network's descriptors a helper sends: the proxy's
-// listener and the DNS stub's socket (dns_linux.go), each -1 when not
-// sent.
-type netFDs struct{ proxy, dns int }
+// listener and the DNS stub's socket and listener (dns_linux.go), each
+// -1 when not sent.
+type netFDs struct{ proxy, dns, dnsTCP int }
 
 // takeNetFDs splits the network's messages off the front of the report
 // channel's data: their descriptors, and the rest. A message that comes
 // twice closes the first one's descriptor.
 func takeNetFDs(data []byte, fds []int) ([]byte, []int, netFDs) {
-	nf := netFDs{-1, -1}
-	for len(data) > 0 && len(fds) > 0 && (data[0] == netMsg || data[0] == dnsMsg) {
+	nf := netFDs{-1, -1, -1}
+	for len(data) > 0 && len(fds) > 0 && (data[0] == netMsg || data[0] == dnsMsg || data[0] == dnsTCPMsg) {
 		p := &nf.proxy
-		if data[0] == dnsMsg {
+		switch data[0] {
+		case dnsMsg:
 			p = &nf.dns
+		case dnsTCPMsg:
+			p = &nf.dnsTCP
 		}
 		if *p >= 0 {
 			unix.Close(*p)
@@ -118,7 +121,7 @@ func takeNetFDs(data []byte, fds []int) ([]byte, []int, netFDs) {
 }
 
 func (nf netFDs) close() {
-	for _, fd := range []int{nf.proxy, nf.dns} {
+	for _, fd := range []int{nf.proxy, nf.dns, nf.dnsTCP} {
 		if fd >= 0 {
 			unix.Close(fd)
 		}

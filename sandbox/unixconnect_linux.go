@@ -108,7 +108,7 @@ func reportChannel() (r, w *os.File, err error) {
 // readReport reads the channel to its end: the report, and, when the
 // helper installed the connect filter, the listener (started here).
 func readReport(r *os.File) ([]byte, *supervisor, netFDs, error) {
-	none := netFDs{-1, -1}
+	none := netFDs{-1, -1, -1}
 	rc, err := r.SyscallConn()
 	if err != nil {
 		return nil, nil, none, err

@@ -1,10 +1,13 @@
 package netproxy
 
 import (
+	"encoding/binary"
 	"errors"
+	"io"
 	"net"
 	"net/netip"
 	"sync"
+	"time"
 
 	"golang.org/x/net/dns/dnsmessage"
 )
@@ -213,6 +216,88 @@ func (d *DNSStub) ServeUDP(pc net.PacketConn) error {
 				pc.WriteTo(r, from)
 			}
 		}()
+	}
+}
+
+// dnsTCPIdle bounds the wait for a query on a TCP connection.
+const dnsTCPIdle = 10 * time.Second
+
+// ServeTCP answers queries over TCP (each with its two-byte length, RFC
+// 1035 4.2.2; resolvers use it when told to, "options use-vc") on l until
+// it is closed: at most maxDNSInFlight connections at once, each closed
+// after dnsTCPIdle without a query. It returns nil once l is closed,
+// after closing the connections still open.
+func (d *DNSStub) ServeTCP(l net.Listener) error {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	conns := map[net.Conn]bool{}
+	defer func() {
+		mu.Lock()
+		for c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	}()
+	sem := make(chan struct{}, maxDNSInFlight)
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			return err
+		}
+		select {
+		case sem <- struct{}{}:
+		default:
+			c.Close() // busy: the resolver tries again
+			continue
+		}
+		mu.Lock()
+		conns[c] = true
+		mu.Unlock()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			d.serveConn(c)
+			mu.Lock()
+			delete(conns, c)
+			mu.Unlock()
+			c.Close()
+		}()
+	}
+}
+
+// serveConn answers the queries of one TCP connection until it ends, is
+// idle for dnsTCPIdle, or sends a query to be dropped.
+func (d *DNSStub) serveConn(c net.Conn) {
+	buf := make([]byte, 2+MaxDNSQuery)
+	for {
+		c.SetDeadline(time.Now().Add(dnsTCPIdle))
+		if _, err := io.ReadFull(c, buf[:2]); err != nil {
+			return
+		}
+		n := int(binary.BigEndian.Uint16(buf[:2]))
+		if n > MaxDNSQuery {
+			return
+		}
+		if _, err := io.ReadFull(c, buf[:n]); err != nil {
+			return
+		}
+		r, ok := d.Respond(buf[:n])
+		if !ok {
+			return
+		}
+		out := binary.BigEndian.AppendUint16(make([]byte, 0, 2+len(r)), uint16(len(r)))
+		if _, err := c.Write(append(out, r...)); err != nil {
+			return
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package netproxy
 import (
 	"bytes"
 	"context"
+	"io"
 	"net"
 	"net/netip"
 	"strings"
@@ -356,5 +357,76 @@ func TestAttachedAllowsName(t *testing.T) {
 	}
 	for _, a := range as {
 		a.Close()
+	}
+}
+
+// TestDNSStubServeTCP: queries over TCP, each with its length, answered
+// in turn on one connection; a length over the bound ends the
+// connection; ServeTCP returns once the listener is closed, closing the
+// connections still open.
+func TestDNSStubServeTCP(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := stubFor(t, "registry.test")
+	done := make(chan error, 1)
+	go func() { done <- d.ServeTCP(l) }()
+	dial := func() net.Conn {
+		c, err := net.Dial("tcp", l.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		c.SetDeadline(time.Now().Add(20 * time.Second))
+		return c
+	}
+	ask := func(c net.Conn, id uint16, name string) (answer, error) {
+		q := query(t, id, name, dnsmessage.TypeA, false)
+		if _, err := c.Write(append([]byte{byte(len(q) >> 8), byte(len(q))}, q...)); err != nil {
+			return answer{}, err
+		}
+		var hdr [2]byte
+		if _, err := io.ReadFull(c, hdr[:]); err != nil {
+			return answer{}, err
+		}
+		b := make([]byte, int(hdr[0])<<8|int(hdr[1]))
+		if _, err := io.ReadFull(c, b); err != nil {
+			return answer{}, err
+		}
+		return parseReply(t, b), nil
+	}
+	c := dial()
+	for i, q := range []struct {
+		name  string
+		rcode dnsmessage.RCode
+	}{{"registry.test.", dnsmessage.RCodeSuccess}, {"other.test.", dnsmessage.RCodeNameError}} {
+		a, err := ask(c, uint16(i), q.name)
+		if err != nil || a.rcode != q.rcode || a.msg.Header.ID != uint16(i) {
+			t.Fatalf("%s over TCP: %v %v", q.name, a.rcode, err)
+		}
+	}
+	if _, err := c.Write([]byte{0xff, 0xff}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := c.Read(make([]byte, 1)); err == nil {
+		t.Fatalf("read %d bytes after an oversized length", n)
+	}
+	// A connection still open when the listener closes is closed.
+	open := dial()
+	if _, err := ask(open, 9, "registry.test."); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("ServeTCP: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("ServeTCP did not return after Close")
+	}
+	if n, err := open.Read(make([]byte, 1)); err == nil {
+		t.Errorf("a connection is still open after ServeTCP returned (read %d)", n)
 	}
 }
