@@ -153,12 +153,14 @@ func listenDNSTCP(addr netip.Addr) (int, error) {
 	return fd, nil
 }
 
-// resolvConf is the resolv.conf that names the stub at addr. The stub
-// answers at once; the short timeout only bounds the wait should it not.
+// resolvConf is the resolv.conf that names the stub at addr. The
+// resolvers' default timeout stays: the stub answers at once, except the
+// first lookup of an allowlist mode, which waits for the list to be
+// derived (Proxy.Allowlist, seconds at worst).
 func resolvConf(addr netip.Addr) []byte {
 	return []byte("# shellguard sandbox: a DNS stub outside the sandbox answers here from the network\n" +
 		"# allowlist (sandbox.network); it never forwards a query.\n" +
-		"nameserver " + addr.String() + "\noptions timeout:1 attempts:2\n")
+		"nameserver " + addr.String() + "\n")
 }
 
 // bindFileOver mounts a read-only file holding data over target, a
