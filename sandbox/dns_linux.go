@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/netip"
 	"os"
-	"sync"
 
 	"golang.org/x/sys/unix"
 
@@ -89,21 +88,20 @@ func (h *helper) dnsStub(loopbackOK bool) {
 		}
 		where = "no " + resolvConfPath + ": the default"
 	}
-	if err := unix.Sendmsg(3, []byte{dnsMsg}, unix.UnixRights(fd), nil, 0); err != nil {
-		fail(fmt.Errorf("send the stub's socket: %w", err))
-		return
-	}
 	// TCP too, for resolvers told to use it ("options use-vc"): no
 	// answer of the stub is ever truncated, so nothing else asks for it.
+	// Both go out in one message.
+	msg, rights := []byte{dnsMsg}, []int{fd}
 	proto := "UDP and TCP"
 	if tfd, err := listenDNSTCP(addr); err != nil {
 		proto = "UDP only (TCP: " + err.Error() + ")"
 	} else {
-		err := unix.Sendmsg(3, []byte{dnsTCPMsg}, unix.UnixRights(tfd), nil, 0)
-		unix.Close(tfd)
-		if err != nil {
-			proto = "UDP only (TCP: " + err.Error() + ")"
-		}
+		defer unix.Close(tfd)
+		msg, rights = append(msg, dnsTCPMsg), append(rights, tfd)
+	}
+	if err := unix.Sendmsg(3, msg, unix.UnixRights(rights...), nil, 0); err != nil {
+		fail(fmt.Errorf("send the stub's sockets: %w", err))
+		return
 	}
 	answers := "every name NXDOMAIN (no network)"
 	if h.hs.Proxy {
@@ -222,9 +220,8 @@ func bindFileOver(target string, data []byte) error {
 
 // dnsServe is the parent's side of a command's stub.
 type dnsServe struct {
-	pc   net.PacketConn
-	l    net.Listener // nil: UDP only
-	done sync.WaitGroup
+	pc net.PacketConn
+	l  net.Listener // nil: UDP only
 }
 
 // attachDNS answers on the socket and listener the helper sent (each -1
@@ -258,23 +255,16 @@ func (h *Handle) attachDNS(fd, tcpFD int) {
 	if h.netAtt != nil {
 		stub.Allowed = h.netAtt.AllowsName
 	}
-	s := &dnsServe{pc: pc, l: l}
-	s.done.Add(1)
-	go func() {
-		defer s.done.Done()
-		stub.ServeUDP(pc)
-	}()
+	go stub.ServeUDP(pc)
 	if l != nil {
-		s.done.Add(1)
-		go func() {
-			defer s.done.Done()
-			stub.ServeTCP(l)
-		}()
+		go stub.ServeTCP(l)
 	}
-	h.dns = s
+	h.dns = &dnsServe{pc: pc, l: l}
 }
 
-// closeDNS stops the command's stub.
+// closeDNS stops the command's stub. It does not wait for the stub's
+// goroutines, which end by themselves once their sockets are closed:
+// this is on the way from the command's end to its result.
 func (h *Handle) closeDNS() {
 	if h.dns == nil {
 		return
@@ -283,7 +273,6 @@ func (h *Handle) closeDNS() {
 	if h.dns.l != nil {
 		h.dns.l.Close()
 	}
-	h.dns.done.Wait()
 	h.dns = nil
 }
 

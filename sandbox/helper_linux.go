@@ -167,7 +167,9 @@ func helperMain(specJSON, script string, warm bool) int {
 			h.ok(LayerLoopback, "lo up, 127.0.0.1 only")
 		}
 		h.proxyListener(err == nil) // net_linux.go: allowlist mode
-		h.dnsStub(err == nil)       // dns_linux.go: off and allowlist
+		steptime.Mark("h.proxy")
+		h.dnsStub(err == nil) // dns_linux.go: off and allowlist
+		steptime.Mark("h.dns")
 	}
 	if !mountsOK {
 		h.session()

@@ -14,9 +14,10 @@ import (
 
 // The DNS stub of the sandbox's network namespace. Inside it there is no
 // resolver to reach (the namespace has only loopback), so a lookup that
-// goes to the host's resolver waits for its timeout, seconds per name. The
-// stub answers at once instead, from the allowlist alone: it never
-// resolves, recurses or forwards.
+// goes to the host's resolver fails with a temporary error, which package
+// managers retry for tens of seconds, or waits for its timeout. The stub
+// answers at once instead, from the allowlist alone: it never resolves,
+// recurses or forwards.
 //
 //   - A name the allowlist lets through on some port gets an A record,
 //     StubAnswer, an address no route inside the namespace leads to: a
