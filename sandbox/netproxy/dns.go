@@ -319,11 +319,14 @@ func (a *Allowlist) AllowsName(name string) bool {
 }
 
 // AllowsName is Allowlist.AllowsName for the connections of this
-// listener: the proxy's allowlist and the entries granted to it.
+// listener: the proxy's allowlist and the entries granted to it (at
+// attachment, or by an answer to OnAsk since). A name only an answer
+// could allow is not: its connection through the proxy asks, not a
+// lookup.
 func (a *Attached) AllowsName(name string) bool {
 	al := a.p.Allowlist()
-	if len(a.extra) > 0 {
-		al.Entries = append(append([]Entry(nil), al.Entries...), a.extra...)
+	if extra := a.extraEntries(); len(extra) > 0 {
+		al.Entries = append(append([]Entry(nil), al.Entries...), extra...)
 	}
 	return al.AllowsName(name)
 }

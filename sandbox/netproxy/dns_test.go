@@ -5,7 +5,10 @@ import (
 	"context"
 	"io"
 	"net"
+	"net/http"
 	"net/netip"
+	"net/url"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -47,20 +50,20 @@ func stubFor(t testing.TB, specs ...string) *DNSStub {
 	return &DNSStub{Allowed: al.AllowsName}
 }
 
-// answer is what a reply says: its rcode, question names and answers.
-type answer struct {
+// stubReply is what a reply says: its rcode, question names and answers.
+type stubReply struct {
 	msg   dnsmessage.Message
 	rcode dnsmessage.RCode
 	addrs []string
 }
 
-func parseReply(t testing.TB, b []byte) answer {
+func parseReply(t testing.TB, b []byte) stubReply {
 	t.Helper()
 	var m dnsmessage.Message
 	if err := m.Unpack(b); err != nil {
 		t.Fatalf("reply does not parse: %v (% x)", err, b)
 	}
-	a := answer{msg: m, rcode: m.Header.RCode}
+	a := stubReply{msg: m, rcode: m.Header.RCode}
 	for _, r := range m.Answers {
 		switch body := r.Body.(type) {
 		case *dnsmessage.AResource:
@@ -381,18 +384,18 @@ func TestDNSStubServeTCP(t *testing.T) {
 		c.SetDeadline(time.Now().Add(20 * time.Second))
 		return c
 	}
-	ask := func(c net.Conn, id uint16, name string) (answer, error) {
+	ask := func(c net.Conn, id uint16, name string) (stubReply, error) {
 		q := query(t, id, name, dnsmessage.TypeA, false)
 		if _, err := c.Write(append([]byte{byte(len(q) >> 8), byte(len(q))}, q...)); err != nil {
-			return answer{}, err
+			return stubReply{}, err
 		}
 		var hdr [2]byte
 		if _, err := io.ReadFull(c, hdr[:]); err != nil {
-			return answer{}, err
+			return stubReply{}, err
 		}
 		b := make([]byte, int(hdr[0])<<8|int(hdr[1]))
 		if _, err := io.ReadFull(c, b); err != nil {
-			return answer{}, err
+			return stubReply{}, err
 		}
 		return parseReply(t, b), nil
 	}
@@ -428,5 +431,51 @@ func TestDNSStubServeTCP(t *testing.T) {
 	}
 	if n, err := open.Read(make([]byte, 1)); err == nil {
 		t.Errorf("a connection is still open after ServeTCP returned (read %d)", n)
+	}
+}
+
+// A yes to OnAsk lets the attachment's stub resolve the name too (the
+// stub reads the grants while the question is answered: -race watches
+// that); a no does not.
+func TestAttachedAllowsNameAfterAsk(t *testing.T) {
+	e := newEnv(t)
+	up := strconv.Itoa(e.upPort)
+	e.proxy.opt.Lookup = fakeDNS(map[string][]string{"yes.test": {"127.0.0.1"}, "no.test": {"127.0.0.1"}})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := e.proxy.AttachWith(l, Allowlist{})
+	defer a.Close()
+	a.OnAsk(func(_ context.Context, hp string) bool { return strings.HasPrefix(hp, "yes.test:") })
+	if a.AllowsName("yes.test") {
+		t.Fatal("yes.test resolves before anyone was asked")
+	}
+	stop := make(chan struct{})
+	lookups := make(chan int)
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-stop:
+				lookups <- n
+				return
+			default:
+				a.AllowsName("yes.test")
+				n++
+			}
+		}
+	}()
+	pu, _ := url.Parse("http://" + l.Addr().String())
+	c := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(pu), DisableKeepAlives: true}, Timeout: 30 * time.Second}
+	for host, want := range map[string]int{"yes.test": 200, "no.test": 403} {
+		if code, _ := get(t, c, "http://"+host+":"+up+"/"); code != want {
+			t.Errorf("%s: %d, want %d", host, code, want)
+		}
+	}
+	close(stop)
+	<-lookups
+	if !a.AllowsName("yes.test") || a.AllowsName("no.test") {
+		t.Errorf("after the answers: yes.test %v, no.test %v", a.AllowsName("yes.test"), a.AllowsName("no.test"))
 	}
 }
