@@ -124,6 +124,8 @@ type Handle struct {
 	netAsk   func(ctx context.Context, hostport string) bool
 	netMu    sync.Mutex
 	netAsked map[string]bool
+	// dns answers the command's name lookups (dns_linux.go).
+	dns *dnsServe
 	// link is the join process's channel to the session's holder, and
 	// tree delivers the pid of the helper the holder started
 	// (sessionnet_linux.go); treePid caches it.
@@ -290,7 +292,7 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 		// Keep the capabilities of the new user namespace across the
 		// exec of the helper even when our uid inside is not 0; the
 		// helper drops them all before bash starts.
-		attr.AmbientCaps = []uintptr{capSetPCap, capNetAdmin, capSysAdmin}
+		attr.AmbientCaps = []uintptr{capSetPCap, capNetAdmin, capSysAdmin, capNetBindService}
 		if hs.Overlay != nil && hs.Overlay.Err == "" {
 			// The overlay does its work (its work/ directory of mode
 			// 000, copy-ups keeping owner and mode) with the mounting
@@ -337,9 +339,11 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 }
 
 const (
-	capSetPCap  = 8
-	capNetAdmin = 12
-	capSysAdmin = 21
+	capSetPCap = 8
+	// capNetBindService: the DNS stub's port 53 (dns_linux.go).
+	capNetBindService = 10
+	capNetAdmin       = 12
+	capSysAdmin       = 21
 )
 
 // nsAllowed says whether to request namespaces, from cheap static checks
@@ -454,27 +458,31 @@ func (h *Handle) Applied() (Applied, error) {
 			h.err = ErrNoReport
 			return
 		}
-		b, sup, netFD, err := readReport(h.r)
+		b, sup, nfd, err := readReport(h.r)
 		steptime.Mark("sb.report")
 		h.sup = sup
 		h.r.Close()
 		h.r = nil
 		if err != nil {
+			nfd.close()
 			h.err = fmt.Errorf("sandbox: reading report: %w", err)
 			return
 		}
 		if len(b) == 0 {
+			nfd.close()
 			h.err = ErrNoReport
 			return
 		}
 		var rep helperReport
 		if err := wireDecode(string(b), &rep); err != nil {
+			nfd.close()
 			h.err = fmt.Errorf("sandbox: bad report: %w", err)
 			return
 		}
 		h.applied = rep.Applied
 		h.applied.Post = h.post
-		h.attachNet(netFD)
+		h.attachNet(nfd.proxy)
+		h.attachDNS(nfd.dns, nfd.dnsTCP) // after attachNet: it asks the command's listener
 		if h.ov != nil {
 			h.ov.mounted = h.applied.Has(LayerOverlay)
 		}
@@ -505,6 +513,7 @@ func (h *Handle) Applied() (Applied, error) {
 // has been waited for. Safe to call more than once.
 func (h *Handle) Close() error {
 	h.closeCtl()
+	h.closeDNS()
 	h.closeNet()
 	if h.link != nil {
 		h.link.Close()

@@ -64,6 +64,9 @@ type helper struct {
 	// proxyAddr.
 	netProxy  bool
 	proxyAddr string
+	// mountsPrivate: the mount namespace no longer propagates to the
+	// host's (mounts).
+	mountsPrivate bool
 }
 
 func (h *helper) ok(name, detail string) {
@@ -164,6 +167,9 @@ func helperMain(specJSON, script string, warm bool) int {
 			h.ok(LayerLoopback, "lo up, 127.0.0.1 only")
 		}
 		h.proxyListener(err == nil) // net_linux.go: allowlist mode
+		steptime.Mark("h.proxy")
+		h.dnsStub(err == nil) // dns_linux.go: off and allowlist
+		steptime.Mark("h.dns")
 	}
 	if !mountsOK {
 		h.session()
@@ -384,6 +390,7 @@ func (h *helper) mounts() {
 		h.miss(LayerMasks, errors.New("mount namespace unusable"), "")
 		return
 	}
+	h.mountsPrivate = true
 	steptime.Mark("h.private")
 	// 0. HOME and the other secret roots by allowlist (home_linux.go).
 	h.isolateRoots()

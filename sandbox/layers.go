@@ -80,6 +80,8 @@ var layers = []layerInfo{
 		word: "copy-on-write workspace", wordRank: 7, probe: probeStrict, bestEffort: true},
 	// The proxy of the allowlist mode: reported by each run, not probed.
 	{name: LayerNetProxy, probe: probeNever},
+	// The DNS stub of the off and allowlist modes: likewise.
+	{name: LayerDNS, probe: probeNever},
 }
 
 // layerOf returns the table's row for name.

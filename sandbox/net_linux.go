@@ -93,13 +93,39 @@ func (h *helper) proxyEnv(env []string) []string {
 	return out
 }
 
-// takeNetListener splits the proxy listener's message off the front of
-// the report channel's data: the descriptor (or -1) and the rest.
-func takeNetListener(data []byte, fds []int) ([]byte, []int, int) {
-	if len(data) == 0 || data[0] != netMsg || len(fds) == 0 {
-		return data, fds, -1
+// netFDs are the network's descriptors a helper sends: the proxy's
+// listener and the DNS stub's socket and listener (dns_linux.go), each
+// -1 when not sent.
+type netFDs struct{ proxy, dns, dnsTCP int }
+
+// takeNetFDs splits the network's messages off the front of the report
+// channel's data: their descriptors, and the rest. A message that comes
+// twice closes the first one's descriptor.
+func takeNetFDs(data []byte, fds []int) ([]byte, []int, netFDs) {
+	nf := netFDs{-1, -1, -1}
+	for len(data) > 0 && len(fds) > 0 && (data[0] == netMsg || data[0] == dnsMsg || data[0] == dnsTCPMsg) {
+		p := &nf.proxy
+		switch data[0] {
+		case dnsMsg:
+			p = &nf.dns
+		case dnsTCPMsg:
+			p = &nf.dnsTCP
+		}
+		if *p >= 0 {
+			unix.Close(*p)
+		}
+		*p = fds[0]
+		data, fds = data[1:], fds[1:]
 	}
-	return data[1:], fds[1:], fds[0]
+	return data, fds, nf
+}
+
+func (nf netFDs) close() {
+	for _, fd := range []int{nf.proxy, nf.dns, nf.dnsTCP} {
+		if fd >= 0 {
+			unix.Close(fd)
+		}
+	}
 }
 
 // attachNet serves the listener the helper sent (fd, or -1) with the

@@ -296,6 +296,10 @@ const (
 	// LayerNetProxy: in allowlist mode, the proxy's listener inside the
 	// network namespace (net_linux.go).
 	LayerNetProxy = "netproxy"
+	// LayerDNS: in off and allowlist mode, a DNS stub on the namespace's
+	// loopback that /etc/resolv.conf names, so lookups fail or succeed at
+	// once instead of waiting for an unreachable resolver (dns_linux.go).
+	LayerDNS = "dns"
 )
 
 // Layer is one protection of the sandbox: applied (in Applied.Layers,

@@ -78,6 +78,10 @@ func testTool(name string) int {
 		return testenv.ListenTool("hello from the session's server\n", false) // sessionnet_linux_test.go
 	case "pool-subreaper":
 		return poolSubreaperTool() // pool_linux_test.go
+	case "bind-over":
+		return bindOverTool() // dns_linux_test.go
+	case "resolve":
+		return resolveTool() // dns_linux_test.go
 	}
 	return 2
 }

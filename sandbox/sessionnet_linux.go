@@ -123,7 +123,7 @@ type joinRequest struct {
 // holderCaps are the capabilities the holder keeps for the helpers it
 // starts: the union of what Command gives a helper.
 func holderCaps() []uintptr {
-	return append([]uintptr{capSetPCap, capNetAdmin, capSysAdmin}, overlayCaps...)
+	return append([]uintptr{capSetPCap, capNetAdmin, capSysAdmin, capNetBindService}, overlayCaps...)
 }
 
 // holder returns the running holder, starting it on first use.

@@ -107,10 +107,11 @@ func reportChannel() (r, w *os.File, err error) {
 
 // readReport reads the channel to its end: the report, and, when the
 // helper installed the connect filter, the listener (started here).
-func readReport(r *os.File) ([]byte, *supervisor, int, error) {
+func readReport(r *os.File) ([]byte, *supervisor, netFDs, error) {
+	none := netFDs{-1, -1, -1}
 	rc, err := r.SyscallConn()
 	if err != nil {
-		return nil, nil, -1, err
+		return nil, nil, none, err
 	}
 	data, fds, err := recvAll(1<<20, 4, func(p, oob []byte) (n, oobn int, err error) {
 		cerr := rc.Read(func(fd uintptr) bool {
@@ -123,27 +124,27 @@ func readReport(r *os.File) ([]byte, *supervisor, int, error) {
 		return n, oobn, err
 	})
 	if err != nil {
-		return nil, nil, -1, err
+		return nil, nil, none, err
 	}
-	// The proxy listener of the allowlist mode comes first (net_linux.go).
-	data, fds, netFD := takeNetListener(data, fds)
+	// The proxy listener and the DNS stub come first (net_linux.go).
+	data, fds, nf := takeNetFDs(data, fds)
 	if len(data) == 0 || data[0] != 'L' {
 		closeAll(fds)
-		return data, nil, netFD, nil
+		return data, nil, nf, nil
 	}
 	var info listenerInfo
 	rest, err := wireDecodePrefix(string(data[1:]), &info)
 	if len(fds) != 1 || err != nil {
 		closeAll(fds)
-		closeAll([]int{netFD})
-		return nil, nil, -1, errors.New("sandbox: bad connect-supervisor message")
+		nf.close()
+		return nil, nil, none, errors.New("sandbox: bad connect-supervisor message")
 	}
 	s, err := startSupervisor(fds[0], info)
 	if err != nil {
 		unix.Close(fds[0])
-		return []byte(rest), nil, netFD, err
+		return []byte(rest), nil, nf, err
 	}
-	return []byte(rest), s, netFD, nil
+	return []byte(rest), s, nf, nil
 }
 
 // recvAll reads a unix socket to its end (or until limit bytes) through

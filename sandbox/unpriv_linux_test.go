@@ -22,7 +22,10 @@ import (
 // with the rights of whoever runs shellguard, and a user's rights are not
 // root's (no CAP_DAC_OVERRIDE over a planted 000 directory, no mknod, a
 // user namespace the user made), so every trap is tried with both.
-var unprivTests = []string{"TestPostRunAttacks", "TestDeputy", "TestGitStateNamesNoNewProgram", "TestRunsAsUid"}
+// The DNS stub's tests too: its port needs a capability only a user's
+// helper is given explicitly (root's has every one).
+var unprivTests = []string{"TestPostRunAttacks", "TestDeputy", "TestGitStateNamesNoNewProgram", "TestRunsAsUid",
+	"TestNetDNSStub", "TestSessionNetDNS"}
 
 // unprivUid is the uid the tests run as (nobody on Debian-like systems).
 const unprivUid = 65534

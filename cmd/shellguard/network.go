@@ -19,8 +19,10 @@ func printNetwork(w io.Writer, c *config.Config) {
 	switch mode {
 	case sandbox.NetAllowlist:
 		defer fmt.Fprintln(w, "#   the commands of one MCP or serve session share a loopback (a server one starts answers the next); a call may narrow the mode to off (network: off)")
+		defer fmt.Fprintln(w, "#   name lookups inside are answered at once by a DNS stub: these hosts resolve (to an unroutable address: connect through the proxy), others do not exist")
 	case sandbox.NetOff:
 		defer fmt.Fprintln(w, "#   the commands of one MCP or serve session share a loopback (a server one starts answers the next)")
+		defer fmt.Fprintln(w, "#   name lookups inside fail at once (a DNS stub answers that no name exists)")
 	}
 	switch mode {
 	case sandbox.NetOff:

@@ -244,7 +244,12 @@ func (a *Allowlist) Hosts() []string {
 	return out
 }
 
+// portOK reports whether e allows port; AnyPort asks whether it allows
+// some port (always).
 func (e Entry) portOK(port int) bool {
+	if port == AnyPort {
+		return true
+	}
 	switch e.Port {
 	case AnyPort:
 		return true

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/net/dns/dnsmessage"
 )
 
 // FuzzParseEntry: no panic; an accepted entry prints to a form that parses
@@ -141,3 +143,47 @@ func (c *byteConn) SetReadDeadline(time.Time) error { return nil }
 func (c *byteConn) SetDeadline(time.Time) error     { return nil }
 func (c *byteConn) RemoteAddr() net.Addr            { return &net.TCPAddr{} }
 func (c *byteConn) LocalAddr() net.Addr             { return &net.TCPAddr{} }
+
+// FuzzDNSRespond: the stub never panics; what it answers parses, is a
+// response to the query's ID with at most one question, and holds an
+// address only for a name it was asked about that is allowed or local.
+func FuzzDNSRespond(f *testing.F) {
+	f.Add(query(f, 1, "registry.test.", dnsmessage.TypeA, false))
+	f.Add(query(f, 2, "registry.test.", dnsmessage.TypeAAAA, true))
+	f.Add(query(f, 3, "other.test.", dnsmessage.TypeA, true))
+	f.Add(query(f, 4, "x.localhost.", dnsmessage.TypeAAAA, false))
+	f.Add(query(f, 5, "a.pattern.test.", dnsmessage.TypeMX, false))
+	two := query(f, 6, "registry.test.", dnsmessage.TypeA, false)
+	two[5] = 2
+	f.Add(append(two, two[12:]...))
+	f.Add([]byte{0, 7, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0xc0, 12, 0, 1, 0, 1})
+	f.Add([]byte{0, 8, 0x80, 0, 0, 1, 0, 0, 0, 0, 0, 0})
+	f.Add([]byte{0, 9})
+	d := stubFor(f, "registry.test", "*.pattern.test")
+	f.Fuzz(func(t *testing.T, q []byte) {
+		r, ok := d.Respond(q)
+		if !ok {
+			return
+		}
+		if len(q) < 12 {
+			t.Fatalf("answered a query of %d bytes", len(q))
+		}
+		var m dnsmessage.Message
+		if err := m.Unpack(r); err != nil {
+			t.Fatalf("reply does not parse: %v", err)
+		}
+		if !m.Header.Response || m.Header.ID != uint16(q[0])<<8|uint16(q[1]) || len(m.Questions) > 1 {
+			t.Fatalf("reply header %+v, %d questions", m.Header, len(m.Questions))
+		}
+		if len(m.Answers) == 0 {
+			return
+		}
+		if len(m.Answers) != 1 || len(m.Questions) != 1 || m.Header.RCode != dnsmessage.RCodeSuccess {
+			t.Fatalf("answers %+v to %+v", m.Answers, m.Questions)
+		}
+		name, err := NormalizeName(m.Questions[0].Name.String())
+		if err != nil || !(isLocalhostName(name) || name == "registry.test" || strings.HasSuffix(name, ".pattern.test")) {
+			t.Fatalf("an address for %q", m.Questions[0].Name.String())
+		}
+	})
+}
