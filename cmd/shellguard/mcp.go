@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/shellguard/shellguard"
 	"github.com/shellguard/shellguard/approvalpage"
@@ -38,7 +39,8 @@ func startServer(gf *guardFlags, lf *limitFlags, stderr io.Writer, tolerant bool
 	sandbox.RemoveStaleSessions()
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	g, c, err := gf.newGuard()
-	opts := &mcpserver.Options{Version: version.String(), Logger: logger, OutputBudget: lf.outputBudget}
+	opts := &mcpserver.Options{Version: version.String(), Logger: logger, OutputBudget: lf.outputBudget,
+		DrainTimeout: time.Duration(lf.drain * float64(time.Second))}
 	var scratch string // the describing Guard's workspace (see below)
 	if gf.workspace == "" {
 		// No workspace given: a session runs in its client's first root.
@@ -114,8 +116,9 @@ func mcpMain(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	gf := addGuardFlags(fs, true)
 	lf := addLimitFlags(fs)
+	fs.Float64Var(&lf.drain, "drain-timeout", 0, "`SECONDS` each command may go on running after the client's input ends, before it is stopped and answered so (default 2)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: shellguard mcp [--config FILE] [--workspace DIR] [--sandbox MODE] [--network] [--max-calls N]")
+		fmt.Fprintln(fs.Output(), "usage: shellguard mcp [--config FILE] [--workspace DIR] [--sandbox MODE] [--network] [--max-calls N] [--drain-timeout SECONDS]")
 		fmt.Fprintln(fs.Output(), "Serves one MCP session over stdin and stdout; logs go to stderr.")
 		fs.PrintDefaults()
 	}
@@ -127,6 +130,9 @@ func mcpMain(args []string, stdout, stderr io.Writer) int {
 	}
 	if lf.calls < 0 || lf.queued < 0 {
 		return argError(stderr, "mcp", "--max-calls and --max-queued take a number of at least 1 (0: the default)")
+	}
+	if lf.drain < 0 || lf.drain > 3600 || lf.drain != lf.drain {
+		return argError(stderr, "mcp", "--drain-timeout takes seconds from 0 (the default, 2) to 3600")
 	}
 	srv, ctx, stop, err := startServer(gf, lf, stderr, true)
 	if err != nil {
@@ -145,6 +151,7 @@ func mcpMain(args []string, stdout, stderr io.Writer) int {
 type limitFlags struct {
 	calls, queued, sessions, outputBudget int
 	page                                  bool
+	drain                                 float64 // mcp: seconds after stdin ends
 }
 
 func addLimitFlags(fs *flag.FlagSet) *limitFlags {
