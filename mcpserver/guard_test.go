@@ -276,6 +276,9 @@ func TestGuardPolicy(t *testing.T) {
 	asked := 0
 	answer := "accept"
 	cs := connect(t, New(g, nil), &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		if isReviewForm(r) {
+			return applyAll(), nil
+		}
 		asked++
 		return &mcp.ElicitResult{Action: answer}, nil
 	}})
@@ -407,7 +410,12 @@ func TestApprovalRememberedForSession(t *testing.T) {
 	}
 	asked := 0
 	var offered string
+	reviewed := 0
 	cs := connect(t, New(g, nil), &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		if isReviewForm(r) {
+			reviewed++
+			return applyAll(), nil
+		}
 		asked++
 		b, _ := json.Marshal(r.Params.RequestedSchema)
 		offered = string(b)
@@ -418,6 +426,10 @@ func TestApprovalRememberedForSession(t *testing.T) {
 	o := structured(t, r)
 	if r.IsError || !o.Approved || asked != 1 {
 		t.Fatalf("first call: asked=%d %s", asked, textOf(r))
+	}
+	// The approved ask changed sub's mode: it was shown before it landed.
+	if fi, err := os.Stat(filepath.Join(ws, "sub")); reviewed != 1 || err != nil || fi.Mode().Perm() != 0o777 {
+		t.Errorf("the approved change: reviewed %d times, sub %v %v", reviewed, fi.Mode(), err)
 	}
 	if !strings.Contains(offered, `"session"`) || strings.Contains(offered, `"always"`) {
 		t.Errorf("the form offers %s (no grants file: once and session only)", offered)
@@ -505,7 +517,7 @@ func TestApprovalPage(t *testing.T) {
 	r = callBash(t, cs, map[string]any{"command": "chmod -R 777 ."})
 	o := structured(t, r)
 	if r.IsError || !o.Approved || o.Grant == nil || o.Grant.Scope != "session" {
-		t.Fatalf("the answer given meanwhile: %s", textOf(r))
+		t.Fatalf("the answer given meanwhile: isError=%v approved=%v grant=%+v: %s", r.IsError, o.Approved, o.Grant, textOf(r))
 	}
 	r = callBash(t, cs, map[string]any{"command": "chmod -R 777 ."})
 	if o := structured(t, r); r.IsError || o.Decision != policy.Allow || p.Pending() != 0 {
@@ -535,4 +547,15 @@ func TestStdinReplyWaitsForTheRead(t *testing.T) {
 		t.Errorf("stdin_unread_bytes %d after the task read the line", o.Task.StdinUnread)
 	}
 	callBash(t, cs, map[string]any{"task_id": id, "kill": true})
+}
+
+// isReviewForm says whether r is a review run's form (review.go), not an
+// approval.
+func isReviewForm(r *mcp.ElicitRequest) bool {
+	return strings.HasPrefix(r.Params.Message, "The command\n")
+}
+
+// applyAll answers a review form: every change lands.
+func applyAll() *mcp.ElicitResult {
+	return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"apply": "all"}}
 }

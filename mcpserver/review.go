@@ -43,12 +43,16 @@ const reviewTTL = 10 * time.Minute
 // paths are always listed).
 const reviewMaxMessage = 32 << 10
 
-// pendingReview is a run whose changes wait for an answer.
+// pendingReview is a review run, and once it ended with changes, their
+// wait for an answer.
 type pendingReview struct {
 	in      *input
-	answer  chan reviewAnswer // to the run's reviewer
-	done    chan runOut       // the run's result
+	sess    *shellguard.Session
+	cancel  context.CancelFunc // ends the run, or its wait for the answer
+	answer  chan reviewAnswer  // to the run's reviewer
+	done    chan runOut        // the run's result
 	expires time.Time
+	granted func(*shellguard.Result) // adds what the approval granted
 }
 
 type reviewAnswer struct {
@@ -62,10 +66,45 @@ type runOut struct {
 	err error
 }
 
-// reviews holds the pending reviews of a server by id.
+// reviews holds a server's review runs, and by id those waiting for an
+// answer.
 type reviews struct {
-	mu sync.Mutex
-	m  map[string]*pendingReview
+	mu  sync.Mutex
+	m   map[string]*pendingReview
+	run map[*pendingReview]bool
+}
+
+func (r *reviews) start(p *pendingReview) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.run == nil {
+		r.run = map[*pendingReview]bool{}
+	}
+	r.run[p] = true
+}
+
+func (r *reviews) end(p *pendingReview) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.run, p)
+}
+
+// drop ends the review runs of sess (nil: all): a session that closes
+// leaves no run waiting for an answer nobody can give; nothing of them
+// lands.
+func (r *reviews) drop(sess *shellguard.Session) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for p := range r.run {
+		if sess == nil || p.sess == sess {
+			p.cancel()
+		}
+	}
+	for id, p := range r.m {
+		if sess == nil || p.sess == sess {
+			delete(r.m, id)
+		}
+	}
 }
 
 func (r *reviews) put(p *pendingReview) string {
@@ -103,18 +142,20 @@ func (s *Server) wantsReview(g *shellguard.Guard, in *input) bool {
 
 // runReviewed runs a review run. It returns the result when the run
 // changed nothing (or failed), else an input request for the review.
-func (s *Server) runReviewed(ctx context.Context, ss *mcp.ServerSession, sess *shellguard.Session, in *input, approve func(context.Context, policy.Verdict) (bool, error), live *progress) *mcp.CallToolResult {
+func (s *Server) runReviewed(ctx context.Context, ss *mcp.ServerSession, sess *shellguard.Session, in *input, approve func(context.Context, policy.Verdict) (bool, error), live *progress, granted func(*shellguard.Result)) *mcp.CallToolResult {
 	if in.RunInBackground {
 		return toolError("review: a review is shown when the command ends, so it runs in the foreground; leave run_in_background out")
 	}
 	if !canAsk(ss) {
 		return toolError("review: this MCP client cannot show a review (it supports neither elicitation nor input requests), so the command was not run; run it without review, or from a client that can ask")
 	}
-	p := &pendingReview{in: in, answer: make(chan reviewAnswer, 1), done: make(chan runOut, 1)}
 	changes := make(chan []shellguard.Change, 1)
 	// The run outlives this call when it returns the review: it ends
-	// when the answer arrives (or reviewTTL passes), not with the call.
+	// when the answer arrives (or reviewTTL passes, or its session
+	// closes), not with the call.
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	p := &pendingReview{in: in, sess: sess, cancel: cancel, answer: make(chan reviewAnswer, 1), done: make(chan runOut, 1), granted: granted}
+	s.reviews.start(p)
 	review := func(rctx context.Context, cs []shellguard.Change) ([]string, error) {
 		changes <- cs
 		t := time.NewTimer(reviewTTL)
@@ -136,8 +177,11 @@ func (s *Server) runReviewed(ctx context.Context, ss *mcp.ServerSession, sess *s
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
+		defer s.reviews.end(p)
 		defer cancel()
 		res, err := s.run(runCtx, sess, in, approve, live, review)
+		p.granted(res)
+		s.recordPage(res)
 		p.done <- runOut{res, err}
 	}()
 	select {

@@ -4,6 +4,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -118,5 +119,43 @@ func TestReviewAnswerForged(t *testing.T) {
 	}
 	if _, ok := s.verifyReview(in, "r.x.1.y"); ok {
 		t.Error("a made-up state verified")
+	}
+}
+
+// TestReviewUnansweredSessionCloses: a review the client never answers
+// (its handler fails) keeps nothing waiting once the session closes, and
+// nothing lands.
+func TestReviewUnansweredSessionCloses(t *testing.T) {
+	g, ws := newGuard(t)
+	srv := New(g, nil)
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.MCP().Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		return nil, errors.New("the window was closed")
+	}}).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: ToolName, Arguments: map[string]any{"command": `printf 'x\n' > new.txt`, "review": true}})
+	if err == nil && !r.IsError {
+		t.Fatalf("an unanswered review returned a result: %s", textOf(r))
+	}
+	done := make(chan struct{})
+	go func() {
+		cs.Close()
+		ss.Wait()
+		srv.Close()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the server did not close: a review run still waits for its answer")
+	}
+	if _, err := os.Stat(filepath.Join(ws, "new.txt")); err == nil {
+		t.Error("an unanswered review landed")
 	}
 }

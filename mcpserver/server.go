@@ -191,6 +191,7 @@ func (s *Server) Close() {
 	roots := s.roots
 	s.roots = nil
 	s.mu.Unlock()
+	s.reviews.drop(nil)
 	for ss := range s.mcp.Sessions() {
 		ss.Close()
 	}
@@ -233,6 +234,7 @@ func (s *Server) session(req *mcp.CallToolRequest) (x *shellguard.Session, ask *
 	if b, ok := s.sessions[ss]; ok {
 		b.stale = false
 		if b.g != g {
+			s.reviews.drop(b.x)
 			go b.x.Close()
 			b.x, b.g, b.dir = g.NewSession(s.opts.Sessions), g, dir
 			s.layers.forget(ss) // the next result says where it runs now
@@ -251,6 +253,7 @@ func (s *Server) session(req *mcp.CallToolRequest) (x *shellguard.Session, ask *
 		s.mu.Unlock()
 		s.layers.forget(ss)
 		if ok {
+			s.reviews.drop(b.x)
 			b.x.Close()
 		}
 	}()
@@ -384,29 +387,33 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (r *mcp.C
 	}
 	defer slot.release()
 	approve := func(context.Context, policy.Verdict) (bool, error) { return approved, nil }
-	if s.wantsReview(g, in) {
-		// Remembered (an approval's "session"/"always") before the run:
-		// its result comes back with a later call.
-		if approved {
-			if _, gerr := s.remember(g, sess, req0, v, remember); gerr != nil {
-				s.logger.Warn("approval not remembered", "err", gerr)
+	// An approval is remembered once the call has run as approved (before,
+	// the run would find the rule and not be an approved ask); what it
+	// granted goes into the result, whichever call returns it.
+	granted := func(*shellguard.Result) {}
+	if approved {
+		granted = func(res *shellguard.Result) {
+			grant, gerr := s.remember(g, sess, req0, v, remember)
+			if gerr != nil {
+				res.Warnings = append(res.Warnings, "the approval holds for this call only: "+gerr.Error())
+			}
+			// A grant of hosts the sandbox refused while the command ran
+			// (the library's Config.ApproveSandbox) stays: a warning
+			// says it too.
+			if grant != nil || res.Grant == nil || len(res.Grant.Hosts) == 0 {
+				res.Grant = grant
 			}
 		}
-		return s.runReviewed(rctx, req.Session, sess, in, approve, live), nil
+	}
+	// An approved ask is reviewed before its changes land where the
+	// client can ask and the sandbox can hold them (the Guard decides
+	// the latter); a review asked for always is.
+	if s.wantsReview(g, in) || (approved && canAsk(req.Session) && !in.RunInBackground) {
+		return s.runReviewed(rctx, req.Session, sess, in, approve, live, granted), nil
 	}
 	res, err := s.run(rctx, sess, in, approve, live, nil)
 	defer s.recordPage(res)
-	if approved { // remembered after this call, which ran as approved
-		// A grant of hosts the sandbox refused (the library's
-		// Config.ApproveSandbox) stays: its first warning says it too.
-		grant, gerr := s.remember(g, sess, req0, v, remember)
-		if gerr != nil {
-			res.Warnings = append(res.Warnings, "the approval holds for this call only: "+gerr.Error())
-		}
-		if grant != nil || res.Grant == nil || len(res.Grant.Hosts) == 0 {
-			res.Grant = grant
-		}
-	}
+	granted(res)
 	return result(res, err != nil), nil
 }
 
@@ -427,7 +434,7 @@ func (s *Server) run(ctx context.Context, sess *shellguard.Session, in *input, a
 		DisableSandbox: in.DisableSandbox,
 		Network:        in.Network,
 		Approve:        approve,
-		Review:         in.Review || review != nil, // without a reviewer: refused
+		Review:         in.Review, // without a reviewer: refused
 		ReviewChanges:  review,
 	}
 	var warnings []string

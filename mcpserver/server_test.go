@@ -217,6 +217,9 @@ func TestDenyAndApproval(t *testing.T) {
 			asked := 0
 			if tc.answer != "" {
 				opts = &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					if isReviewForm(r) {
+						return applyAll(), nil
+					}
 					asked++
 					if !strings.Contains(r.Params.Message, tc.command) {
 						t.Errorf("approval message %q lacks the command", r.Params.Message)

@@ -45,6 +45,7 @@ func (s *Server) stopCommands() {
 	}
 	s.mu.Unlock()
 	for _, x := range all {
+		s.reviews.drop(x)
 		x.Close()
 	}
 }
