@@ -148,7 +148,7 @@ func TestExpandOnce(t *testing.T) {
 		t.Fatalf("asks %v, want one for exactly %s", a, hp)
 	}
 	if r.Grant == nil || r.Grant.Scope != "once" || !slices.Equal(r.Grant.Hosts, []string{hp}) ||
-		len(r.Sandbox.Net.Refused) != 0 || fmt.Sprint(r.Sandbox.Net.Asked) != "[{"+hp+" true}]" {
+		len(r.Sandbox.Net.Refused) != 0 || fmt.Sprint(r.Sandbox.Net.Asked) != "["+hp+"]" || fmt.Sprint(r.Sandbox.Net.Granted) != "["+hp+"]" {
 		t.Fatalf("grant not in the result: %+v %+v", r.Grant, r.Sandbox.Net)
 	}
 	if !slices.Contains(r.Warnings, "network: the user allowed "+hp+" while the command ran") {

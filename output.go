@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -165,11 +166,11 @@ func (g *Guard) fillSandbox(res *Result, launch any) {
 			res.Error = "the checks after the run did not finish (" + strings.Join(a.Post.Unfinished, ", ") + "): the workspace may hold what the command left unchecked"
 		}
 		if a.Net != nil {
-			for _, q := range a.Net.Asked {
-				if q.Allowed {
-					res.Warnings = append(res.Warnings, "network: the user allowed "+q.Host+" while the command ran")
+			for _, hp := range a.Net.Asked {
+				if slices.Contains(a.Net.Granted, hp) {
+					res.Warnings = append(res.Warnings, "network: the user allowed "+hp+" while the command ran")
 				} else {
-					res.Warnings = append(res.Warnings, "network: the user was asked about "+q.Host+" while the command ran and declined: it stayed refused")
+					res.Warnings = append(res.Warnings, "network: the user was asked about "+hp+" while the command ran and declined: it stayed refused")
 				}
 			}
 		}

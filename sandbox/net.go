@@ -115,17 +115,11 @@ type NetUse struct {
 	// lifts (a link-local or metadata address, a malformed destination).
 	Grantable []string `json:"grantable,omitempty"`
 	// Granted are the destinations allowed to this command beyond the
-	// allowlist (Spec.NetGrants).
+	// allowlist: Spec.NetGrants, and those of Asked the person allowed.
 	Granted []string `json:"granted,omitempty"`
-	// Asked are the destinations put to the person while the command
-	// ran (Handle.OnNetAsk), with the answer.
-	Asked []NetAnswer `json:"asked,omitempty"`
-}
-
-// NetAnswer is the answer to a question about a refused destination.
-type NetAnswer struct {
-	Host    string `json:"host"` // host:port
-	Allowed bool   `json:"allowed"`
+	// Asked are the destinations (host:port) put to the person while
+	// the command ran (Handle.OnNetAsk); those allowed are in Granted.
+	Asked []string `json:"asked,omitempty"`
 }
 
 func (u *NetUse) fill(recs []netproxy.Conn) {

@@ -198,10 +198,13 @@ func (h *Handle) closeNet() {
 		h.netUse.fill(recs)
 		h.netMu.Lock()
 		for hp, ok := range h.netAsked {
-			h.netUse.Asked = append(h.netUse.Asked, NetAnswer{Host: hp, Allowed: ok})
+			h.netUse.Asked = append(h.netUse.Asked, hp)
+			if ok {
+				h.netUse.Granted = append(h.netUse.Granted, hp)
+			}
 		}
 		h.netMu.Unlock()
-		slices.SortFunc(h.netUse.Asked, func(x, y NetAnswer) int { return strings.Compare(x.Host, y.Host) })
+		slices.Sort(h.netUse.Asked)
 	}
 }
 

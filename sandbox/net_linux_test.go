@@ -146,7 +146,8 @@ curl -sS -m 20 -o /dev/null -w 'meta=%%{http_code}\n' http://meta.test/`, port)
 		t.Errorf("asked %v: want asked.test and nope.test once each (meta.test never)", asked)
 	}
 	mu.Unlock()
-	if r.applied.Net == nil || fmt.Sprint(r.applied.Net.Asked) != fmt.Sprintf("[{asked.test:%[1]s true} {nope.test:%[1]s false}]", port) {
+	if r.applied.Net == nil || fmt.Sprint(r.applied.Net.Asked) != fmt.Sprintf("[asked.test:%[1]s nope.test:%[1]s]", port) ||
+		fmt.Sprint(r.applied.Net.Granted) != fmt.Sprintf("[asked.test:%s]", port) {
 		t.Errorf("report: %+v", r.applied.Net)
 	}
 }

@@ -387,10 +387,8 @@ func (a Applied) MapText(f func(string) string) Applied {
 		a.Post = p
 	}
 	if a.Net != nil {
-		n := &NetUse{Proxy: f(a.Net.Proxy), Refused: texts(a.Net.Refused), Grantable: texts(a.Net.Grantable), Granted: texts(a.Net.Granted)}
-		for _, q := range a.Net.Asked {
-			n.Asked = append(n.Asked, NetAnswer{Host: f(q.Host), Allowed: q.Allowed})
-		}
+		n := &NetUse{Proxy: f(a.Net.Proxy), Refused: texts(a.Net.Refused), Grantable: texts(a.Net.Grantable), Granted: texts(a.Net.Granted),
+			Asked: texts(a.Net.Asked)}
 		for _, c := range a.Net.Connections {
 			c.Host, c.Proto, c.Reason, c.Addr = f(c.Host), f(c.Proto), f(c.Reason), f(c.Addr)
 			n.Connections = append(n.Connections, c)
