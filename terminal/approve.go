@@ -38,20 +38,12 @@ func Approver(g *shellguard.Guard, o *Options) shellguard.Approver {
 	if o == nil {
 		o = &Options{}
 	}
-	open := o.Open
-	if open == nil {
-		open = func() (io.ReadWriteCloser, error) { return os.OpenFile("/dev/tty", os.O_RDWR, 0) }
-	}
 	return func(ctx context.Context, req shellguard.Request, v policy.Verdict) (bool, error) {
-		if o.OnAsk != nil {
-			o.OnAsk(true)
-			defer o.OnAsk(false)
-		}
-		tty, err := open()
+		tty, done, err := o.ask("ask")
 		if err != nil {
-			return false, fmt.Errorf("the terminal could not be opened to ask: %w", err)
+			return false, err
 		}
-		defer tty.Close()
+		defer done()
 		Explain(tty, req.Command, v)
 		var offer []string
 		if g.GrantsError() == nil {
@@ -96,23 +88,15 @@ func SandboxApprover(g *shellguard.Guard, o *Options) func(ctx context.Context, 
 	if o == nil {
 		o = &Options{}
 	}
-	open := o.Open
-	if open == nil {
-		open = func() (io.ReadWriteCloser, error) { return os.OpenFile("/dev/tty", os.O_RDWR, 0) }
-	}
 	return func(ctx context.Context, req shellguard.Request, ask shellguard.Grant) (string, error) {
 		if len(ask.Hosts) == 0 {
 			return "", nil // nothing this approver knows how to grant
 		}
-		if o.OnAsk != nil {
-			o.OnAsk(true)
-			defer o.OnAsk(false)
-		}
-		tty, err := open()
+		tty, done, err := o.ask("ask")
 		if err != nil {
-			return "", fmt.Errorf("the terminal could not be opened to ask: %w", err)
+			return "", err
 		}
-		defer tty.Close()
+		defer done()
 		fmt.Fprintf(tty, "\nshellguard: the command\n  %s\nconnects to %s, which the network allowlist does not list; the connection waits.\n", req.Command, strings.Join(ask.Hosts, ", "))
 		choices := map[string]string{"y": "once", "yes": "once"}
 		prompt := "Allow exactly that? [y]es for this run"
@@ -128,4 +112,26 @@ func SandboxApprover(g *shellguard.Guard, o *Options) func(ctx context.Context, 
 		answer, _ := bufio.NewReader(io.LimitReader(tty, 256)).ReadString('\n')
 		return choices[strings.ToLower(strings.TrimSpace(answer))], nil
 	}
+}
+
+// ask opens the terminal for one question, OnAsk around it; done closes
+// it. what names the question in the error ("ask", "review").
+func (o *Options) ask(what string) (tty io.ReadWriteCloser, done func(), err error) {
+	if o.OnAsk != nil {
+		o.OnAsk(true)
+	}
+	end := func() {
+		if o.OnAsk != nil {
+			o.OnAsk(false)
+		}
+	}
+	open := o.Open
+	if open == nil {
+		open = func() (io.ReadWriteCloser, error) { return os.OpenFile("/dev/tty", os.O_RDWR, 0) }
+	}
+	if tty, err = open(); err != nil {
+		end()
+		return nil, nil, fmt.Errorf("the terminal could not be opened to %s: %w", what, err)
+	}
+	return tty, func() { tty.Close(); end() }, nil
 }

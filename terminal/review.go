@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"unicode"
 
@@ -24,20 +23,12 @@ func ChangeReviewer(o *Options) func(ctx context.Context, req shellguard.Request
 	if o == nil {
 		o = &Options{}
 	}
-	open := o.Open
-	if open == nil {
-		open = func() (io.ReadWriteCloser, error) { return os.OpenFile("/dev/tty", os.O_RDWR, 0) }
-	}
 	return func(ctx context.Context, req shellguard.Request, changes []sandbox.Change) ([]string, error) {
-		if o.OnAsk != nil {
-			o.OnAsk(true)
-			defer o.OnAsk(false)
-		}
-		tty, err := open()
+		tty, done, err := o.ask("review")
 		if err != nil {
-			return nil, fmt.Errorf("the terminal could not be opened to review: %w", err)
+			return nil, err
 		}
-		defer tty.Close()
+		defer done()
 		ShowChanges(tty, req.Command, changes)
 		in := bufio.NewReader(tty)
 		fmt.Fprint(tty, "Apply these changes to the workspace? [a]ll, [s]elect, [N]one: ")
