@@ -435,7 +435,25 @@ type rng struct {
 // NewWriter returns a Writer that passes redacted output on to w.
 func (r *Redactor) NewWriter(w io.Writer) *Writer {
 	r.build()
-	return &Writer{r: r, w: w, open: make([]span, len(r.rules)), cover: make([]int64, len(r.rules))}
+	// open and cover are made at the first keyword hit: most text has
+	// none, and a short message redacted alone (Bytes) would otherwise
+	// pay a slot per rule.
+	return &Writer{r: r, w: w}
+}
+
+// covered is where rule ri's last match ends (0: none yet).
+func (w *Writer) covered(ri int32) int64 {
+	if w.cover == nil {
+		return 0
+	}
+	return w.cover[ri]
+}
+
+func (w *Writer) setCover(ri int32, end int64) {
+	if w.cover == nil {
+		w.cover = make([]int64, len(w.r.rules))
+	}
+	w.cover[ri] = max(w.cover[ri], end)
 }
 
 // NewWriter is Default().NewWriter(w).
@@ -536,6 +554,9 @@ func (w *Writer) hit(ri int32, kstart, kend int64) {
 		ws = w.base
 	}
 	we := kend + int64(ru.after) + 1
+	if w.open == nil {
+		w.open = make([]span, len(w.r.rules))
+	}
 	o := &w.open[ri]
 	if o.live && ws <= o.end {
 		if we > o.end {
@@ -574,7 +595,7 @@ func isWord(c byte) bool {
 // evalAnchored runs an anchored rule at one keyword occurrence.
 func (w *Writer) evalAnchored(h ahit, L int64) {
 	ru := w.r.rules[h.rule]
-	if h.kstart < w.cover[h.rule] {
+	if h.kstart < w.covered(h.rule) {
 		return // inside this rule's previous match (FindAll would skip it too)
 	}
 	e := min(h.kend+int64(ru.after)+1, L)
@@ -613,7 +634,7 @@ func (w *Writer) pemBlock(h ahit, e, L int64) {
 		if m := pemFooterRE().FindIndex(w.buf[p-w.base : min(p+128, L)-w.base]); m != nil {
 			end := p + int64(m[1])
 			w.addRange(h.kstart, end, ru.kind, h.rule)
-			w.cover[h.rule] = end
+			w.setCover(h.rule, end)
 			return
 		}
 	}
@@ -626,7 +647,7 @@ func (w *Writer) match(ri int32, s int64, text []byte, find func([]byte) []int) 
 		return
 	}
 	if ru.anchored {
-		w.cover[ri] = max(w.cover[ri], s+int64(m[1]))
+		w.setCover(ri, s+int64(m[1]))
 	}
 	a, b := m[0], m[1]
 	if g := ru.group; g > 0 && 2*g+1 < len(m) && m[2*g] >= 0 {
