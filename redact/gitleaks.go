@@ -260,25 +260,26 @@ type glAllowSpec struct {
 // yet: see rule.load).
 func gitleaksRules() ([]*rule, error) {
 	out := make([]*rule, len(gitleaksTable))
-	rs := make([]rule, len(gitleaksTable))
 	for i := range gitleaksTable {
-		g := &gitleaksTable[i]
-		r := &rs[i]
-		r.kind, r.expr, r.keywords, r.group, r.entropy = g.id, g.expr, g.keywords, g.group, g.entropy
-		r.before, r.after, r.anchored, r.wordStart = g.before, g.after, g.anchored, g.wordStart
-		if g.semi {
-			r.pre = preSemiGeneric
-		}
-		if len(g.lits) > 0 {
-			r.lits = make([][]byte, len(g.lits))
-			for j, l := range g.lits {
-				r.lits[j] = []byte(l)
-			}
-		}
-		r.allowSrc = g.allow
-		out[i] = r
+		out[i] = gitleaksRule(&gitleaksTable[i])
 	}
 	return out, nil
+}
+
+// gitleaksRule returns the rule of one gitleaksTable entry.
+func gitleaksRule(g *glSpec) *rule {
+	r := &rule{kind: g.id, expr: g.expr, keywords: g.keywords, group: g.group, entropy: g.entropy,
+		before: g.before, after: g.after, anchored: g.anchored, wordStart: g.wordStart, allowSrc: g.allow}
+	if g.semi {
+		r.pre = preSemiGeneric
+	}
+	if len(g.lits) > 0 {
+		r.lits = make([][]byte, len(g.lits))
+		for j, l := range g.lits {
+			r.lits[j] = []byte(l)
+		}
+	}
+	return r
 }
 
 // deriveGitleaks converts the embedded rule set into glSpecs. It is what

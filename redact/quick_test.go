@@ -22,14 +22,18 @@ func quickPair(t testing.TB, o Options) (fresh, built *Redactor) {
 	return fresh, built
 }
 
-// TestQuickCheckAgrees: leaving a short text without keywords alone,
-// before the automaton exists, gives what the automaton and the rules
-// give, for every planted secret, its neighbours and random text.
+// TestQuickCheckAgrees: a short text redacted before the automaton exists
+// (left alone when it holds no keyword, redacted with only the rules of
+// the keywords it holds when it holds some) comes out as the automaton and
+// every rule make it, for every planted secret, its neighbours, every
+// keyword and random text.
 func TestQuickCheckAgrees(t *testing.T) {
-	opts := []Options{{}, {NoGitleaks: true}, {Values: fuzzValues}, {Secrets: []string{"Sup3rS3cretValue!"}}}
+	opts := []Options{{}, {NoGitleaks: true}, {Values: fuzzValues}, {Secrets: []string{"Sup3rS3cretValue!", "PässWÖRD-1234-xyz"}},
+		{Patterns: []Pattern{{Name: "ticket", Regex: `TICKET-([0-9]{6})`}, {Name: "kw", Regex: `(?i)zebra=(\w{8})`, Keywords: []string{"Zebra"}}}}}
 	var inputs []string
 	for _, c := range plantable() {
-		inputs = append(inputs, c.text, strings.ToUpper(c.text), "x "+c.text+" y", c.needle)
+		inputs = append(inputs, c.text, strings.ToUpper(c.text), "x "+c.text+" y", c.needle,
+			c.text+" and again "+c.text, "secret: "+c.text)
 	}
 	for _, kw := range staticKeywords(false) {
 		inputs = append(inputs, kw, strings.ToUpper(kw), "a"+kw+"=Zq9xK2mW7pL4vB8nR3tY6uI1oE5aS0dF")
@@ -43,8 +47,9 @@ func TestQuickCheckAgrees(t *testing.T) {
 		}
 		inputs = append(inputs, string(b))
 	}
-	inputs = append(inputs, "true", "ls -la", "go test ./...", "\x00\xff", "")
-	quick := 0
+	inputs = append(inputs, "true", "ls -la", "go test ./...", "\x00\xff", "",
+		"hidden: private keys under secret-masks", "x PässWÖRD-1234-xyz y", "TICKET-123456 zebra=abcdefgh ZEBRA=ABCDEFGH")
+	quick, narrowed := 0, 0
 	for _, o := range opts {
 		for _, in := range inputs {
 			fresh, built := quickPair(t, o)
@@ -54,24 +59,53 @@ func TestQuickCheckAgrees(t *testing.T) {
 			}
 			if !fresh.built.Load() {
 				quick++
+				if got != in {
+					narrowed++
+				}
 			}
 		}
 	}
-	if quick == 0 {
-		t.Fatal("the quick check never applied")
+	if quick == 0 || narrowed == 0 {
+		t.Fatalf("the short-text path applied %d times, redacted %d times", quick, narrowed)
 	}
-	// A keyword-less command leaves the Redactor unbuilt; one with a
-	// keyword, or a custom rule without keywords, builds it.
+	// A short text leaves the Redactor unbuilt, keyword or not; a long
+	// one, or any text with a custom rule without keywords, builds it.
 	r, _ := New(Options{})
 	if r.String("go test ./..."); r.built.Load() {
 		t.Error("a command without keywords built the automaton")
 	}
-	if r.String("export TOKEN=abc"); !r.built.Load() {
-		t.Error("a command with a keyword did not build the automaton")
+	if got := r.String("export TOKEN=Zq9xK2mW7pL4vB8nR3tY6"); !strings.Contains(got, "REDACTED") || r.built.Load() {
+		t.Errorf("a short text with a secret: %q, built %v", got, r.built.Load())
+	}
+	if r.String(strings.Repeat("export TOKEN=abc ", 40)); !r.built.Load() {
+		t.Error("a long text did not build the automaton")
 	}
 	r, _ = New(Options{Patterns: []Pattern{{Regex: `\b[0-9]{4}-[0-9]{4}\b`}}})
 	if got := r.String("card 1234-5678"); !strings.Contains(got, "REDACTED") || !r.built.Load() {
 		t.Errorf("a keyword-less custom rule was skipped: %q", got)
+	}
+}
+
+// TestKeywordsFoldedAsScanned: every keyword is stored as the automaton
+// and the short-text check compare it (ASCII letters lowered, nothing
+// else), so that a value or keyword with other letters is still found.
+func TestKeywordsFoldedAsScanned(t *testing.T) {
+	for i := range nStatic(false) {
+		for _, kw := range staticRule(i).keywords {
+			if kw != lowerString(kw) {
+				t.Errorf("rule %s: keyword %q is not ASCII-lowered", staticRule(i).kind, kw)
+			}
+		}
+	}
+	const v = "PässWÖRD-1234-xyz"
+	r, _ := New(Options{Secrets: []string{v}, Patterns: []Pattern{{Name: "ümlaut", Regex: `ÜBER=(\S+)`, Keywords: []string{"ÜBER"}}}})
+	for _, in := range []string{"x " + v + " y", strings.Repeat("filler ", 100) + v} {
+		if got := r.String(in); strings.Contains(got, v) {
+			t.Errorf("a value with non-ASCII capitals survived: %q", got)
+		}
+	}
+	if got := r.String("ÜBER=geheim123"); strings.Contains(got, "geheim123") {
+		t.Errorf("a keyword with non-ASCII capitals never matched: %q", got)
 	}
 }
 

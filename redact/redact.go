@@ -76,11 +76,13 @@ type Options struct {
 // Redactor holds compiled rules. It is safe for concurrent use; each
 // [Writer] it creates is not.
 //
-// Its keyword automaton and shared rule set are built on first use with
-// text that holds a keyword (a third of a millisecond to a millisecond in
-// a fresh process): a short text without any keyword, such as most
-// command lines, is left as it is without them, since every rule but the
-// instance's keyword-less ones runs only near one of its keywords.
+// Its keyword automaton and shared rule set are built on first use with a
+// Writer or a long text (one to a few milliseconds in a fresh process).
+// Every rule but the instance's keyword-less ones runs only near one of
+// its keywords, so a short text (Bytes, String: a command line, a warning,
+// the report of a sandboxed run) is checked for the keywords alone: left
+// as it is when it holds none, and redacted with only the rules of those
+// it holds otherwise.
 type Redactor struct {
 	noGitleaks bool
 	extra      []*rule  // the instance's own rules, after the shared ones
@@ -117,6 +119,38 @@ var (
 	def     *Redactor
 )
 
+// staticRules are the shared rules, the built-in ones and then the
+// gitleaks ones, each made on first use: by a rule set being built, or by
+// the short-text path for the rules whose keywords a short text holds.
+// Every Redactor of the process uses the same rule value, so a rule's
+// expressions are compiled once, whichever path meets it first.
+var staticRules = make([]struct {
+	once sync.Once
+	r    *rule
+}, len(builtins)+len(gitleaksTable))
+
+func staticRule(i int) *rule {
+	s := &staticRules[i]
+	s.once.Do(func() {
+		if i < len(builtins) {
+			s.r = builtins[i].compile()
+		} else {
+			s.r = gitleaksRule(&gitleaksTable[i-len(builtins)])
+		}
+		s.r.before = min(s.r.before, maxBefore)
+	})
+	return s.r
+}
+
+// nStatic is the number of shared rules of a Redactor: the gitleaks ones
+// follow the built-in ones unless noGitleaks.
+func nStatic(noGitleaks bool) int {
+	if noGitleaks {
+		return len(builtins)
+	}
+	return len(staticRules)
+}
+
 // staticSet returns the built-in rules, followed by the gitleaks rules
 // unless noGitleaks.
 func staticSet(noGitleaks bool) *ruleSet {
@@ -126,17 +160,10 @@ func staticSet(noGitleaks bool) *ruleSet {
 	}
 	staticOnce[k].Do(func() {
 		st := &ruleSet{kwID: map[string]int32{}}
-		for _, b := range builtins {
-			st.rules = append(st.rules, b.compile())
-		}
-		if !noGitleaks {
-			gl, _ := gitleaksRules()
-			st.rules = append(st.rules, gl...)
+		for i := range nStatic(noGitleaks) {
+			st.rules = append(st.rules, staticRule(i))
 		}
 		for i, ru := range st.rules {
-			if ru.before > maxBefore {
-				ru.before = maxBefore
-			}
 			for _, kw := range uniq(ru.keywords) {
 				id, ok := st.kwID[kw]
 				if !ok {
@@ -210,12 +237,12 @@ func New(o Options) (*Redactor, error) {
 		}
 		for _, k := range p.Keywords {
 			if k != "" {
-				ru.keywords = append(ru.keywords, strings.ToLower(k))
+				ru.keywords = append(ru.keywords, lowerString(k))
 			}
 		}
 		if len(ru.keywords) == 0 {
 			if prefix, _ := re.LiteralPrefix(); len(prefix) >= 3 && !strings.HasPrefix(p.Regex, "(?i)") {
-				ru.keywords = []string{strings.ToLower(prefix)}
+				ru.keywords = []string{lowerString(prefix)}
 				ru.before = 0
 			}
 		}
@@ -236,7 +263,9 @@ func New(o Options) (*Redactor, error) {
 		if name != "" {
 			kind = "env:" + name
 		}
-		extra = append(extra, &rule{kind: kind, exact: []byte(v), keywords: []string{strings.ToLower(v)}})
+		// ASCII-lowered, as the automaton compares: strings.ToLower would
+		// also lower non-ASCII letters, and the value would never be found.
+		extra = append(extra, &rule{kind: kind, exact: []byte(v), keywords: []string{lowerString(v)}})
 	}
 	for _, n := range names {
 		addValue(n, o.Values[n])
@@ -307,12 +336,14 @@ func (r *Redactor) compile() {
 	r.ac = newAutomaton(kws)
 }
 
-// untouched reports, before the automaton exists, that p is short and
-// holds none of the keywords (compared as the automaton compares them:
-// ASCII letters without case), so that no rule can act on it.
-func (r *Redactor) untouched(p []byte) bool {
+// shortHits reports whether p is short and the automaton not built yet,
+// and if so which of the keywords (compared as the automaton compares
+// them: ASCII letters without case) p holds. No rule can act on a short
+// text that holds none, and only the rules of the keywords it holds can
+// act on one that holds some (see narrow).
+func (r *Redactor) shortHits(p []byte) (kws []string, short bool) {
 	if r.quick == nil || len(p) > quickMax || r.built.Load() {
-		return false
+		return nil, false
 	}
 	var buf [quickMax]byte
 	low := buf[:len(p)]
@@ -320,11 +351,91 @@ func (r *Redactor) untouched(p []byte) bool {
 		low[i] = lowerASCII(c)
 	}
 	for _, kw := range r.quick {
-		if bytes.Contains(low, []byte(kw)) {
-			return false
+		if bytes.Contains(low, []byte(kw)) && !slices.Contains(kws, kw) {
+			kws = append(kws, kw)
 		}
 	}
-	return true
+	return kws, true
+}
+
+// narrowWriter returns a Writer that has been given the short text p,
+// which holds the keywords kws and no others, with a Redactor of only the
+// rules that have one of kws (in their order in r, which decides between
+// overlapping matches) and no automaton: the occurrences of kws in p are
+// found directly and handed to the rules in the order the automaton would
+// report them. It redacts p exactly as r does, without building r's
+// automaton over every keyword: the report of a sandboxed run, a warning
+// or a command line often holds a keyword or two ("secret", "private") and
+// no secret, and would otherwise cost a fresh process the whole rule set
+// (a few milliseconds).
+func (r *Redactor) narrowWriter(dst io.Writer, p []byte, kws []string) *Writer {
+	has := func(ruleKws []string) bool {
+		for _, kw := range ruleKws {
+			if slices.Contains(kws, lowerString(kw)) {
+				return true
+			}
+		}
+		return false
+	}
+	m := &Redactor{noGitleaks: r.noGitleaks}
+	for i, b := range builtins {
+		if has(b.keywords) {
+			m.rules = append(m.rules, staticRule(i))
+		}
+	}
+	if !r.noGitleaks {
+		for i := range gitleaksTable {
+			if has(gitleaksTable[i].keywords) {
+				m.rules = append(m.rules, staticRule(len(builtins)+i))
+			}
+		}
+	}
+	for _, ru := range r.extra {
+		if has(ru.keywords) {
+			m.rules = append(m.rules, ru)
+		}
+	}
+	// kwRules[k]: the rules of kws[k], in rule order.
+	m.kwRules = make([][]int32, len(kws))
+	for ri, ru := range m.rules {
+		for _, kw := range uniq(ru.keywords) {
+			if k := slices.Index(kws, lowerString(kw)); k >= 0 {
+				m.kwRules[k] = append(m.kwRules[k], int32(ri))
+			}
+		}
+	}
+	// Every occurrence, overlapping ones too, ordered as the automaton
+	// reports them: by where they end, the longest first.
+	var buf [quickMax]byte
+	low := buf[:len(p)]
+	for i, c := range p {
+		low[i] = lowerASCII(c)
+	}
+	type occ struct{ start, end, k int }
+	var occs []occ
+	for k, kw := range kws {
+		for from := 0; ; {
+			i := bytes.Index(low[from:], []byte(kw))
+			if i < 0 {
+				break
+			}
+			occs = append(occs, occ{from + i, from + i + len(kw), k})
+			from += i + 1
+		}
+	}
+	slices.SortFunc(occs, func(a, b occ) int {
+		if a.end != b.end {
+			return a.end - b.end
+		}
+		return b.end - b.start - (a.end - a.start)
+	})
+	w := &Writer{r: m, w: dst, buf: slices.Clone(p)}
+	for _, o := range occs {
+		for _, ri := range m.kwRules[o.k] {
+			w.hit(ri, int64(o.start), int64(o.end))
+		}
+	}
+	return w
 }
 
 // staticKeywords returns the keywords of the shared rules, ASCII-lowered,
@@ -370,12 +481,17 @@ func lowerString(s string) string {
 // Bytes returns p with every secret replaced by its marker. It returns p
 // itself when nothing was redacted.
 func (r *Redactor) Bytes(p []byte) []byte {
-	if r.untouched(p) {
-		return p
-	}
 	var out bytes.Buffer
-	w := r.NewWriter(&out)
-	w.Write(p)
+	var w *Writer
+	switch kws, short := r.shortHits(p); {
+	case !short:
+		w = r.NewWriter(&out)
+		w.Write(p)
+	case len(kws) == 0:
+		return p
+	default:
+		w = r.narrowWriter(&out, p, kws)
+	}
 	w.Close()
 	if w.Redactions() == 0 {
 		return p
@@ -602,8 +718,11 @@ func (w *Writer) evalAnchored(h ahit, L int64) {
 	if ru.pre != nil && !ru.pre(w.buf[h.kend-w.base:e-w.base]) {
 		return
 	}
+	if ru.litSrc == "" && ru.lits != nil && !hasLit(w.buf[h.kstart-w.base:e-w.base], ru.lits) {
+		return // literals known without load (gitleaks rules): no compile for a miss
+	}
 	ru.load()
-	if ru.lits != nil && !hasLit(w.buf[h.kstart-w.base:e-w.base], ru.lits) {
+	if ru.litSrc != "" && ru.lits != nil && !hasLit(w.buf[h.kstart-w.base:e-w.base], ru.lits) {
 		return
 	}
 	if ru.req != nil && !containsAny(w.buf[h.kstart-w.base:e-w.base], ru.req) {
