@@ -125,7 +125,8 @@ type Handle struct {
 	netMu    sync.Mutex
 	netAsked map[string]bool
 	// dns answers the command's name lookups (dns_linux.go).
-	dns *dnsServe
+	dns    *dnsServe
+	dnsUse *NetUse // where the stub's unknown names go (closeDNS)
 	// link is the join process's channel to the session's holder, and
 	// tree delivers the pid of the helper the holder started
 	// (sessionnet_linux.go); treePid caches it.
@@ -513,8 +514,8 @@ func (h *Handle) Applied() (Applied, error) {
 // has been waited for. Safe to call more than once.
 func (h *Handle) Close() error {
 	h.closeCtl()
-	h.closeDNS()
 	h.closeNet()
+	h.closeDNS() // after the proxy's refusals are in (noteUnknown)
 	if h.link != nil {
 		h.link.Close()
 		h.link = nil

@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"slices"
+	"sync"
 
 	"golang.org/x/sys/unix"
 
@@ -220,8 +222,34 @@ func bindFileOver(target string, data []byte) error {
 
 // dnsServe is the parent's side of a command's stub.
 type dnsServe struct {
-	pc net.PacketConn
-	l  net.Listener // nil: UDP only
+	pc      net.PacketConn
+	l       net.Listener // nil: UDP only
+	unknown unknownNames
+}
+
+// maxUnknownNames bounds the names a command's result lists as looked up
+// in vain; past it they are counted.
+const maxUnknownNames = 16
+
+// unknownNames are the names a command's stub answered NXDOMAIN because
+// no allowlist entry lets them through, each once, in the order first
+// asked.
+type unknownNames struct {
+	mu    sync.Mutex
+	names []string
+	more  int
+}
+
+func (u *unknownNames) add(name string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	switch {
+	case slices.Contains(u.names, name):
+	case len(u.names) < maxUnknownNames:
+		u.names = append(u.names, name)
+	default:
+		u.more++ // may count a name twice: a bound, not a tally
+	}
 }
 
 // attachDNS answers on the socket and listener the helper sent (each -1
@@ -251,7 +279,15 @@ func (h *Handle) attachDNS(fd, tcpFD int) {
 		h.applied.Unavailable = append(h.applied.Unavailable, Layer{Name: LayerDNS, Reason: err.Error()})
 		return
 	}
-	stub := &netproxy.DNSStub{}
+	d := &dnsServe{pc: pc, l: l}
+	// The names looked up in vain go into the run's NetUse, made here in
+	// the off mode (where no proxy makes one): the report the caller
+	// holds shares it, and gets them at Close.
+	if h.applied.Net == nil {
+		h.applied.Net = &NetUse{}
+	}
+	h.dnsUse = h.applied.Net
+	stub := &netproxy.DNSStub{Unknown: d.unknown.add}
 	if h.netAtt != nil {
 		stub.Allowed = h.netAtt.AllowsName
 	}
@@ -259,7 +295,7 @@ func (h *Handle) attachDNS(fd, tcpFD int) {
 	if l != nil {
 		go stub.ServeTCP(l)
 	}
-	h.dns = &dnsServe{pc: pc, l: l}
+	h.dns = d
 }
 
 // closeDNS stops the command's stub. It does not wait for the stub's
@@ -273,7 +309,12 @@ func (h *Handle) closeDNS() {
 	if h.dns.l != nil {
 		h.dns.l.Close()
 	}
+	u := &h.dns.unknown
+	u.mu.Lock()
+	names, more := slices.Clone(u.names), u.more
+	u.mu.Unlock()
 	h.dns = nil
+	h.dnsUse.noteUnknown(names, more)
 }
 
 // dropLayer removes the applied layer name.

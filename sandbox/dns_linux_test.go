@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -115,6 +116,12 @@ func TestNetDNSStub(t *testing.T) {
 	if !strings.Contains(r.out, "resolv: nameserver 127.0.0.1 \n") {
 		t.Errorf("resolv.conf does not name the stub alone:\n%s", r.out)
 	}
+	// The result names what was looked up in vain, and only that.
+	if n := r.applied.Net; n == nil || !slices.Equal(n.Unknown, []string{"other.test"}) {
+		t.Errorf("allowlist mode: unknown names %+v, want [other.test]", n)
+	} else if w := strings.Join(r.applied.Warnings(), "\n"); !strings.Contains(w, "lookups of other.test were answered") || !strings.Contains(w, netproxy.Setting) {
+		t.Errorf("allowlist mode: the warnings do not name the name and the setting:\n%s", w)
+	}
 
 	r, got = f.lookNames(t, Spec{}, "registry.test", "other.test")
 	if !r.applied.Has(LayerDNS) {
@@ -127,6 +134,11 @@ func TestNetDNSStub(t *testing.T) {
 		if want := "go " + n + " notfound\n"; !strings.Contains(r.out, want) {
 			t.Errorf("off mode, Go's resolver: no %q:\n%s", want, r.out)
 		}
+	}
+	if n := r.applied.Net; n == nil || !slices.Equal(n.Unknown, []string{"registry.test", "other.test"}) || n.Proxy != "" {
+		t.Errorf("off mode: unknown names %+v, want [registry.test other.test] and no proxy", n)
+	} else if w := strings.Join(r.applied.Warnings(), "\n"); !strings.Contains(w, "lookups of registry.test, other.test were answered") || !strings.Contains(w, "network is off") {
+		t.Errorf("off mode: the warnings do not name the names:\n%s", w)
 	}
 	if after := hostResolvConf(); after != before {
 		t.Errorf("the host's /etc/resolv.conf changed:\n%s\n%s", before, after)

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -106,7 +107,8 @@ var ProxyAddr = "127.0.0.1:" + strconv.Itoa(ProxyPort)
 // NetUse is what the command did with the network in allowlist mode: each
 // connection through the proxy. Filled in when the run's handle is closed.
 type NetUse struct {
-	Proxy       string          `json:"proxy"`
+	// Proxy is where the command's proxy listens; empty in the off mode.
+	Proxy       string          `json:"proxy,omitempty"`
 	Connections []netproxy.Conn `json:"connections,omitempty"`
 	// Refused are the hosts (host:port) refused, each once.
 	Refused []string `json:"refused,omitempty"`
@@ -120,6 +122,31 @@ type NetUse struct {
 	// Asked are the destinations (host:port) put to the person while
 	// the command ran (Handle.OnNetAsk); those allowed are in Granted.
 	Asked []string `json:"asked,omitempty"`
+	// Unknown are the host names the sandbox's DNS answered "no such
+	// name" because no allowlist entry names them (all names, in the off
+	// mode), in the order first asked and at most 16 (UnknownMore counts
+	// the rest); a name also in Refused is listed there only. A tool that
+	// resolves a name itself fails on such an answer without ever
+	// reaching the proxy.
+	Unknown     []string `json:"unknown,omitempty"`
+	UnknownMore int      `json:"unknown_more,omitempty"`
+}
+
+// noteUnknown records the names the DNS stub refused, leaving out those
+// the proxy also refused (the same host, told once).
+func (u *NetUse) noteUnknown(names []string, more int) {
+	if u == nil || len(names) == 0 {
+		return
+	}
+	for _, n := range names {
+		if !slices.ContainsFunc(u.Refused, func(hp string) bool {
+			h, _, _ := strings.Cut(hp, ":")
+			return h == n
+		}) {
+			u.Unknown = append(u.Unknown, n)
+		}
+	}
+	u.UnknownMore = more
 }
 
 func (u *NetUse) fill(recs []netproxy.Conn) {
@@ -167,13 +194,28 @@ func NetGrantEntries(grants []string) (netproxy.Allowlist, error) {
 	return al, nil
 }
 
-// warnings are one sentence per refused host.
+// warnings say which hosts were refused and which names did not resolve.
 func (u *NetUse) warnings() []string {
-	if u == nil || len(u.Refused) == 0 {
+	if u == nil {
 		return nil
 	}
-	return []string{"network: refused " + strings.Join(u.Refused, ", ") +
-		" (not in the allowlist; add hosts to " + netproxy.Setting + " in the user configuration)"}
+	var w []string
+	if len(u.Refused) > 0 {
+		w = append(w, "network: refused "+strings.Join(u.Refused, ", ")+
+			" (not in the allowlist; add hosts to "+netproxy.Setting+" in the user configuration)")
+	}
+	if len(u.Unknown) > 0 {
+		names := strings.Join(u.Unknown, ", ")
+		if u.UnknownMore > 0 {
+			names += fmt.Sprintf(" and %d more", u.UnknownMore)
+		}
+		why := "the sandbox's network is off"
+		if u.Proxy != "" {
+			why = "not in the allowlist; add hosts to " + netproxy.Setting + " in the user configuration"
+		}
+		w = append(w, "network: lookups of "+names+" were answered \"no such host\" ("+why+")")
+	}
+	return w
 }
 
 // proxyEnv points every proxy setting of the command's environment at the

@@ -388,12 +388,15 @@ func (a Applied) MapText(f func(string) string) Applied {
 	}
 	if a.Net != nil {
 		n := &NetUse{Proxy: f(a.Net.Proxy), Refused: texts(a.Net.Refused), Grantable: texts(a.Net.Grantable), Granted: texts(a.Net.Granted),
-			Asked: texts(a.Net.Asked)}
+			Asked: texts(a.Net.Asked), Unknown: texts(a.Net.Unknown), UnknownMore: a.Net.UnknownMore}
 		for _, c := range a.Net.Connections {
 			c.Host, c.Proto, c.Reason, c.Addr = f(c.Host), f(c.Proto), f(c.Reason), f(c.Addr)
 			n.Connections = append(n.Connections, c)
 		}
 		a.Net = n
+		if n.Proxy == "" && len(n.Unknown) == 0 && len(n.Refused) == 0 && len(n.Connections) == 0 && len(n.Granted) == 0 && len(n.Asked) == 0 {
+			a.Net = nil // the off mode's, with nothing in it
+		}
 	}
 	return a
 }

@@ -59,6 +59,11 @@ type DNSStub struct {
 	// Allowed reports whether the proxy would let name through on some
 	// port (see Allowlist.AllowsName); nil allows none (the off mode).
 	Allowed func(name string) bool
+	// Unknown, when set, is told each name answered NXDOMAIN because
+	// Allowed refused it (a host name; not one malformed), so that the
+	// command's result can say which hosts it looked for in vain. It is
+	// called from the goroutines serving queries.
+	Unknown func(name string)
 }
 
 // Respond answers one query. It returns false when the query is to be
@@ -126,6 +131,9 @@ func (d *DNSStub) Respond(query []byte) ([]byte, bool) {
 	}
 	local := isLocalhostName(name)
 	if !local && (d.Allowed == nil || !d.Allowed(name)) {
+		if d.Unknown != nil {
+			d.Unknown(name)
+		}
 		reply.RCode = dnsmessage.RCodeNameError
 		return build(reply, &q, nil, opt), true
 	}

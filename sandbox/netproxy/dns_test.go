@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -150,6 +151,28 @@ func TestDNSStubOff(t *testing.T) {
 	r, _ := d.Respond(query(t, 7, "localhost.", dnsmessage.TypeA, false))
 	if a := parseReply(t, r); a.rcode != dnsmessage.RCodeSuccess || len(a.addrs) != 1 || a.addrs[0] != "127.0.0.1" {
 		t.Errorf("localhost: %v %v", a.rcode, a.addrs)
+	}
+}
+
+// TestDNSStubUnknown: the stub tells Unknown every host name it answers
+// NXDOMAIN for want of an allowlist entry, normalised, and nothing else
+// (allowed names, the machine's own, malformed names).
+func TestDNSStubUnknown(t *testing.T) {
+	var got []string
+	d := stubFor(t, "registry.test:443")
+	d.Unknown = func(n string) { got = append(got, n) }
+	for _, n := range []string{"registry.test.", "Other.TEST.", "localhost.", "x.localhost.", "bad!name.test.", "other.test."} {
+		d.Respond(query(t, 9, n, dnsmessage.TypeA, false))
+	}
+	if want := []string{"other.test", "other.test"}; !slices.Equal(got, want) {
+		t.Errorf("Unknown was told %q, want %q", got, want)
+	}
+	got = nil
+	off := &DNSStub{Unknown: func(n string) { got = append(got, n) }}
+	off.Respond(query(t, 9, "registry.test.", dnsmessage.TypeAAAA, false))
+	off.Respond(query(t, 9, "localhost.", dnsmessage.TypeA, false))
+	if want := []string{"registry.test"}; !slices.Equal(got, want) {
+		t.Errorf("off mode: Unknown was told %q, want %q", got, want)
 	}
 }
 
