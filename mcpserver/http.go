@@ -245,7 +245,7 @@ func (s *Server) execute(w http.ResponseWriter, r *http.Request, maxBody int64) 
 	// server it leaves (so no shared network namespace either).
 	sess := s.g.NewSession(shellguard.SessionOptions{BlockingBudget: -1, OwnNetworks: true})
 	defer sess.Close()
-	res, err := s.run(ctx, sess, in, func(context.Context, policy.Verdict) (bool, error) { return false, nil }, &progress{}, nil)
+	res, err := s.run(ctx, sess, in, func(context.Context, policy.Verdict) (bool, error) { return false, nil }, &progress{}, nil, nil)
 	status := http.StatusOK
 	var de *shellguard.DeniedError
 	var pe *safe.PanicError

@@ -1,12 +1,17 @@
 package mcpserver
 
-// Review runs over MCP. The command runs; when it ends with changes, the
-// call returns an input request (an elicitation form listing each change
-// with its diff) while the changes wait in the run's copy-on-write layer.
-// The client calls again with the answer (on protocols before 2026-07-28
-// the SDK does so itself, within the call); the run then applies what was
-// picked and that call returns its result. A review nobody answers within
-// reviewTTL lands nothing.
+// Runs that ask, over MCP. A foreground call from a client that can answer
+// runs its command in a goroutine that may put questions while it runs: a
+// network destination the sandbox's proxy refused (asked while that
+// connection waits, so the command runs once) and, for a review run, what
+// the command changed, each change with its diff, while the changes wait
+// in the run's copy-on-write layer. A question ends the call with an input
+// request (an elicitation form); the client calls again with the answer
+// (on protocols before 2026-07-28 the SDK does so itself, within the
+// call), the run goes on, and that call returns the result or the next
+// question. A question nobody answers within reviewTTL (a network one:
+// within the proxy's wait for it) is answered no: a review
+// lands nothing, a connection stays refused.
 
 import (
 	"context"
@@ -43,22 +48,37 @@ const reviewTTL = 10 * time.Minute
 // paths are always listed).
 const reviewMaxMessage = 32 << 10
 
-// pendingReview is a review run, and once it ended with changes, their
-// wait for an answer.
-type pendingReview struct {
-	in      *input
-	sess    *shellguard.Session
-	cancel  context.CancelFunc // ends the run, or its wait for the answer
-	answer  chan reviewAnswer  // to the run's reviewer
-	done    chan runOut        // the run's result
-	expires time.Time
-	granted func(*shellguard.Result) // adds what the approval granted
+// netKey names a network question's input request; its form has
+// rememberKey (once, session, always) and is accepted or declined.
+const netKey = "shellguard_network"
+
+// question is what a running command waits on: a review of its changes or
+// a network destination.
+type question struct {
+	review  bool
+	changes []shellguard.Change // review
+	host    string              // network: host:port
+	reply   chan answer         // holds one answer
 }
 
-type reviewAnswer struct {
-	all   bool
-	paths []string
-	err   error
+type answer struct {
+	all   bool     // review: apply every change
+	paths []string // review: the changes to apply
+	scope string   // network: how long the grant holds
+	err   error    // declined or not answered
+}
+
+// pendingRun is a run of a call that may ask, and while the client holds
+// one of its questions, that question.
+type pendingRun struct {
+	in      *input
+	sess    *shellguard.Session
+	cancel  context.CancelFunc // ends the run, or its wait for an answer
+	asks    chan *question     // from the run
+	done    chan runOut        // the run's result
+	always  bool               // a network grant may be kept in the grants file
+	expires time.Time
+	cur     *question
 }
 
 type runOut struct {
@@ -66,33 +86,32 @@ type runOut struct {
 	err error
 }
 
-// reviews holds a server's review runs, and by id those waiting for an
-// answer.
-type reviews struct {
+// asking holds a server's runs that may ask, and by id those whose
+// question the client holds.
+type asking struct {
 	mu  sync.Mutex
-	m   map[string]*pendingReview
-	run map[*pendingReview]bool
+	m   map[string]*pendingRun
+	run map[*pendingRun]bool
 }
 
-func (r *reviews) start(p *pendingReview) {
+func (r *asking) start(p *pendingRun) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.run == nil {
-		r.run = map[*pendingReview]bool{}
+		r.run = map[*pendingRun]bool{}
 	}
 	r.run[p] = true
 }
 
-func (r *reviews) end(p *pendingReview) {
+func (r *asking) end(p *pendingRun) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.run, p)
 }
 
-// drop ends the review runs of sess (nil: all): a session that closes
-// leaves no run waiting for an answer nobody can give; nothing of them
-// lands.
-func (r *reviews) drop(sess *shellguard.Session) {
+// drop ends the runs of sess (nil: all): a session that closes leaves no
+// run waiting for an answer nobody can give; nothing of a review lands.
+func (r *asking) drop(sess *shellguard.Session) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for p := range r.run {
@@ -107,26 +126,26 @@ func (r *reviews) drop(sess *shellguard.Session) {
 	}
 }
 
-func (r *reviews) put(p *pendingReview) string {
+func (r *asking) put(p *pendingRun) string {
 	var b [18]byte
 	rand.Read(b[:])
 	id := base64.RawURLEncoding.EncodeToString(b[:])
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.m == nil {
-		r.m = map[string]*pendingReview{}
+		r.m = map[string]*pendingRun{}
 	}
 	now := time.Now()
 	for k, x := range r.m {
 		if now.After(x.expires) {
-			delete(r.m, k) // its reviewer gave up: nothing landed
+			delete(r.m, k) // nobody answered: the run has gone on without it
 		}
 	}
 	r.m[id] = p
 	return id
 }
 
-func (r *reviews) take(id string) *pendingReview {
+func (r *asking) take(id string) *pendingRun {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	p := r.m[id]
@@ -140,79 +159,126 @@ func (s *Server) wantsReview(g *shellguard.Guard, in *input) bool {
 	return in.Review || (sb != nil && sb.Review && !in.DisableSandbox)
 }
 
-// runReviewed runs a review run. It returns the result when the run
-// changed nothing (or failed), else an input request for the review.
-func (s *Server) runReviewed(ctx context.Context, ss *mcp.ServerSession, sess *shellguard.Session, in *input, approve func(context.Context, policy.Verdict) (bool, error), live *progress, granted func(*shellguard.Result)) *mcp.CallToolResult {
-	if in.RunInBackground {
+// runAsking runs a foreground command that may ask (a review run when
+// review is set) and returns its result or its first question.
+func (s *Server) runAsking(ctx context.Context, ss *mcp.ServerSession, sess *shellguard.Session, in *input, approve func(context.Context, policy.Verdict) (bool, error), live *progress, granted func(*shellguard.Result), review bool) *mcp.CallToolResult {
+	if review && in.RunInBackground {
 		return toolError("review: a review is shown when the command ends, so it runs in the foreground; leave run_in_background out")
 	}
-	if !canAsk(ss) {
+	if review && !canAsk(ss) {
 		return toolError("review: this MCP client cannot show a review (it supports neither elicitation nor input requests), so the command was not run; run it without review, or from a client that can ask")
 	}
-	changes := make(chan []shellguard.Change, 1)
-	// The run outlives this call when it returns the review: it ends
-	// when the answer arrives (or reviewTTL passes, or its session
-	// closes), not with the call.
+	// The run outlives this call when it returns a question: it ends when
+	// it is done (its questions answered, or given up on), or when its
+	// session closes, not with the call.
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	p := &pendingReview{in: in, sess: sess, cancel: cancel, answer: make(chan reviewAnswer, 1), done: make(chan runOut, 1), granted: granted}
-	s.reviews.start(p)
-	review := func(rctx context.Context, cs []shellguard.Change) ([]string, error) {
-		changes <- cs
+	p := &pendingRun{in: in, sess: sess, cancel: cancel, asks: make(chan *question), done: make(chan runOut, 1),
+		always: s.guardOf(sess).GrantsError() == nil}
+	s.asking.start(p)
+	// put hands q to the call (or the next one) and waits for its answer;
+	// false when ctx ended first.
+	put := func(qctx context.Context, q *question) (answer, bool) {
+		q.reply = make(chan answer, 1)
 		t := time.NewTimer(reviewTTL)
 		defer t.Stop()
 		select {
-		case a := <-p.answer:
+		case p.asks <- q:
+		case <-t.C:
+			return answer{err: fmt.Errorf("nobody answered within %s", reviewTTL)}, true
+		case <-qctx.Done():
+			return answer{}, false
+		}
+		select {
+		case a := <-q.reply:
+			return a, true
+		case <-t.C:
+			return answer{err: fmt.Errorf("nobody answered within %s", reviewTTL)}, true
+		case <-qctx.Done():
+			return answer{}, false
+		}
+	}
+	var reviewer func(context.Context, []shellguard.Change) ([]string, error)
+	if review {
+		reviewer = func(rctx context.Context, cs []shellguard.Change) ([]string, error) {
+			a, ok := put(rctx, &question{review: true, changes: cs})
+			if !ok {
+				return nil, rctx.Err()
+			}
 			if a.all {
 				for _, c := range cs {
 					a.paths = append(a.paths, c.Path)
 				}
 			}
 			return a.paths, a.err
-		case <-t.C:
-			return nil, fmt.Errorf("nobody answered within %s", reviewTTL)
-		case <-rctx.Done():
-			return nil, rctx.Err()
 		}
+	}
+	netAsk := func(qctx context.Context, g shellguard.Grant) (string, error) {
+		if len(g.Hosts) != 1 {
+			return "", errors.New("a network question names one destination")
+		}
+		a, ok := put(qctx, &question{host: g.Hosts[0]})
+		if !ok {
+			return "", qctx.Err()
+		}
+		return a.scope, a.err
 	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		defer s.reviews.end(p)
+		defer s.asking.end(p)
 		defer cancel()
-		res, err := s.run(runCtx, sess, in, approve, live, review)
-		p.granted(res)
+		res, err := s.run(runCtx, sess, in, approve, live, reviewer, netAsk)
+		granted(res)
 		s.recordPage(res)
 		p.done <- runOut{res, err}
 	}()
+	return s.await(ctx, p, true)
+}
+
+// await returns the run's result, or its next question as an input
+// request. first: the call started the run, and its cancellation stops
+// the command (nothing of it lands); a later call only gave an answer.
+func (s *Server) await(ctx context.Context, p *pendingRun, first bool) *mcp.CallToolResult {
 	select {
-	case out := <-p.done: // nothing to review
+	case out := <-p.done:
 		return result(out.res, out.err != nil)
-	case cs := <-changes:
+	case q := <-p.asks:
+		p.cur = q
 		p.expires = time.Now().Add(reviewTTL)
-		id := s.reviews.put(p)
-		return &mcp.CallToolResult{
-			InputRequests: mcp.InputRequestMap{reviewKey: reviewRequest(in, cs)},
-			RequestState:  s.signReview(in, id, time.Now()),
+		id := s.asking.put(p)
+		var req *mcp.ElicitParams
+		key := netKey
+		if q.review {
+			key, req = reviewKey, reviewRequest(p.in, q.changes)
+		} else {
+			req = netRequest(p.in, q.host, p.always)
 		}
+		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{key: req}, RequestState: s.signReview(p.in, id, time.Now())}
 	case <-ctx.Done():
-		cancel() // the command is stopped; what it changed does not land
-		p.answer <- reviewAnswer{err: errors.New("the client cancelled the call")}
+		if !first {
+			// The run goes on with the answer given; its result is lost
+			// with this call, and a further question goes unanswered.
+			return toolError("the client cancelled the call after answering; the answer was applied")
+		}
+		p.cancel() // the command is stopped; what it changed does not land
 		out := <-p.done
 		return result(out.res, true)
 	}
 }
 
-// answerReview takes the answer to a review and returns the run's result.
-func (s *Server) answerReview(ctx context.Context, in *input, resp mcp.InputResponse, state string) *mcp.CallToolResult {
+// answerRun takes the answer to a run's question and returns the run's
+// result or its next question.
+func (s *Server) answerRun(ctx context.Context, in *input, resp mcp.InputResponse, state string) *mcp.CallToolResult {
 	id, ok := s.verifyReview(in, state)
-	var p *pendingReview
+	var p *pendingRun
 	if ok {
-		p = s.reviews.take(id)
+		p = s.asking.take(id)
 	}
 	if p == nil {
-		return toolError("review: this answer does not match a pending review of this call (it was answered already, or expired after " + reviewTTL.String() + ": then nothing of the run landed); run the command again")
+		return toolError("this answer does not match a pending review or network question of this call (it was answered already, or expired after " + reviewTTL.String() + ": then nothing of a review landed and the connection stayed refused); run the command again")
 	}
-	a := reviewAnswer{}
+	q := p.cur
+	a := answer{}
 	er, _ := resp.(*mcp.ElicitResult)
 	switch {
 	case er == nil || er.Action != "accept":
@@ -221,18 +287,37 @@ func (s *Server) answerReview(ctx context.Context, in *input, resp mcp.InputResp
 			action = er.Action
 		}
 		a.err = errors.New("the user answered " + strconv.Quote(action))
-	default:
+	case q.review:
 		a.all, a.paths = pickedPaths(er.Content)
+	default:
+		a.scope, _ = er.Content[rememberKey].(string)
+		if a.scope == "" || (a.scope == "always" && !p.always) {
+			a.scope = "once"
+		}
 	}
-	p.answer <- a
-	select {
-	case out := <-p.done:
-		return result(out.res, out.err != nil)
-	case <-ctx.Done():
-		// The run ends on its own (the answer is in); its result is lost
-		// with this call.
-		return toolError("review: the client cancelled the call after answering; the answer was applied")
+	q.reply <- a
+	return s.await(ctx, p, false)
+}
+
+// netRequest is the form of a network question: allow the destination
+// (once, for the session, always in this workspace) or decline.
+func netRequest(in *input, host string, always bool) *mcp.ElicitParams {
+	var b strings.Builder
+	fmt.Fprintf(&b, "The command\n\n%s\n\nis connecting to %s, which the sandbox's network allowlist does not name. The connection waits for your answer (a while: not answered in time is no). Allow it?\n", in.Command, host)
+	if in.Description != "" {
+		fmt.Fprintf(&b, "\nPurpose: %s\n", in.Description)
 	}
+	b.WriteString("\nAccept to allow exactly " + host + " and choose how long that holds; decline to keep it refused.")
+	choices := []string{"once", "session"}
+	names := []string{"For this command", "For this session"}
+	if always {
+		choices = append(choices, "always")
+		names = append(names, "Always in this workspace")
+	}
+	schema, _ := json.Marshal(map[string]any{"type": "object", "properties": map[string]any{
+		rememberKey: map[string]any{"type": "string", "title": "Allow", "enum": choices, "enumNames": names, "default": "once"},
+	}})
+	return &mcp.ElicitParams{Mode: "form", Message: b.String(), RequestedSchema: json.RawMessage(schema)}
 }
 
 // pickedPaths reads the review form: all, none, or select with one path

@@ -109,7 +109,7 @@ func TestReviewAnswerForged(t *testing.T) {
 	s := New(g, nil)
 	in := &input{Command: "true"}
 	state := s.signReview(in, "nosuchid", time.Now())
-	r := s.answerReview(context.Background(), in, &mcp.ElicitResult{Action: "accept", Content: map[string]any{"apply": "all"}}, state)
+	r := s.answerRun(context.Background(), in, &mcp.ElicitResult{Action: "accept", Content: map[string]any{"apply": "all"}}, state)
 	if !r.IsError || !strings.Contains(textOf(r), "does not match a pending review") {
 		t.Errorf("unknown id: %s", textOf(r))
 	}

@@ -91,8 +91,9 @@ type Server struct {
 	// call answers it.
 	failed error
 	layers layersSeen // the sandbox line last sent to each session
-	// reviews are review runs waiting for their answer (review.go).
-	reviews reviews
+	// asking are the runs that may ask, and those whose question the
+	// client holds (review.go).
+	asking asking
 
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]*binding
@@ -191,7 +192,7 @@ func (s *Server) Close() {
 	roots := s.roots
 	s.roots = nil
 	s.mu.Unlock()
-	s.reviews.drop(nil)
+	s.asking.drop(nil)
 	for ss := range s.mcp.Sessions() {
 		ss.Close()
 	}
@@ -234,7 +235,7 @@ func (s *Server) session(req *mcp.CallToolRequest) (x *shellguard.Session, ask *
 	if b, ok := s.sessions[ss]; ok {
 		b.stale = false
 		if b.g != g {
-			s.reviews.drop(b.x)
+			s.asking.drop(b.x)
 			go b.x.Close()
 			b.x, b.g, b.dir = g.NewSession(s.opts.Sessions), g, dir
 			s.layers.forget(ss) // the next result says where it runs now
@@ -253,7 +254,7 @@ func (s *Server) session(req *mcp.CallToolRequest) (x *shellguard.Session, ask *
 		s.mu.Unlock()
 		s.layers.forget(ss)
 		if ok {
-			s.reviews.drop(b.x)
+			s.asking.drop(b.x)
 			b.x.Close()
 		}
 	}()
@@ -325,8 +326,10 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (r *mcp.C
 	if in.TaskID != "" {
 		return s.taskOp(ctx, sess, in, live), nil
 	}
-	if resp, ok := req.Params.InputResponses[reviewKey]; ok {
-		return s.answerReview(ctx, in, resp, req.Params.RequestState), nil
+	for _, k := range []string{reviewKey, netKey} {
+		if resp, ok := req.Params.InputResponses[k]; ok {
+			return s.answerRun(ctx, in, resp, req.Params.RequestState), nil
+		}
 	}
 	if in.DisableSandbox && !s.set.DisableSandbox {
 		return toolError(disableSandboxRefused), nil
@@ -408,10 +411,13 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (r *mcp.C
 	// An approved ask is reviewed before its changes land where the
 	// client can ask and the sandbox can hold them (the Guard decides
 	// the latter); a review asked for always is.
-	if s.wantsReview(g, in) || (approved && canAsk(req.Session) && !in.RunInBackground) {
-		return s.runReviewed(rctx, req.Session, sess, in, approve, live, granted), nil
+	// The foreground call of a client that can answer may ask while it
+	// runs (a host the sandbox refused); a review run asks at its end.
+	review := s.wantsReview(g, in) || (approved && canAsk(req.Session) && !in.RunInBackground)
+	if review || (canAsk(req.Session) && !in.RunInBackground) {
+		return s.runAsking(rctx, req.Session, sess, in, approve, live, granted, review), nil
 	}
-	res, err := s.run(rctx, sess, in, approve, live, nil)
+	res, err := s.run(rctx, sess, in, approve, live, nil, nil)
 	defer s.recordPage(res)
 	granted(res)
 	return result(res, err != nil), nil
@@ -426,8 +432,9 @@ func (s *Server) cancelled(in *input, err error) *shellguard.Result {
 // run runs a foreground or background command that the policy allows (or
 // approve accepts; nil: the Guard's Approver decides). The error says the
 // result is one: the command was refused, did not start, or was cancelled.
-func (s *Server) run(ctx context.Context, sess *shellguard.Session, in *input, approve func(context.Context, policy.Verdict) (bool, error), live *progress, review func(context.Context, []shellguard.Change) ([]string, error)) (*shellguard.Result, error) {
+func (s *Server) run(ctx context.Context, sess *shellguard.Session, in *input, approve func(context.Context, policy.Verdict) (bool, error), live *progress, review func(context.Context, []shellguard.Change) ([]string, error), netAsk func(context.Context, shellguard.Grant) (string, error)) (*shellguard.Result, error) {
 	req := shellguard.Request{
+		ApproveSandbox: netAsk,
 		Command:        in.Command,
 		Cwd:            in.Cwd,
 		Timeout:        in.Timeout,

@@ -45,7 +45,7 @@ func (s *Server) stopCommands() {
 	}
 	s.mu.Unlock()
 	for _, x := range all {
-		s.reviews.drop(x)
+		s.asking.drop(x)
 		x.Close()
 	}
 }

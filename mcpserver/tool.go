@@ -71,7 +71,7 @@ func (t *Tool) Call(ctx context.Context, args json.RawMessage) ToolResult {
 			res := t.s.cancelled(in, err)
 			return ToolResult{Text: text(res), IsError: true, Result: res}
 		}
-		res, err := t.s.run(rctx, t.sess, in, nil, &progress{}, nil)
+		res, err := t.s.run(rctx, t.sess, in, nil, &progress{}, nil, nil)
 		slot.release()
 		r = result(res, err != nil)
 	}

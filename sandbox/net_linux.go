@@ -156,6 +156,25 @@ func (h *Handle) attachNet(fd int) {
 	h.applied.Net = h.netUse
 }
 
+// grantNet allows grants (Spec.NetGrants) on a warm helper's proxy
+// listener, which was attached when the helper was warmed, before its
+// command and what was granted to it (a session's hosts, a remembered
+// grant given since) were known.
+func (h *Handle) grantNet(grants []string) {
+	h.netGrants = grants
+	if h.netAtt == nil || len(grants) == 0 {
+		return
+	}
+	extra, err := NetGrantEntries(grants)
+	if err != nil { // checked by the caller: a bad grant allows nothing
+		return
+	}
+	h.netAtt.Allow(extra)
+	if h.netUse != nil {
+		h.netUse.Granted = append(h.netUse.Granted, extra.Hosts()...)
+	}
+}
+
 // installAsk gives the command's proxy listener the question of
 // OnNetAsk, once both exist (a warm helper's listener is attached before
 // its command arrives).

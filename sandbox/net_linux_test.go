@@ -12,6 +12,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -149,5 +150,31 @@ curl -sS -m 20 -o /dev/null -w 'meta=%%{http_code}\n' http://meta.test/`, port)
 	if r.applied.Net == nil || fmt.Sprint(r.applied.Net.Asked) != fmt.Sprintf("[asked.test:%[1]s nope.test:%[1]s]", port) ||
 		fmt.Sprint(r.applied.Net.Granted) != fmt.Sprintf("[asked.test:%s]", port) {
 		t.Errorf("report: %+v", r.applied.Net)
+	}
+}
+
+// TestPoolNetGrants: a warm helper, whose proxy listener was attached when
+// it was warmed, lets through the hosts granted to the command it is
+// given (a session's hosts, a grant remembered since), exactly those.
+func TestPoolNetGrants(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		skipOrFail(t, "curl not installed")
+	}
+	p, port := registryProxy(t)
+	f := newFixture(t)
+	spec := Spec{Proxy: p}
+	warmPool(t, f, spec, 1)
+	granted := spec
+	granted.NetGrants = []string{"asked.test:" + port}
+	r := f.run(t, granted, fmt.Sprintf(`curl -sS -m 10 http://asked.test:%[1]s/granted; echo
+curl -sS -m 10 -o /dev/null -w 'nope=%%{http_code}\n' http://nope.test:%[1]s/`, port), 60*time.Second)
+	if !f.lastWarm {
+		skipOrFail(t, "the command did not run warm")
+	}
+	if !strings.Contains(r.out, "registry-ok /granted") || !strings.Contains(r.out, "nope=403") {
+		t.Errorf("a warm helper with a grant:\n%s", r.out)
+	}
+	if r.applied.Net == nil || !slices.Contains(r.applied.Net.Granted, "asked.test:"+port) {
+		t.Errorf("the grant is not in the report: %+v", r.applied.Net)
 	}
 }

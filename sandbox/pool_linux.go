@@ -131,7 +131,7 @@ func (p *Pool) Command(ctx context.Context, spec Spec, script string, env []stri
 		// exists now), not from when the helper was warmed.
 		w.h.ws = prepareWSGuard(hs.Workspace, w.h.git != nil)
 		w.h.postTimeout = spec.PostRunTimeout
-		w.h.netGrants = spec.NetGrants
+		w.h.grantNet(spec.NetGrants)
 		// Its replacement is warmed once the command has ended: warming
 		// takes a few milliseconds of CPU, which the command would lose
 		// on a machine with few cores (take leaves it to us).

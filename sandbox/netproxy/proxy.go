@@ -342,6 +342,15 @@ func (a *Attached) askAbout(hp string, entries []Entry) bool {
 	}
 }
 
+// Allow allows extra's entries on the attachment's connections from now
+// on, as AttachWith does from the start: for a listener attached before
+// the command it serves, and what was granted to that command, were known.
+func (a *Attached) Allow(extra Allowlist) {
+	a.mu.Lock()
+	a.extra = append(slices.Clip(a.extra), extra.Entries...)
+	a.mu.Unlock()
+}
+
 func (a *Attached) extraEntries() []Entry {
 	a.mu.Lock()
 	defer a.mu.Unlock()
