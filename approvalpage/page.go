@@ -30,13 +30,18 @@ import (
 
 // Ask is one command put to the person.
 type Ask struct {
-	Command   string
-	Cwd       string
-	Purpose   string         // what the agent said the command is for
-	Verdict   policy.Verdict // the findings, with their spans
-	Offer     []string       // the rules "session"/"always" would add; nil: once only
-	NoAlways  bool           // "always" cannot be remembered here
-	Session   string         // which agent session asks
+	Command string
+	Cwd     string
+	Purpose string         // what the agent said the command is for
+	Verdict policy.Verdict // the findings, with their spans
+	Offer   []string       // the rules "session"/"always" would add; nil: once only
+	// Host, when set, makes the ask a network question: the command runs
+	// and its connection to Host (host:port), which the sandbox refused,
+	// waits; the answer allows exactly that destination, and "session"
+	// and "always" remember it (Offer is not used).
+	Host      string
+	NoAlways  bool   // "always" cannot be remembered here
+	Session   string // which agent session asks
 	CreatedAt time.Time
 }
 
@@ -230,7 +235,7 @@ func (p *Page) answer(w http.ResponseWriter, r *http.Request) {
 		case "once":
 			ans = Answer{Allow: true, Scope: "once"}
 		case "session", "always":
-			if x.ask.Offer == nil || action == "always" && x.ask.NoAlways {
+			if !x.ask.remembers() || action == "always" && x.ask.NoAlways {
 				p.mu.Unlock()
 				http.Error(w, "this answer cannot be remembered", http.StatusBadRequest)
 				return
@@ -252,6 +257,9 @@ func (p *Page) answer(w http.ResponseWriter, r *http.Request) {
 	p.mu.Unlock()
 	http.Redirect(w, r, "/"+p.secret+"/", http.StatusSeeOther)
 }
+
+// remembers reports whether an answer to a may hold beyond once.
+func (a Ask) remembers() bool { return a.Offer != nil || a.Host != "" }
 
 // view is what the template renders.
 type view struct {
@@ -283,7 +291,7 @@ func (p *Page) render(w http.ResponseWriter) {
 	for _, x := range p.pending {
 		v.Pending = append(v.Pending, pendingView{ID: x.id, Ask: x.ask, Parts: highlight(x.ask.Command, x.ask.Verdict.Reasons),
 			Reasons: x.ask.Verdict.Reasons, Age: time.Since(x.ask.CreatedAt).Round(time.Second).String(),
-			CanOnce: true, CanScope: x.ask.Offer != nil, CanAlway: x.ask.Offer != nil && !x.ask.NoAlways})
+			CanOnce: true, CanScope: x.ask.remembers(), CanAlway: x.ask.remembers() && !x.ask.NoAlways})
 	}
 	for i := len(p.recent) - 1; i >= 0; i-- {
 		v.Recent = append(v.Recent, p.recent[i])
@@ -341,7 +349,8 @@ td.cmd{font-family:monospace}
 <div>Asked {{.Age}} ago{{if .Ask.Cwd}} in <code>{{.Ask.Cwd}}</code>{{end}}{{if .Ask.Purpose}}: {{.Ask.Purpose}}{{end}}</div>
 <pre>{{range .Parts}}{{if .Marked}}<mark title="{{.Title}}">{{.Text}}</mark>{{else}}{{.Text}}{{end}}{{end}}</pre>
 {{range .Reasons}}<div class="reason"><span class="id">{{.ID}} [{{.Decision}}]</span> {{.Message}}</div>{{end}}
-{{if .CanScope}}<p>"This session" and "always" remember exactly: {{range .Ask.Offer}}<span class="rule">{{.}}</span> {{end}}</p>{{else}}<p class="none">This answer can only be given once.</p>{{end}}
+{{if .Ask.Host}}<p class="net">It is running, and waits while it connects to <span class="rule">{{.Ask.Host}}</span>, which the sandbox's network allowlist does not name. Allowing lets exactly that destination through; "this session" and "always" remember it.</p>
+{{else if .CanScope}}<p>"This session" and "always" remember exactly: {{range .Ask.Offer}}<span class="rule">{{.}}</span> {{end}}</p>{{else}}<p class="none">This answer can only be given once.</p>{{end}}
 <form method="post" action="answer"><input type="hidden" name="id" value="{{.ID}}">
 <button class="allow" name="action" value="once">Allow once</button>
 {{if .CanScope}}<button class="allow" name="action" value="session">Allow for this session</button>{{end}}

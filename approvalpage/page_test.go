@@ -143,3 +143,54 @@ func TestHighlight(t *testing.T) {
 		t.Errorf("highlight: %s", b.String())
 	}
 }
+
+// A network question names the destination, offers every scope (there is
+// no rule to show: the destination is what is remembered) unless always
+// cannot be kept, and its answer arrives as given.
+func TestPageNetworkQuestion(t *testing.T) {
+	p, err := Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	got := make(chan Answer, 1)
+	go func() {
+		a, _ := p.Ask(context.Background(), Ask{Command: "npm view left-pad", Host: "registry.example:443"})
+		got <- a
+	}()
+	for p.Pending() == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	_, body := get(t, p.URL())
+	for _, want := range []string{`<span class="rule">registry.example:443</span>`, "npm view left-pad", `value="once"`, `value="session"`, `value="always"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the page lacks %q:\n%s", want, body)
+		}
+	}
+	if code := postAnswer(t, p, "1", "always", origin(p)); code != http.StatusSeeOther {
+		t.Errorf("the answer: %d", code)
+	}
+	if a := <-got; !a.Allow || a.Scope != "always" {
+		t.Errorf("answer %+v", a)
+	}
+
+	go func() {
+		a, _ := p.Ask(context.Background(), Ask{Command: "npm view left-pad", Host: "registry.example:443", NoAlways: true})
+		got <- a
+	}()
+	for p.Pending() == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if _, body := get(t, p.URL()); strings.Contains(body, `value="always"`) || !strings.Contains(body, `value="session"`) {
+		t.Errorf("always offered where it cannot be kept:\n%s", body)
+	}
+	if code := postAnswer(t, p, "2", "always", origin(p)); code != http.StatusBadRequest {
+		t.Errorf("always where it cannot be kept: %d", code)
+	}
+	if code := postAnswer(t, p, "2", "deny", origin(p)); code != http.StatusSeeOther {
+		t.Errorf("deny: %d", code)
+	}
+	if a := <-got; a.Allow {
+		t.Errorf("denied, answer %+v", a)
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shellguard/shellguard"
+	"github.com/shellguard/shellguard/approvalpage"
 	"github.com/shellguard/shellguard/internal/testenv"
 	"github.com/shellguard/shellguard/sandbox"
 	"github.com/shellguard/shellguard/sandbox/netproxy"
@@ -175,5 +176,35 @@ func TestNetworkQuestionOverMCP(t *testing.T) {
 	o = structured(t, r)
 	if reached(o, "/plain") || o.Grant != nil || o.Sandbox == nil || o.Sandbox.Net == nil || !slices.Equal(o.Sandbox.Net.Refused, []string{hp}) || len(o.Sandbox.Net.Asked) != 0 {
 		t.Errorf("a client without elicitation: %+v %s", o.Sandbox, textOf(r))
+	}
+}
+
+// TestNetworkQuestionOnPage: for a client that cannot ask, a refused host
+// is put on the approval page while the connection waits; allowed there
+// for the session, the same run reaches it and the session's next call
+// does without asking.
+func TestNetworkQuestionOnPage(t *testing.T) {
+	e := newNetAskEnv(t)
+	p, err := approvalpage.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	cs := connect(t, New(e.g, &Options{Page: p}), nil)
+	hp := "up.test:" + e.port
+	done := make(chan struct{})
+	go func() { defer close(done); pagePost(t, p, "session") }()
+	r := callBash(t, cs, map[string]any{"command": e.fetch("/page"), "detail": true})
+	<-done
+	o := structured(t, r)
+	if o.Sandbox == nil || o.Sandbox.Network != sandbox.NetAllowlist {
+		testenv.SkipOrFail(t, "no allowlist network here: %+v", o.Sandbox)
+	}
+	if o.ExitCode == nil || *o.ExitCode != 0 || !strings.Contains(o.Stdout, "upstream-ok /page") || o.Grant == nil || o.Grant.Scope != "session" || !slices.Equal(o.Grant.Hosts, []string{hp}) {
+		t.Fatalf("allowed on the page: grant %+v: %s", o.Grant, textOf(r))
+	}
+	r = callBash(t, cs, map[string]any{"command": e.fetch("/next"), "detail": true})
+	if o = structured(t, r); !strings.Contains(o.Stdout, "upstream-ok /next") || p.Pending() != 0 {
+		t.Fatalf("the session's next call: pending %d: %s", p.Pending(), textOf(r))
 	}
 }

@@ -79,6 +79,28 @@ func (s *Server) askPage(ctx context.Context, sess *shellguard.Session, in *inpu
 	return ans, ok
 }
 
+// pageNetAsk is the network question of a call whose client cannot ask,
+// put on the approval page while the connection waits (nil without a
+// page): the call goes on waiting within the proxy's bound, and an
+// unanswered question is a no, taken off the page.
+func (s *Server) pageNetAsk(sess *shellguard.Session, in *input) func(context.Context, shellguard.Grant) (string, error) {
+	p := s.opts.Page
+	if p == nil {
+		return nil
+	}
+	return func(ctx context.Context, g shellguard.Grant) (string, error) {
+		if len(g.Hosts) != 1 {
+			return "", nil
+		}
+		ans, err := p.Ask(ctx, approvalpage.Ask{Command: in.Command, Cwd: in.Cwd, Purpose: in.Description, Host: g.Hosts[0],
+			NoAlways: s.guardOf(sess).GrantsError() != nil, Session: fmt.Sprintf("%p", sess)})
+		if err != nil || !ans.Allow {
+			return "", err
+		}
+		return ans.Scope, nil
+	}
+}
+
 // recordPage shows a finished call on the page.
 func (s *Server) recordPage(r *shellguard.Result) {
 	if s.opts.Page == nil || r == nil {

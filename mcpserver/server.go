@@ -417,7 +417,13 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (r *mcp.C
 	if review || (canAsk(req.Session) && !in.RunInBackground) {
 		return s.runAsking(rctx, req.Session, sess, in, approve, live, granted, review), nil
 	}
-	res, err := s.run(rctx, sess, in, approve, live, nil, nil)
+	// A client that cannot ask: a refused host is put on the approval
+	// page, if there is one, while the connection waits.
+	var netAsk func(context.Context, shellguard.Grant) (string, error)
+	if !in.RunInBackground {
+		netAsk = s.pageNetAsk(sess, in)
+	}
+	res, err := s.run(rctx, sess, in, approve, live, nil, netAsk)
 	defer s.recordPage(res)
 	granted(res)
 	return result(res, err != nil), nil
