@@ -549,6 +549,20 @@ func TestStdinReplyWaitsForTheRead(t *testing.T) {
 	callBash(t, cs, map[string]any{"task_id": id, "kill": true})
 }
 
+// TestStdinUnreadSaysSo: a line the task does not read within the bound
+// (here the blocking budget) returns with a warning that says it waits in
+// the task's stdin.
+func TestStdinUnreadSaysSo(t *testing.T) {
+	g, _ := newGuard(t)
+	cs := connect(t, New(g, &Options{Sessions: shellguard.SessionOptions{BlockingBudget: 300 * time.Millisecond}}), nil)
+	o := structured(t, callBash(t, cs, map[string]any{"command": "sleep 30", "run_in_background": true}))
+	r := callBash(t, cs, map[string]any{"task_id": o.Task.ID, "stdin_text": "hello"})
+	if o := structured(t, r); r.IsError || !strings.Contains(strings.Join(o.Warnings, "\n"), "had not read the line") || o.Task.StdinUnread == 0 {
+		t.Errorf("an unread line: %s %+v", textOf(r), o.Task)
+	}
+	callBash(t, cs, map[string]any{"task_id": o.Task.ID, "kill": true})
+}
+
 // isReviewForm says whether r is a review run's form (review.go), not an
 // approval.
 func isReviewForm(r *mcp.ElicitRequest) bool {

@@ -303,7 +303,7 @@ func (s *Server) answerRun(ctx context.Context, in *input, resp mcp.InputRespons
 // (once, for the session, always in this workspace) or decline.
 func netRequest(in *input, host string, always bool) *mcp.ElicitParams {
 	var b strings.Builder
-	fmt.Fprintf(&b, "The command\n\n%s\n\nis connecting to %s, which the sandbox's network allowlist does not name. The connection waits for your answer (a while: not answered in time is no). Allow it?\n", in.Command, host)
+	fmt.Fprintf(&b, "A connection to %s, which the sandbox's network allowlist does not name, waits for your answer (not answered in time is no). It comes from the command\n\n%s\n\nAllow it?\n", host, in.Command)
 	if in.Description != "" {
 		fmt.Fprintf(&b, "\nPurpose: %s\n", in.Description)
 	}

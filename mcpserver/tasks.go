@@ -16,11 +16,16 @@ import (
 // listTasks is the task_id that lists the session's tasks.
 const listTasks = "*"
 
-// After stdin_text the answer waits for the task to react: for its next
-// output, then until it waits for input again or stays quiet for
-// stdinQuiet; stdinSettle at most.
+// After stdin_text the answer waits for the task to react: for it to read
+// the line, then for its next output and until it waits for input again
+// or stays quiet for stdinQuiet. stdinSettle bounds a task that is slow
+// to read or to answer (a loaded machine can take seconds to schedule
+// it), or that answers nothing, within the blocking budget. (A task
+// waiting for input again is no sign that it answered nothing: its reply
+// may still be on its way through the output filters, which hold a line
+// back for a moment.)
 const (
-	stdinSettle = 2 * time.Second
+	stdinSettle = 10 * time.Second
 	stdinQuiet  = 150 * time.Millisecond
 	stdinPoll   = 10 * time.Millisecond
 )
@@ -70,7 +75,13 @@ func (s *Server) taskOp(ctx context.Context, sess *shellguard.Session, in *input
 			if err := t.WriteStdin(line); err != nil {
 				return toolError("stdin_text: " + taskErr(err).Error())
 			}
-			settle(ctx, t, before.StdoutOffset+before.StderrOffset)
+			bound := stdinSettle
+			if s.set.BlockingBudget > 0 {
+				bound = min(bound, s.set.BlockingBudget)
+			}
+			if !settle(ctx, t, before.StdoutOffset+before.StderrOffset, bound) {
+				warnings = append(warnings, fmt.Sprintf("stdin_text: the task had not read the line after %s; it is in its stdin, and its reply comes with a later call", secs(bound)))
+			}
 		}
 		switch {
 		case in.Wait:
@@ -106,23 +117,27 @@ func (s *Server) taskOp(ctx context.Context, sess *shellguard.Session, in *input
 
 // settle waits, after a line was written to t's stdin, for t to read it,
 // then for t's output to move past what it had written by then and for t
-// to wait for input again or fall quiet; at most stdinSettle, or until t
-// ends or ctx is done. Output written while the line was still unread
-// answered something earlier and does not end the wait.
-func settle(ctx context.Context, t *shellguard.Task, offset int64) {
-	deadline := time.Now().Add(stdinSettle)
+// to wait for input again or fall quiet; at most bound, or until t ends
+// or ctx is done.
+// Output written while the line was still unread answered something
+// earlier and does not end the wait. It reports false when the bound
+// passed with the line still unread.
+func settle(ctx context.Context, t *shellguard.Task, offset int64, bound time.Duration) bool {
+	deadline := time.Now().Add(bound)
 	last, lastChange := offset, time.Now()
+	unread := true
 	for time.Now().Before(deadline) && ctx.Err() == nil {
 		select {
 		case <-t.Done():
-			return
+			return true
 		case <-ctx.Done():
-			return
+			return true
 		case <-time.After(stdinPoll):
 		}
 		st := t.Status(peek).Task
 		now := st.StdoutOffset + st.StderrOffset
-		if st.StdinUnread > 0 {
+		unread = st.StdinUnread > 0
+		if unread {
 			offset = now
 		}
 		if now != last {
@@ -130,9 +145,10 @@ func settle(ctx context.Context, t *shellguard.Task, offset int64) {
 			continue
 		}
 		if last > offset && (st.WaitingForInput || time.Since(lastChange) >= stdinQuiet) {
-			return
+			return true
 		}
 	}
+	return !unread
 }
 
 // stream pushes t's lines (those kept, then new ones) matching the
