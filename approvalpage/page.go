@@ -7,7 +7,9 @@
 // page itself (its Origin). It lists the pending asks (the command with
 // the spans of each finding highlighted, the reasons, the exact rule that
 // "session" or "always" would remember) with buttons for once, session,
-// always and deny, and the recent calls. It is server-rendered HTML with
+// always and deny; the network destinations a running command waits for;
+// the reviews of what a command changed, each change with its diff, to
+// apply all, some or none of; and the recent calls. It is server-rendered HTML with
 // no script beyond a reload.
 package approvalpage
 
@@ -26,6 +28,7 @@ import (
 	"time"
 
 	"github.com/shellguard/shellguard/policy"
+	"github.com/shellguard/shellguard/sandbox"
 )
 
 // Ask is one command put to the person.
@@ -39,7 +42,11 @@ type Ask struct {
 	// and its connection to Host (host:port), which the sandbox refused,
 	// waits; the answer allows exactly that destination, and "session"
 	// and "always" remember it (Offer is not used).
-	Host      string
+	Host string
+	// Changes, when set, make the ask a review: the command ran, and
+	// these changes of the workspace wait to land; the answer applies
+	// all of them, the chosen ones, or none (deny).
+	Changes   []sandbox.Change
 	NoAlways  bool   // "always" cannot be remembered here
 	Session   string // which agent session asks
 	CreatedAt time.Time
@@ -49,6 +56,9 @@ type Ask struct {
 type Answer struct {
 	Allow bool
 	Scope string // "once", "session" or "always"
+	// A review's answer (Allow set): every change, or the paths chosen.
+	All   bool
+	Paths []string
 }
 
 // Entry is a recent call shown on the page.
@@ -231,17 +241,29 @@ func (p *Page) answer(w http.ResponseWriter, r *http.Request) {
 	x := p.pending[id]
 	if x != nil {
 		var ans Answer
-		switch action {
-		case "once":
+		review := x.ask.Changes != nil
+		switch {
+		case review && action == "all":
+			ans = Answer{Allow: true, All: true}
+		case review && action == "apply":
+			ans = Answer{Allow: true, Paths: r.PostForm["path"]}
+		case review && action != "deny":
+			p.mu.Unlock()
+			http.Error(w, "a review is answered with all, apply or deny", http.StatusBadRequest)
+			return
+		}
+		switch {
+		case review:
+		case action == "once":
 			ans = Answer{Allow: true, Scope: "once"}
-		case "session", "always":
+		case action == "session" || action == "always":
 			if !x.ask.remembers() || action == "always" && x.ask.NoAlways {
 				p.mu.Unlock()
 				http.Error(w, "this answer cannot be remembered", http.StatusBadRequest)
 				return
 			}
 			ans = Answer{Allow: true, Scope: action}
-		case "deny":
+		case action == "deny":
 		default:
 			p.mu.Unlock()
 			http.Error(w, "unknown action", http.StatusBadRequest)
@@ -342,6 +364,7 @@ button.allow{background:#e6f4ea} button.deny{background:#fde8e8}
 table{border-collapse:collapse;width:100%} td,th{border-bottom:1px solid #eee;padding:.3em;text-align:left;font-size:13px}
 td.cmd{font-family:monospace}
 .none{color:#777}
+.change{margin:.6em 0} pre.diff{font-size:12px;max-height:30em;overflow:auto}
 </style></head><body>
 <h1>shellguard: commands waiting for your answer</h1>
 {{if not .Pending}}<p class="none" id="none">Nothing is waiting. This page updates by itself.</p>{{end}}
@@ -349,14 +372,22 @@ td.cmd{font-family:monospace}
 <div>Asked {{.Age}} ago{{if .Ask.Cwd}} in <code>{{.Ask.Cwd}}</code>{{end}}{{if .Ask.Purpose}}: {{.Ask.Purpose}}{{end}}</div>
 <pre>{{range .Parts}}{{if .Marked}}<mark title="{{.Title}}">{{.Text}}</mark>{{else}}{{.Text}}{{end}}{{end}}</pre>
 {{range .Reasons}}<div class="reason"><span class="id">{{.ID}} [{{.Decision}}]</span> {{.Message}}</div>{{end}}
-{{if .Ask.Host}}<p class="net">It is running, and waits while it connects to <span class="rule">{{.Ask.Host}}</span>, which the sandbox's network allowlist does not name. Allowing lets exactly that destination through; "this session" and "always" remember it.</p>
+{{if .Ask.Changes}}{{else if .Ask.Host}}<p class="net">It is running, and waits while it connects to <span class="rule">{{.Ask.Host}}</span>, which the sandbox's network allowlist does not name. Allowing lets exactly that destination through; "this session" and "always" remember it.</p>
 {{else if .CanScope}}<p>"This session" and "always" remember exactly: {{range .Ask.Offer}}<span class="rule">{{.}}</span> {{end}}</p>{{else}}<p class="none">This answer can only be given once.</p>{{end}}
+{{if .Ask.Changes}}<form method="post" action="answer"><input type="hidden" name="id" value="{{.ID}}">
+<p>It ran, and changed the workspace. Nothing of it has landed yet: apply which?</p>
+{{range .Ask.Changes}}<div class="change"><label><input type="checkbox" name="path" value="{{.Path}}" checked> {{.Op}} {{.Kind}} <code>{{.Path}}</code>{{if .Mode}} ({{.Mode}}){{end}}</label>
+{{if .Diff}}<pre class="diff">{{.Diff}}</pre>{{else if .Note}}<div class="none">{{.Note}}</div>{{end}}</div>
+{{end}}<button class="allow" name="action" value="apply">Apply the checked ones</button>
+<button class="allow" name="action" value="all">Apply all</button>
+<button class="deny" name="action" value="deny">Discard all</button>
+</form>{{else}}
 <form method="post" action="answer"><input type="hidden" name="id" value="{{.ID}}">
 <button class="allow" name="action" value="once">Allow once</button>
 {{if .CanScope}}<button class="allow" name="action" value="session">Allow for this session</button>{{end}}
 {{if .CanAlway}}<button class="allow" name="action" value="always">Always allow in this workspace</button>{{end}}
 <button class="deny" name="action" value="deny">Deny</button>
-</form></div>{{end}}
+</form>{{end}}</div>{{end}}
 <h2>Recent calls</h2>
 {{if .Recent}}<table><tr><th>time</th><th>command</th><th>decision</th><th>outcome</th></tr>
 {{range .Recent}}<tr><td>{{.Time.Format "15:04:05"}}</td><td class="cmd">{{.Command}}</td><td>{{.Decision}}</td><td>{{.Outcome}}</td></tr>{{end}}

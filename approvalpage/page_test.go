@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/shellguard/shellguard/policy"
+	"github.com/shellguard/shellguard/sandbox"
 )
 
 func get(t *testing.T, u string) (int, string) {
@@ -192,5 +193,63 @@ func TestPageNetworkQuestion(t *testing.T) {
 	}
 	if a := <-got; a.Allow {
 		t.Errorf("denied, answer %+v", a)
+	}
+}
+
+// A review lists each change with its diff and a checkbox; the answer is
+// every change, the checked ones, or none; the buttons of other asks do
+// not answer it.
+func TestPageReview(t *testing.T) {
+	p, err := Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	changes := []sandbox.Change{{Path: "a.txt", Op: "modify", Kind: "file", Diff: "-old <x>\n+new\n"}, {Path: "bin/tool", Op: "add", Kind: "file", Mode: "0755", Note: "binary"}}
+	ask := func() chan Answer {
+		got := make(chan Answer, 1)
+		go func() {
+			a, _ := p.Ask(context.Background(), Ask{Command: "sed -i s/old/new/ a.txt", Changes: changes})
+			got <- a
+		}()
+		for p.Pending() == 0 {
+			time.Sleep(5 * time.Millisecond)
+		}
+		return got
+	}
+	got := ask()
+	_, body := get(t, p.URL())
+	for _, want := range []string{`value="a.txt" checked`, `value="bin/tool" checked`, "-old &lt;x&gt;\n&#43;new", "binary", "(0755)", `value="apply"`, `value="all"`, `value="deny"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the page lacks %q:\n%s", want, body)
+		}
+	}
+	if strings.Contains(body, `value="session"`) {
+		t.Errorf("a review offers remembering:\n%s", body)
+	}
+	if code := postAnswer(t, p, "1", "session", origin(p)); code != http.StatusBadRequest {
+		t.Errorf("a review answered with session: %d", code)
+	}
+	// The checked paths: a.txt only.
+	req, _ := http.NewRequest("POST", p.URL()+"answer", strings.NewReader(url.Values{"id": {"1"}, "action": {"apply"}, "path": {"a.txt"}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", origin(p))
+	resp, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if a := <-got; !a.Allow || a.All || len(a.Paths) != 1 || a.Paths[0] != "a.txt" {
+		t.Errorf("apply the checked ones: %+v", a)
+	}
+	got = ask()
+	postAnswer(t, p, "2", "all", origin(p))
+	if a := <-got; !a.Allow || !a.All {
+		t.Errorf("apply all: %+v", a)
+	}
+	got = ask()
+	postAnswer(t, p, "3", "deny", origin(p))
+	if a := <-got; a.Allow {
+		t.Errorf("discard: %+v", a)
 	}
 }

@@ -22,6 +22,44 @@ const pageAskTTL = 10 * time.Minute
 type pageAsks struct {
 	mu   sync.Mutex
 	asks map[string]*pageAsk
+	runs map[string]*pendingRun // review runs waiting on the page, by runKey
+}
+
+// runKey names a call by what decides its run: the same call made again
+// finds the run it started (awaitPage).
+func runKey(sess *shellguard.Session, in *input) string {
+	return fmt.Sprintf("%p\x00%q\x00%q\x00%t\x00%q\x00%t", sess, in.Command, in.Cwd, in.DisableSandbox, in.Network, in.Review)
+}
+
+// park keeps p for the same call made again, for ttl at most.
+func (a *pageAsks) park(p *pendingRun, ttl time.Duration) {
+	key := runKey(p.sess, p.in)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.runs == nil {
+		a.runs = map[string]*pendingRun{}
+	}
+	if a.runs[key] == p {
+		return
+	}
+	a.runs[key] = p
+	time.AfterFunc(ttl, func() { a.unpark(p) })
+}
+
+func (a *pageAsks) unpark(p *pendingRun) {
+	key := runKey(p.sess, p.in)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.runs[key] == p {
+		delete(a.runs, key)
+	}
+}
+
+// parked is the run the same call started and left waiting on the page.
+func (a *pageAsks) parked(sess *shellguard.Session, in *input) *pendingRun {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.runs[runKey(sess, in)]
 }
 
 type pageAsk struct {

@@ -29,6 +29,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/shellguard/shellguard"
+	"github.com/shellguard/shellguard/approvalpage"
 	"github.com/shellguard/shellguard/policy"
 )
 
@@ -165,8 +166,13 @@ func (s *Server) runAsking(ctx context.Context, ss *mcp.ServerSession, sess *she
 	if review && in.RunInBackground {
 		return toolError("review: a review is shown when the command ends, so it runs in the foreground; leave run_in_background out")
 	}
-	if review && !canAsk(ss) {
-		return toolError("review: this MCP client cannot show a review (it supports neither elicitation nor input requests), so the command was not run; run it without review, or from a client that can ask")
+	// A client that cannot ask is asked on the approval page, if any.
+	var page *approvalpage.Page
+	if !canAsk(ss) {
+		page = s.opts.Page
+	}
+	if review && !canAsk(ss) && page == nil {
+		return toolError("review: this MCP client cannot show a review (it supports neither elicitation nor input requests), so the command was not run; run it without review, from a client that can ask, or with the approval page (--approval-page)")
 	}
 	// The run outlives this call when it returns a question: it ends when
 	// it is done (its questions answered, or given up on), or when its
@@ -178,6 +184,9 @@ func (s *Server) runAsking(ctx context.Context, ss *mcp.ServerSession, sess *she
 	// put hands q to the call (or the next one) and waits for its answer;
 	// false when ctx ended first.
 	put := func(qctx context.Context, q *question) (answer, bool) {
+		if page != nil {
+			return s.askOnPage(qctx, page, p, q)
+		}
 		q.reply = make(chan answer, 1)
 		t := time.NewTimer(reviewTTL)
 		defer t.Stop()
@@ -232,7 +241,64 @@ func (s *Server) runAsking(ctx context.Context, ss *mcp.ServerSession, sess *she
 		s.recordPage(res)
 		p.done <- runOut{res, err}
 	}()
+	if page != nil {
+		return s.awaitPage(ctx, p, true)
+	}
 	return s.await(ctx, p, true)
+}
+
+// askOnPage puts q on the approval page and waits for the answer
+// (reviewTTL at most); false when qctx ended first.
+func (s *Server) askOnPage(qctx context.Context, page *approvalpage.Page, p *pendingRun, q *question) (answer, bool) {
+	a := approvalpage.Ask{Command: p.in.Command, Cwd: p.in.Cwd, Purpose: p.in.Description, Host: q.host,
+		NoAlways: !p.always, Session: fmt.Sprintf("%p", p.sess)}
+	if q.review {
+		a.Changes = append([]shellguard.Change{}, q.changes...) // never nil: a review
+	}
+	actx, cancel := context.WithTimeout(qctx, reviewTTL)
+	defer cancel()
+	ans, err := page.Ask(actx, a)
+	switch {
+	case qctx.Err() != nil:
+		return answer{}, false
+	case err != nil:
+		return answer{err: fmt.Errorf("nobody answered on the approval page within %s", reviewTTL)}, true
+	case !ans.Allow:
+		return answer{err: errors.New(`the user answered "deny" on the approval page`)}, true
+	case q.review:
+		return answer{all: ans.All, paths: ans.Paths}, true
+	}
+	return answer{scope: ans.Scope}, true
+}
+
+// awaitPage returns the result of a run whose questions go to the approval
+// page, within the blocking budget. Past it the run is kept (parked by the
+// call's key) and the call says where to answer: the same call made again
+// then waits for the same run, which lands nothing until it is answered.
+func (s *Server) awaitPage(ctx context.Context, p *pendingRun, first bool) *mcp.CallToolResult {
+	budget := s.set.BlockingBudget
+	if budget <= 0 {
+		budget = 50 * time.Second
+	}
+	t := time.NewTimer(budget)
+	defer t.Stop()
+	select {
+	case out := <-p.done:
+		s.page.unpark(p)
+		return result(out.res, out.err != nil)
+	case <-t.C:
+		s.page.park(p, reviewTTL+pageAskTTL)
+		r := &shellguard.Result{Command: p.in.Command, Cwd: p.in.Cwd}
+		r.Error = fmt.Sprintf("WAITING FOR REVIEW: the command ran, and what it changed waits to land. Ask the user to answer on the approval page, %s , then call the tool again with the same command to get the result (the run waits %s; nothing of it lands without an answer).", s.opts.Page.URL(), reviewTTL)
+		return result(r, true)
+	case <-ctx.Done():
+		if !first {
+			return toolError("the client cancelled the call; the run goes on waiting for its answer on the approval page")
+		}
+		p.cancel() // the command is stopped; what it changed does not land
+		out := <-p.done
+		return result(out.res, true)
+	}
 }
 
 // await returns the run's result, or its next question as an input

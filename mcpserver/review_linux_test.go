@@ -15,6 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/shellguard/shellguard"
+	"github.com/shellguard/shellguard/approvalpage"
 	"github.com/shellguard/shellguard/internal/testenv"
 	"github.com/shellguard/shellguard/sandbox"
 )
@@ -157,5 +159,68 @@ func TestReviewUnansweredSessionCloses(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(ws, "new.txt")); err == nil {
 		t.Error("an unanswered review landed")
+	}
+}
+
+// TestReviewOnPage: a client that cannot ask reviews on the approval
+// page: answered within the blocking budget, the call returns the result;
+// otherwise it says where to answer, nothing lands meanwhile, and the
+// same call made again returns the run's result once answered.
+func TestReviewOnPage(t *testing.T) {
+	g, ws := newGuard(t)
+	edit := filepath.Join(ws, "edit.txt")
+	reset := func() {
+		os.Remove(filepath.Join(ws, "new.txt"))
+		if err := os.WriteFile(edit, []byte("a\nb\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reset()
+	p, err := approvalpage.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	cs := connect(t, New(g, &Options{Page: p}), nil)
+	done := make(chan struct{})
+	go func() { defer close(done); pagePost(t, p, "all") }()
+	r := callBash(t, cs, map[string]any{"command": reviewEdit, "review": true})
+	<-done
+	o := structured(t, r)
+	if o.Sandbox != nil && !o.Sandbox.Has(sandbox.LayerOverlay) {
+		testenv.SkipOrFail(t, "no copy-on-write workspace here")
+	}
+	if b, _ := os.ReadFile(edit); r.IsError || string(b) != "a\nB\n" {
+		t.Fatalf("applied on the page: edit.txt %q: %s", b, textOf(r))
+	}
+	if _, err := os.Stat(filepath.Join(ws, "new.txt")); err != nil {
+		t.Errorf("new.txt did not land with all: %v", err)
+	}
+
+	reset()
+	cs = connect(t, New(g, &Options{Page: p, Sessions: shellguard.SessionOptions{BlockingBudget: 500 * time.Millisecond}}), nil)
+	args := map[string]any{"command": reviewEdit, "review": true}
+	r = callBash(t, cs, args)
+	if txt := textOf(r); !r.IsError || !strings.Contains(txt, "WAITING FOR REVIEW") || !strings.Contains(txt, p.URL()) {
+		t.Fatalf("unanswered: %s", txt)
+	}
+	if b, _ := os.ReadFile(edit); string(b) != "a\nb\n" {
+		t.Fatalf("edit.txt = %q before the review was answered", b)
+	}
+	pagePost(t, p, "deny")
+	for i := 0; ; i++ {
+		r = callBash(t, cs, args) // the same call: the same run's result
+		if !strings.Contains(textOf(r), "WAITING FOR REVIEW") || i == 40 {
+			break
+		}
+	}
+	if o := structured(t, r); !strings.Contains(strings.Join(o.Warnings, "\n"), "deny") {
+		t.Errorf("the discarded review's result: %s", textOf(r))
+	}
+	if b, _ := os.ReadFile(edit); string(b) != "a\nb\n" {
+		t.Errorf("edit.txt = %q after the review was discarded", b)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "new.txt")); err == nil {
+		t.Error("new.txt landed after the review was discarded")
 	}
 }

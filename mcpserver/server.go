@@ -414,6 +414,9 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (r *mcp.C
 	// The foreground call of a client that can answer may ask while it
 	// runs (a host the sandbox refused); a review run asks at its end.
 	review := s.wantsReview(g, in) || (approved && canAsk(req.Session) && !in.RunInBackground)
+	if p := s.page.parked(sess, in); p != nil && review {
+		return s.awaitPage(ctx, p, false), nil // the same call again: its run waits on the page
+	}
 	if review || (canAsk(req.Session) && !in.RunInBackground) {
 		return s.runAsking(rctx, req.Session, sess, in, approve, live, granted, review), nil
 	}

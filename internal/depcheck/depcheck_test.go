@@ -53,7 +53,7 @@ var allowed = map[string][]string{
 
 	// Faces over the library.
 	"config":       {"", "policy", "sandbox", "sandbox/netproxy", "redact", "audit", "internal/*"},
-	"approvalpage": {"policy"},
+	"approvalpage": {"policy", "sandbox"}, // sandbox: a review's Change values
 	"terminal":     {"", "policy", "sandbox"}, // sandbox: a review's Change values
 	"mcpserver":    {"", "policy", "approvalpage", "internal/capture", "internal/steptime", "internal/safe"},
 	"e2e":          {"approvalpage", "policy", "internal/*"},
