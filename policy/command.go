@@ -15,8 +15,9 @@ type cmdCheck struct {
 	e       *evaluator
 	i       int
 	c       *analyze.Command
-	name    string
-	args    []analyze.Arg // without the command name
+	name    string          // the program's own name (grammar.Program.Name)
+	prog    grammar.Program // what the grammars say the name is
+	args    []analyze.Arg   // without the command name
 }
 
 // emit reports row r about the whole command; emitAt about a part of it.
@@ -79,12 +80,6 @@ func (k *cmdCheck) sub() (string, []analyze.Arg) {
 	return grammar.Subcommand(k.name, k.args)
 }
 
-var nameAliases = map[string]string{"zf_rm": "rm", "zf_mv": "mv", "zf_ln": "ln", "zf_chmod": "chmod", "zf_chown": "chown",
-	"zf_mkdir": "mkdir", "zf_rmdir": "rmdir", "gsed": "sed", "gawk": "awk", "mawk": "awk", "nawk": "awk", "gtar": "tar",
-	"bsdtar": "tar", "ncat": "nc", "netcat": "nc", "nodejs": "node", "podman": "docker", "nerdctl": "docker", "oc": "kubectl",
-	"tofu": "terraform", "mariadb": "mysql", "mongosh": "mongo", "grm": "rm", "gshred": "shred", "rimraf": "rm",
-	"docker-compose": "docker", "sudoedit": "sudo", "machinectl": "sudo", "gpasswd": "usermod", "sqlite": "sqlite3", "pgcli": "psql", "mycli": "mysql"}
-
 // command runs every per-command check on command i of the analysis.
 // It is the one place where per-command checks run, in this order:
 // assignments, then the name (obfuscation), then the checks of the
@@ -98,12 +93,12 @@ func (e *evaluator) command(i int, c *analyze.Command) {
 		return
 	}
 	// $(npm bin)/eslint: the directory is computed, the program is not
-	k := &cmdCheck{e: e, i: i, c: c, name: c.Program, args: grammar.Canonical(c.Program, c.Args[1:]), located: c.Located}
-	if n, ok := nameAliases[k.name]; ok {
-		k.name = n
-	}
-	if strings.HasPrefix(k.name, "python3.") || strings.HasPrefix(k.name, "python2.") {
-		k.name = "python3"
+	k := &cmdCheck{e: e, i: i, c: c, args: grammar.Canonical(c.Program, c.Args[1:]), located: c.Located}
+	if c.Program != "" {
+		// the grammars say which program the name is (an alias, a
+		// variant, a prefixed builtin) and which checks judge it
+		k.prog = grammar.Resolve(c.Program)
+		k.name = k.prog.Name
 	}
 	k.obfuscation()
 	k.writtenScripts()
@@ -123,14 +118,10 @@ func (k *cmdCheck) named() {
 	k.lookalikes()
 	k.infraDelete()
 	k.secretsCLI()
-	if f, ok := checks[k.name]; ok {
-		f(k)
-	}
-	if strings.HasPrefix(k.name, "mkfs") || strings.HasPrefix(k.name, "mke2fs") || strings.HasPrefix(k.name, "mkswap") {
-		k.disk()
-	}
-	if strings.HasPrefix(k.name, "zf_") || zshBuiltins[k.name] {
-		k.emit(sg3301, "zsh module builtin "+quote(k.name)+" bypasses normal command checks")
+	for _, name := range k.prog.Checks {
+		if name != "" {
+			checks[name](k)
+		}
 	}
 	if k.runsCode() {
 		k.codeRunner()
@@ -236,50 +227,28 @@ func hasArgA(args []analyze.Arg, vals ...string) bool {
 	return false
 }
 
+// checks are the family checks, by the name a grammar line hands its
+// program's commands to (check=NAME). The keys are check names, never
+// program names: which program goes to which check is grammar data
+// (TestChecksAreGrammarData).
 var checks map[string]func(*cmdCheck)
 
 func init() {
 	checks = map[string]func(*cmdCheck){
-		"rm": (*cmdCheck).rm, "rmdir": (*cmdCheck).rm, "unlink": (*cmdCheck).rm, "srm": (*cmdCheck).rm,
-		"shred":  (*cmdCheck).shred,
-		"dd":     (*cmdCheck).dd,
-		"wipefs": (*cmdCheck).disk, "fdisk": (*cmdCheck).disk, "sfdisk": (*cmdCheck).disk, "gdisk": (*cmdCheck).disk,
-		"sgdisk": (*cmdCheck).disk, "cfdisk": (*cmdCheck).disk, "parted": (*cmdCheck).disk, "blkdiscard": (*cmdCheck).disk,
-		"mdadm": (*cmdCheck).disk, "dmsetup": (*cmdCheck).disk, "losetup": (*cmdCheck).disk, "cryptsetup": (*cmdCheck).disk, "pvcreate": (*cmdCheck).disk, "vgremove": (*cmdCheck).disk,
-		"lvremove": (*cmdCheck).disk, "zpool": (*cmdCheck).disk, "badblocks": (*cmdCheck).disk, "hdparm": (*cmdCheck).disk,
-		"sudo": (*cmdCheck).priv, "su": (*cmdCheck).priv, "doas": (*cmdCheck).priv, "pkexec": (*cmdCheck).priv,
-		"run0": (*cmdCheck).priv, "runuser": (*cmdCheck).priv, "sg": (*cmdCheck).priv, "newgrp": (*cmdCheck).priv,
-		"setpriv": (*cmdCheck).priv, "chroot": (*cmdCheck).priv, "visudo": (*cmdCheck).priv, "passwd": (*cmdCheck).priv,
-		"useradd": (*cmdCheck).priv, "userdel": (*cmdCheck).priv, "usermod": (*cmdCheck).priv, "adduser": (*cmdCheck).priv,
-		"deluser": (*cmdCheck).priv, "groupadd": (*cmdCheck).priv, "chpasswd": (*cmdCheck).priv, "setcap": (*cmdCheck).priv,
-		"nsenter": (*cmdCheck).priv,
-		"dropdb":  (*cmdCheck).dropdb, "dropuser": (*cmdCheck).dropdb, "mysqladmin": (*cmdCheck).dropdb, "etcdctl": (*cmdCheck).dropdb,
-		"nmcli": (*cmdCheck).nmcli, "date": (*cmdCheck).dateCmd, "hostname": (*cmdCheck).hostnameCmd, "ps": (*cmdCheck).psCmd,
-		"echo": (*cmdCheck).echoSecret, "printf": (*cmdCheck).echoSecret, "export": (*cmdCheck).exportF, "declare": (*cmdCheck).exportF,
-		"docker": (*cmdCheck).docker, "kubectl": (*cmdCheck).kubectl, "terraform": (*cmdCheck).terraform,
-		"helm": (*cmdCheck).helm, "aws": (*cmdCheck).cloud, "gcloud": (*cmdCheck).cloud, "az": (*cmdCheck).cloud, "gsutil": (*cmdCheck).cloud,
-		"psql": (*cmdCheck).sql, "mysql": (*cmdCheck).sql, "sqlite3": (*cmdCheck).sql, "cockroach": (*cmdCheck).sql,
-		"clickhouse-client": (*cmdCheck).sql, "mongo": (*cmdCheck).sql, "redis-cli": (*cmdCheck).redis,
-		"git":      (*cmdCheck).git,
-		"shutdown": (*cmdCheck).power, "reboot": (*cmdCheck).power, "halt": (*cmdCheck).power, "poweroff": (*cmdCheck).power,
-		"init": (*cmdCheck).power, "telinit": (*cmdCheck).power,
-		"kill": (*cmdCheck).kill, "pkill": (*cmdCheck).kill, "killall": (*cmdCheck).kill, "killall5": (*cmdCheck).kill,
-		"sysctl": (*cmdCheck).sysctl, "iptables": (*cmdCheck).firewall, "ip6tables": (*cmdCheck).firewall,
-		"nft": (*cmdCheck).firewall, "ufw": (*cmdCheck).firewall, "firewall-cmd": (*cmdCheck).firewall, "pfctl": (*cmdCheck).firewall,
-		"mount": (*cmdCheck).mount, "umount": (*cmdCheck).mount, "swapoff": (*cmdCheck).mount, "swapon": (*cmdCheck).mount,
-		"modprobe": (*cmdCheck).kmod, "insmod": (*cmdCheck).kmod, "rmmod": (*cmdCheck).kmod, "kexec": (*cmdCheck).kmod,
-		"systemctl": (*cmdCheck).systemctl, "service": (*cmdCheck).systemctl, "launchctl": (*cmdCheck).systemctl,
-		"crontab": (*cmdCheck).crontab, "at": (*cmdCheck).at, "batch": (*cmdCheck).at,
-		"ip": (*cmdCheck).ipcmd, "ifconfig": (*cmdCheck).ipcmd, "hostnamectl": (*cmdCheck).ipcmd, "timedatectl": (*cmdCheck).ipcmd,
-		"chmod": (*cmdCheck).perms, "chown": (*cmdCheck).perms, "chgrp": (*cmdCheck).perms, "chattr": (*cmdCheck).perms,
-		"nc": (*cmdCheck).netcat, "socat": (*cmdCheck).socat, "telnet": (*cmdCheck).netcat,
-		"curl": (*cmdCheck).curl, "wget": (*cmdCheck).wget, "scp": (*cmdCheck).scp, "rsync": (*cmdCheck).scp, "sftp": (*cmdCheck).scp,
-		"find": (*cmdCheck).find, "sed": (*cmdCheck).sed, "awk": (*cmdCheck).awk,
+		"rm": (*cmdCheck).rm, "shred": (*cmdCheck).shred, "dd": (*cmdCheck).dd, "disk": (*cmdCheck).disk,
+		"priv": (*cmdCheck).priv, "dropdb": (*cmdCheck).dropdb, "nmcli": (*cmdCheck).nmcli, "date": (*cmdCheck).dateCmd,
+		"hostname": (*cmdCheck).hostnameCmd, "ps": (*cmdCheck).psCmd, "echosecret": (*cmdCheck).echoSecret,
+		"export": (*cmdCheck).exportF, "docker": (*cmdCheck).docker, "kubectl": (*cmdCheck).kubectl,
+		"terraform": (*cmdCheck).terraform, "helm": (*cmdCheck).helm, "cloud": (*cmdCheck).cloud, "sql": (*cmdCheck).sql,
+		"redis": (*cmdCheck).redis, "git": (*cmdCheck).git, "power": (*cmdCheck).power, "kill": (*cmdCheck).kill,
+		"sysctl": (*cmdCheck).sysctl, "firewall": (*cmdCheck).firewall, "mount": (*cmdCheck).mount, "kmod": (*cmdCheck).kmod,
+		"systemctl": (*cmdCheck).systemctl, "crontab": (*cmdCheck).crontab, "at": (*cmdCheck).at, "ip": (*cmdCheck).ipcmd,
+		"perms": (*cmdCheck).perms, "netcat": (*cmdCheck).netcat, "socat": (*cmdCheck).socat, "curl": (*cmdCheck).curl,
+		"wget": (*cmdCheck).wget, "scp": (*cmdCheck).scp, "find": (*cmdCheck).find, "sed": (*cmdCheck).sed, "awk": (*cmdCheck).awk,
 		"alias": (*cmdCheck).alias, "shopt": (*cmdCheck).shopt, "enable": (*cmdCheck).enable, "hash": (*cmdCheck).hashCmd,
-		"tar": (*cmdCheck).tar, "ssh": (*cmdCheck).ssh, "env": (*cmdCheck).envCmd,
-		"vim": (*cmdCheck).vim, "vi": (*cmdCheck).vim, "nvim": (*cmdCheck).vim, "ex": (*cmdCheck).vim,
-		"emulate": (*cmdCheck).zshEmulate, "rg": (*cmdCheck).rgPre,
-		"bash": (*cmdCheck).shellFlags, "sh": (*cmdCheck).shellFlags, "zsh": (*cmdCheck).shellFlags, "dash": (*cmdCheck).shellFlags,
+		"tar": (*cmdCheck).tar, "ssh": (*cmdCheck).ssh, "env": (*cmdCheck).envCmd, "vim": (*cmdCheck).vim,
+		"emulate": (*cmdCheck).zshEmulate, "rg": (*cmdCheck).rgPre, "shell": (*cmdCheck).shellFlags,
+		"zshmodule": (*cmdCheck).zshModule,
 	}
 }
 

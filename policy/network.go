@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/shellguard/shellguard/analyze"
+	"github.com/shellguard/shellguard/internal/grammar"
 )
 
 // Network tools: uploads, raw sockets, remote shells.
@@ -14,10 +15,7 @@ var networkCmds = map[string]bool{"curl": true, "wget": true, "nc": true, "socat
 	"openssl": false, "ncat": true, "netcat": true, "curlie": true, "gh": false, "dig": false}
 
 func isNetwork(c *analyze.Command) bool {
-	n := c.Name()
-	if nm, ok := nameAliases[n]; ok {
-		n = nm
-	}
+	n := grammar.Resolve(c.Name()).Name
 	if networkCmds[n] {
 		return true
 	}

@@ -4,8 +4,12 @@ import "strings"
 
 // Redefinition: aliases, builtins, hash and zsh modules that change what a name runs.
 
-var zshBuiltins = map[string]bool{"zmodload": true, "ztcp": true, "zsocket": true, "zpty": true, "sysopen": true,
-	"syswrite": true, "sysread": true, "sysseek": true, "zsystem": true}
+// zshModule: the builtins of zsh's modules (zmodload, ztcp, zf_rm …)
+// open sockets, files and programs past the checks of the commands
+// they stand for.
+func (k *cmdCheck) zshModule() {
+	k.emit(sg3301, "zsh module builtin "+quote(k.c.Program)+" bypasses normal command checks")
+}
 
 func (k *cmdCheck) alias() {
 	for _, a := range k.args {

@@ -184,7 +184,21 @@ type Grammar struct {
 	// Subs holds the subcommands.
 	Subs map[string]*Grammar
 	// Aliases are other names of the program.
-	Aliases    []string
+	Aliases []string
+	// Check names the policy check that the program's commands are
+	// handed to, beside the effects every command gets (check=).
+	Check string
+	// Variants: NAME.SUFFIX of the program or of one of its aliases is
+	// the program too (mkfs.minix, python3.14).
+	Variants bool
+	// Opaque: the line names the program (for its check and aliases)
+	// but not how it reads its words: Lookup does not return it, so its
+	// arguments are judged as an unknown program's.
+	Opaque bool
+	// Prefix: the line names a prefix, not a program; PREFIXprog is prog
+	// run by another tool (zsh's zf_rm is rm as a builtin of the shell),
+	// and the line's Check judges every such name.
+	Prefix     bool
 	Parent     *Grammar
 	anyWrapper bool
 	anyDry     bool // g or one of its subcommands has dry options
@@ -211,13 +225,22 @@ func Grammars() map[string]*Grammar {
 	return grammarTab
 }
 
-// Lookup returns the grammar of a program name (nil when unknown). Only
+// Lookup returns the grammar of a program name (nil when unknown, when
+// its line is +opaque and for a +prefix line). Only
 // the lines of the program asked for are parsed, on first use, and only
 // the files that hold them are read (grammar_index.go, generated from
 // grammars/ by TestGrammarIndex): a command names a handful of programs,
 // and parsing all ~700 grammars, or even scanning every file, up front
 // would cost a short-lived CLI more than the check itself.
 func Lookup(name string) *Grammar {
+	if g := lookup(name); g != nil && !g.Opaque && !g.Prefix {
+		return g
+	}
+	return nil
+}
+
+// lookup is Lookup with the +opaque lines.
+func lookup(name string) *Grammar {
 	if name == "" || strings.ContainsAny(name, " \t\n\r#") {
 		return nil // no grammar line can name it
 	}
@@ -234,6 +257,12 @@ func Lookup(name string) *Grammar {
 	var files uint16
 	if i, ok := slices.BinarySearch(genPrograms[:], top); ok {
 		files = genProgramFiles[i]
+	} else if k := strings.LastIndexByte(name, '.'); k > 0 {
+		// a variant NAME.SUFFIX of a program that says it has them
+		if g := lookup(name[:k]); g != nil && g.Variants && g.Parent == nil {
+			return g
+		}
+		return nil
 	}
 	tab := map[string]*Grammar{}
 	for i, family := range genFiles {
@@ -275,6 +304,37 @@ func EnvReader(name string) *Grammar {
 		return nil
 	}
 	return Lookup(genEnvOf[i])
+}
+
+// Program is a command name as the grammars read it.
+type Program struct {
+	// Name is the program's own name: the written name with its alias,
+	// variant (python3.14) or prefix (zf_rm) resolved; the written name
+	// when no grammar knows it.
+	Name string
+	// Checks are the policy checks the command is handed to: the
+	// program's, then its prefix's; "" when there is none.
+	Checks [2]string
+}
+
+// Resolve reads a command name as policy needs it: the program that an
+// alias, a variant (python3.14) or a name under a +prefix line (zf_rm)
+// stands for, and the checks that judge it. +opaque lines count here:
+// they name a program and its check.
+func Resolve(name string) Program {
+	if g := lookup(name); g != nil && !g.Prefix {
+		return Program{Name: g.Name, Checks: [2]string{g.Check}}
+	}
+	for _, pre := range genPrefixes {
+		if len(name) > len(pre) && strings.HasPrefix(name, pre) {
+			p := Program{Name: name, Checks: [2]string{1: lookup(pre).Check}}
+			if g := lookup(name[len(pre):]); g != nil && !g.Prefix {
+				p.Name, p.Checks[0] = g.Name, g.Check
+			}
+			return p
+		}
+	}
+	return Program{Name: name}
 }
 
 // grammarFile returns the text of genFiles[i], read once, with a newline
@@ -451,7 +511,8 @@ func newGrammar(name, family string) *Grammar {
 }
 
 var grammarFlags = map[string]bool{"net": true, "mutating": true, "tree": true, "wrapper": true, "dashlong": true,
-	"stdin": true, "interp": true, "ro": true, "meta": true, "verbs": true, "destroy": true, "secrets": true, "abbrev": true, "gitshort": true}
+	"stdin": true, "interp": true, "ro": true, "meta": true, "verbs": true, "destroy": true, "secrets": true, "abbrev": true, "gitshort": true,
+	"variants": true, "prefix": true, "opaque": true}
 
 func splitList(v string) []string {
 	var out []string
@@ -518,6 +579,14 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 		return nil
 	case "gitshort":
 		g.GitShort = true
+		return nil
+	case "variants", "prefix", "opaque":
+		if g.Parent != nil {
+			return fmt.Errorf("%s is for a program's line, not a subcommand's", f)
+		}
+		g.Variants = g.Variants || f == "+variants"
+		g.Prefix = g.Prefix || f == "+prefix"
+		g.Opaque = g.Opaque || f == "+opaque"
 		return nil
 	}
 	k, v, ok := strings.Cut(f, "=")
@@ -626,6 +695,14 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 		g.CodeReads = append(g.CodeReads, splitList(v)...)
 	case "sys":
 		g.System = v
+	case "check":
+		if g.Parent != nil {
+			return fmt.Errorf("check= is for a program's line, not a subcommand's")
+		}
+		if g.Check != "" {
+			return fmt.Errorf("two checks %q and %q", g.Check, v)
+		}
+		g.Check = v
 	case "alias":
 		for _, a := range splitList(v) {
 			if tab[a] != nil {
