@@ -32,9 +32,9 @@ func (k *cmdCheck) codeRunner() {
 		up := e.upstream(k.c)
 		switch {
 		case anyOf(up, isNetwork):
-			k.emit(sg2301, "output of a network download is executed by "+quote(k.name))
+			k.emit(sg2301, "output of a network download is executed by "+quote(k.said()))
 		case anyOf(up, isDecoder):
-			k.emit(sg2306, "decoded or transformed text is executed by "+quote(k.name))
+			k.emit(sg2306, "decoded or transformed text is executed by "+quote(k.said()))
 		default:
 			// literal echo/printf text piped into a shell is analysed as
 			// code (analyze follows it); anything else piped into a
@@ -44,7 +44,7 @@ func (k *cmdCheck) codeRunner() {
 				piped = piped || cd.Piped
 			}
 			if !piped {
-				k.emit(sg2304, "text from a pipe is executed as a program by "+quote(k.name))
+				k.emit(sg2304, "text from a pipe is executed as a program by "+quote(k.said()))
 			}
 		}
 	}
@@ -52,7 +52,7 @@ func (k *cmdCheck) codeRunner() {
 	// it was not given itself: a here-document or pipe of the function,
 	// group or coprocess around it feeds code nobody analysed
 	if k.c.StdinCode && k.c.Shell() && !k.c.Remote && !k.c.StdinPipe && len(k.c.Code) == 0 && !ownStdin(k.c) {
-		k.emit(sg2304, quote(k.name)+" reads the code it runs from an input that is not shown (the stdin of a function, group or coprocess)")
+		k.emit(sg2304, quote(k.said())+" reads the code it runs from an input that is not shown (the stdin of a function, group or coprocess)")
 	}
 	// program text from redirected stdin: bash < <(curl …), source
 	// /dev/stdin <<< "$(curl …)", sh < downloaded.sh
@@ -69,9 +69,9 @@ func (k *cmdCheck) codeRunner() {
 			}
 			switch {
 			case anyOf(subs, isNetwork):
-				k.emitAt(sg2302floor, r.Span, "downloaded content is executed by "+quote(k.name))
+				k.emitAt(sg2302floor, r.Span, "downloaded content is executed by "+quote(k.said()))
 			case anyOf(subs, isDecoder):
-				k.emitAt(sg2306, r.Span, "decoded text is executed by "+quote(k.name))
+				k.emitAt(sg2306, r.Span, "decoded text is executed by "+quote(k.said()))
 			case r.Op == "<" && !r.Target.ProcSubst && e.downloaded[e.abs(r.Target.Value, r.Cwd)]:
 				k.emitAt(sg2303deny, r.Span, "runs a file downloaded earlier in the same command")
 			}
@@ -94,9 +94,9 @@ func (k *cmdCheck) codeRunner() {
 		}
 		switch {
 		case anyOf(subs, isNetwork):
-			k.emitAt(sg2302floor, a.Span, "downloaded content is executed by "+quote(k.name))
+			k.emitAt(sg2302floor, a.Span, "downloaded content is executed by "+quote(k.said()))
 		case anyOf(subs, isDecoder):
-			k.emitAt(sg2306, a.Span, "decoded text is executed by "+quote(k.name))
+			k.emitAt(sg2306, a.Span, "decoded text is executed by "+quote(k.said()))
 		case len(subs) > 0 && allEnvInit(subs):
 			// eval "$(ssh-agent -s)", eval "$(direnv hook bash)": tools
 			// that print shell setup for the current shell
@@ -105,7 +105,7 @@ func (k *cmdCheck) codeRunner() {
 			// program is known; shell variables fill its string
 			// literals, and the code is judged as written
 		case a.Dynamic && !(k.c.FuncDef != "" && a.Positional) && !k.foundScript(a):
-			k.emitAt(sg2305, a.Span, quote(k.name)+" runs code that is only known at run time")
+			k.emitAt(sg2305, a.Span, quote(k.said())+" runs code that is only known at run time")
 		}
 	}
 	if k.interpreterLang() {

@@ -20,6 +20,15 @@ type cmdCheck struct {
 	args    []analyze.Arg   // without the command name
 }
 
+// said is the program's name as the command spells it (podman, gsed,
+// mkfs.ext4), for messages: name is what the grammars resolve it to.
+func (k *cmdCheck) said() string {
+	if k.c.Program != "" {
+		return k.c.Program
+	}
+	return k.name
+}
+
 // emit reports row r about the whole command; emitAt about a part of it.
 func (k *cmdCheck) emit(r *Finding, msg string) { k.e.emit(r, k.i, k.c.Span, msg) }
 

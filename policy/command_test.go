@@ -3,6 +3,7 @@ package policy
 import (
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/shellguard/shellguard/internal/grammar"
@@ -92,6 +93,24 @@ func TestZshModuleBuiltins(t *testing.T) {
 		}
 		if v.Decision != Deny {
 			t.Errorf("%q: %s, want deny", tc.src, v.Decision)
+		}
+	}
+}
+
+// TestMessagesSayTheSpelledName: where a family check's message names the
+// program, it names it as the command spells it, not as the grammars
+// resolve it (the person reading it typed, or was shown, mkfs.minix).
+func TestMessagesSayTheSpelledName(t *testing.T) {
+	for _, tc := range []struct{ src, name string }{
+		{"mkfs.minix /dev/sdb", "'mkfs.minix' formats"},
+		{"zf_chmod -R 777 /etc", "recursive zf_chmod of"},
+	} {
+		var msgs []string
+		for _, r := range Check(tc.src, testRules).Reasons {
+			msgs = append(msgs, r.Message)
+		}
+		if all := strings.Join(msgs, "\n"); !strings.Contains(all, tc.name) {
+			t.Errorf("%q: no message says %q:\n%s", tc.src, tc.name, all)
 		}
 	}
 }

@@ -23,8 +23,8 @@ func (k *cmdCheck) disk() {
 		return
 	}
 	if dev || k.name == "wipefs" || k.name == "blkdiscard" {
-		k.emit(sg2101floor, quote(k.name)+" formats, partitions or erases a disk")
+		k.emit(sg2101floor, quote(k.said())+" formats, partitions or erases a disk")
 	} else if !k.has("-l", "--list", "-h", "--help", "--version", "-V", "list", "status") {
-		k.emit(sg2101ask, quote(k.name)+" manages disks or file systems")
+		k.emit(sg2101ask, quote(k.said())+" manages disks or file systems")
 	}
 }

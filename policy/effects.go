@@ -1176,7 +1176,7 @@ func (k *cmdCheck) shellSinks() {
 	case "mapfile", "readarray":
 		for _, a := range c.Args[1:] {
 			if a.Value == "-C" || strings.HasPrefix(a.Value, "-C") && !strings.HasPrefix(a.Value, "--") {
-				e.emit(sg4020, k.i, c.Span, k.name+" -C runs a callback with each line read")
+				e.emit(sg4020, k.i, c.Span, k.said()+" -C runs a callback with each line read")
 				return
 			}
 		}

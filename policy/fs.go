@@ -217,10 +217,10 @@ func (k *cmdCheck) perms() {
 			continue
 		}
 		if recursive && (p == "/" || k.e.criticalDir(p) || p == k.e.home || within(k.e.ws, p) && p != k.e.ws) {
-			k.emitAt(sg3601, t.Span, "recursive "+k.name+" of "+quote(t.Value)+" changes permissions of the whole system or home")
+			k.emitAt(sg3601, t.Span, "recursive "+k.said()+" of "+quote(t.Value)+" changes permissions of the whole system or home")
 			continue
 		}
-		k.e.writeTarget(k.i, t.Span, t.Value, t.Dynamic, k.c.Cwd, k.name+" changes")
+		k.e.writeTarget(k.i, t.Span, t.Value, t.Dynamic, k.c.Cwd, k.said()+" changes")
 	}
 }
 
@@ -332,7 +332,7 @@ func (k *cmdCheck) writes() {
 			}
 		}
 	}
-	verb := k.name + " writes"
+	verb := k.said() + " writes"
 	if k.name == "mv" {
 		verb = "mv moves"
 	}
@@ -343,7 +343,7 @@ func (k *cmdCheck) writes() {
 		k.e.writeTarget(k.i, t.Span, t.Value, t.Dynamic, k.c.Cwd, verb)
 	}
 	if k.e.rules.Readonly && writeCommands[k.name] {
-		k.emit(sg2010, quote(k.name)+" modifies files in read-only mode")
+		k.emit(sg2010, quote(k.said())+" modifies files in read-only mode")
 	}
 }
 

@@ -86,7 +86,7 @@ func (k *cmdCheck) cloud() {
 	default:
 		for _, a := range k.args {
 			if a.Value == "delete" || a.Value == "destroy" || a.Value == "purge" {
-				k.emit(sg3205deny, k.name+" "+a.Value+" deletes cloud resources")
+				k.emit(sg3205deny, k.said()+" "+a.Value+" deletes cloud resources")
 				return
 			}
 		}
@@ -160,7 +160,7 @@ func (k *cmdCheck) infraDelete() {
 	for _, a := range k.args {
 		v := strings.ToLower(a.Value)
 		if v == "destroy" || v == "delete" || v == "remove" || v == "rm" || strings.HasSuffix(v, ":destroy") || strings.HasSuffix(v, ":delete") || strings.HasSuffix(v, ":remove") || strings.HasSuffix(v, ":reset") {
-			k.emit(sg3205deny, k.name+" "+a.Value+" deletes cloud resources")
+			k.emit(sg3205deny, k.said()+" "+a.Value+" deletes cloud resources")
 			return
 		}
 	}
@@ -169,7 +169,7 @@ func (k *cmdCheck) infraDelete() {
 func (k *cmdCheck) dropdb() {
 	switch k.name {
 	case "dropdb", "dropuser":
-		k.emit(sg3203, quote(k.name)+" deletes a database or role")
+		k.emit(sg3203, quote(k.said())+" deletes a database or role")
 	case "mysqladmin":
 		if k.has("drop") {
 			k.emit(sg3203, "mysqladmin drop deletes a database")

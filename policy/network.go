@@ -172,10 +172,10 @@ func (k *cmdCheck) outputFlag(short, long string) {
 		if (v == short || v == long) && i+1 < len(k.args) {
 			n := k.args[i+1]
 			if n.Value != "-" {
-				k.e.writeTarget(k.i, n.Span, n.Value, n.Dynamic, k.c.Cwd, k.name+" writes")
+				k.e.writeTarget(k.i, n.Span, n.Value, n.Dynamic, k.c.Cwd, k.said()+" writes")
 			}
 		} else if strings.HasPrefix(v, long+"=") {
-			k.e.writeTarget(k.i, a.Span, strings.TrimPrefix(v, long+"="), a.Dynamic, k.c.Cwd, k.name+" writes")
+			k.e.writeTarget(k.i, a.Span, strings.TrimPrefix(v, long+"="), a.Dynamic, k.c.Cwd, k.said()+" writes")
 		}
 	}
 }

@@ -11,10 +11,10 @@ import (
 func (k *cmdCheck) priv() {
 	switch k.name {
 	case "chroot", "nsenter":
-		k.emit(sg2204, quote(k.name)+" changes the root or namespaces of a process")
+		k.emit(sg2204, quote(k.said())+" changes the root or namespaces of a process")
 		return
 	}
-	k.emit(sg2201, quote(k.name)+" changes user or privileges")
+	k.emit(sg2201, quote(k.said())+" changes user or privileges")
 }
 
 func (k *cmdCheck) docker() {

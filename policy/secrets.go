@@ -55,7 +55,7 @@ func (k *cmdCheck) broadReads() {
 			continue
 		}
 		if p == k.e.home || p == "/" {
-			k.emitAt(sg2601ask, a.Span, quote(k.name)+" reads every file under "+quote(a.Value)+", including secrets")
+			k.emitAt(sg2601ask, a.Span, quote(k.said())+" reads every file under "+quote(a.Value)+", including secrets")
 			return
 		}
 	}

@@ -17,7 +17,7 @@ func (k *cmdCheck) power() {
 	if k.has("--help", "-h") && k.name != "shutdown" {
 		return
 	}
-	k.emit(sg2901, quote(k.name)+" shuts down or restarts the machine")
+	k.emit(sg2901, quote(k.said())+" shuts down or restarts the machine")
 }
 
 func (k *cmdCheck) kill() {
@@ -29,11 +29,11 @@ func (k *cmdCheck) kill() {
 		for _, a := range k.operands() {
 			n := strings.ToLower(a.Value)
 			if len(n) < 3 && !k.has("-x") || systemProcs[n] || a.Value == "." || a.Value == ".*" {
-				k.emitAt(sg2905, a.Span, quote(k.name)+" "+quote(a.Value)+" may kill system or unrelated processes")
+				k.emitAt(sg2905, a.Span, quote(k.said())+" "+quote(a.Value)+" may kill system or unrelated processes")
 			}
 		}
 		if k.has("-u", "--user") || k.has("-1") {
-			k.emit(sg2905, quote(k.name)+" kills processes of a whole user")
+			k.emit(sg2905, quote(k.said())+" kills processes of a whole user")
 		}
 		return
 	}
@@ -90,7 +90,7 @@ func (k *cmdCheck) firewall() {
 	if k.name == "nft" && len(k.args) > 0 && (k.args[0].Value == "list") {
 		return
 	}
-	k.emit(sg2903deny, quote(k.name)+" changes the firewall")
+	k.emit(sg2903deny, quote(k.said())+" changes the firewall")
 }
 
 func (k *cmdCheck) mount() {
@@ -105,14 +105,14 @@ func (k *cmdCheck) mount() {
 			return
 		}
 	}
-	k.emit(sg2903deny, quote(k.name)+" changes mounted file systems or swap")
+	k.emit(sg2903deny, quote(k.said())+" changes mounted file systems or swap")
 }
 
 func (k *cmdCheck) kmod() {
 	if k.has("-h", "--help", "--version", "-V") || k.name == "modprobe" && k.has("-n", "--dry-run", "--show-depends", "-c") {
 		return
 	}
-	k.emit(sg2903deny, quote(k.name)+" changes the running kernel")
+	k.emit(sg2903deny, quote(k.said())+" changes the running kernel")
 }
 
 func (k *cmdCheck) systemctl() {
@@ -177,7 +177,7 @@ func (k *cmdCheck) at() {
 	if k.has("-l", "-V", "-h") || k.name == "at" && len(k.args) == 0 {
 		return
 	}
-	k.emit(sg2803ask, quote(k.name)+" schedules code to run later")
+	k.emit(sg2803ask, quote(k.said())+" schedules code to run later")
 }
 
 func (k *cmdCheck) ipcmd() {
@@ -200,7 +200,7 @@ func (k *cmdCheck) ipcmd() {
 	default:
 		for _, a := range k.args {
 			if strings.HasPrefix(a.Value, "set-") {
-				k.emit(sg2903ask, k.name+" "+a.Value+" changes system settings")
+				k.emit(sg2903ask, k.said()+" "+a.Value+" changes system settings")
 				return
 			}
 		}
