@@ -13,6 +13,7 @@ import (
 	"github.com/shellguard/shellguard/approvalpage"
 	"github.com/shellguard/shellguard/internal/testenv"
 	"github.com/shellguard/shellguard/policy"
+	"github.com/shellguard/shellguard/sandbox"
 )
 
 // The approval page in a real browser: headless Chromium (Debian's
@@ -83,6 +84,67 @@ func TestApprovalPageInChromium(t *testing.T) {
 	if os.Getenv("SHELLGUARD_UPDATE_SCREENSHOT") == "1" {
 		b, _ := os.ReadFile(shot)
 		if err := os.WriteFile("../docs/approval-page.png", b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// The review of a command's changes in a real browser: each change with
+// its diff and a checkbox; unticking one and clicking "Apply the checked
+// ones" answers with the other. The screenshot is checked for the diff and
+// kept as docs/approval-page-review.png when SHELLGUARD_UPDATE_SCREENSHOT=1.
+func TestReviewPageInChromium(t *testing.T) {
+	setup(t)
+	chromium := os.Getenv("CHROMIUM")
+	if chromium == "" {
+		chromium = "/usr/bin/chromium"
+	}
+	if _, err := os.Stat(chromium); err != nil {
+		testenv.SkipOrFail(t, "chromium not found (%v): make test installs Debian's chromium", err)
+	}
+	p, err := approvalpage.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	changes := []sandbox.Change{
+		{Path: "src/config.js", Op: "modify", Kind: "file", Mode: "0644",
+			Diff: "--- a/src/config.js\n+++ b/src/config.js\n@@ -1,3 +1,3 @@\n module.exports = {\n-  port: 3000,\n+  port: 8080,\n };\n"},
+		{Path: "build/cache.bin", Op: "add", Kind: "file", Mode: "0644", Note: "binary file (12 KiB)"},
+	}
+	_, answer := p.Post(approvalpage.Ask{Command: "sed -i 's/3000/8080/' src/config.js && npm run build", Cwd: t.TempDir(),
+		Purpose: "serve on port 8080", Changes: changes})
+	shot := filepath.Join(t.TempDir(), "review.png")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	node := exec.CommandContext(ctx, "node", "page.mjs", p.URL(), shot, "apply", "pre.diff", "build/cache.bin")
+	node.Env = append(os.Environ(), "CHROMIUM="+chromium)
+	if out, err := node.CombinedOutput(); err != nil {
+		t.Fatalf("page.mjs: %v\n%s", err, out)
+	}
+	select {
+	case a := <-answer:
+		if !a.Allow || a.All || len(a.Paths) != 1 || a.Paths[0] != "src/config.js" {
+			t.Errorf("the click answered %+v, want src/config.js alone", a)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the click did not answer the review")
+	}
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(f)
+	f.Close()
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	if b := img.Bounds(); b.Dx() < 800 || b.Dy() < 300 {
+		t.Errorf("screenshot of %v", b)
+	}
+	if os.Getenv("SHELLGUARD_UPDATE_SCREENSHOT") == "1" {
+		b, _ := os.ReadFile(shot)
+		if err := os.WriteFile("../docs/approval-page-review.png", b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

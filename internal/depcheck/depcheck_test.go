@@ -53,10 +53,10 @@ var allowed = map[string][]string{
 
 	// Faces over the library.
 	"config":       {"", "policy", "sandbox", "sandbox/netproxy", "redact", "audit", "internal/*"},
-	"approvalpage": {"policy", "sandbox"}, // sandbox: a review's Change values
+	"approvalpage": {"policy", "sandbox"},     // sandbox: a review's Change values
 	"terminal":     {"", "policy", "sandbox"}, // sandbox: a review's Change values
 	"mcpserver":    {"", "policy", "approvalpage", "internal/capture", "internal/steptime", "internal/safe"},
-	"e2e":          {"approvalpage", "policy", "internal/*"},
+	"e2e":          {"approvalpage", "policy", "sandbox", "internal/*"},
 }
 
 // pkg is what go list says of a package.
