@@ -55,15 +55,19 @@ func stdioCalls(t *testing.T, srv *Server, cmds ...string) []string {
 }
 
 // A call that waited for a slot after the input ended is not stopped for
-// the time the calls before it took: each command gets DrainTimeout of its
-// own. Four calls of 0.7 s through one slot take longer than DrainTimeout
-// in all, and every one of them is answered with its output.
+// the time the calls before it took: each command gets the drain timeout
+// of its own. Four calls of 2 s through one slot take longer than the
+// drain timeout (6 s) in all, and every one of them is answered with its
+// output. (Each needs its 2 s plus a sandbox start, which a loaded
+// machine has taken past 1 s: the drain timeout leaves room for that, and
+// the four together still outlast it.)
 func TestDrainClockIsPerCommand(t *testing.T) {
 	g, _ := newGuard(t)
-	srv := New(g, &Options{MaxCalls: 1})
+	const drain = 6 * time.Second
+	srv := New(g, &Options{MaxCalls: 1, DrainTimeout: drain})
 	var cmds []string
 	for i := range 4 {
-		cmds = append(cmds, fmt.Sprintf("sleep 0.7; echo done%d", i))
+		cmds = append(cmds, fmt.Sprintf("sleep 2; echo done%d", i))
 	}
 	start := time.Now()
 	got := stdioCalls(t, srv, cmds...)
@@ -72,7 +76,7 @@ func TestDrainClockIsPerCommand(t *testing.T) {
 			t.Errorf("call %d answered %q, want %q", i, a, want)
 		}
 	}
-	if el := time.Since(start); el < DrainTimeout {
+	if el := time.Since(start); el < drain {
 		t.Errorf("the four calls took %v: they did not wait for the one slot", el)
 	}
 }
