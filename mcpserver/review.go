@@ -74,10 +74,10 @@ type answer struct {
 type pendingRun struct {
 	in      *input
 	sess    *shellguard.Session
-	cancel  context.CancelFunc // ends the run, or its wait for an answer
-	asks    chan *question     // from the run
-	done    chan runOut        // the run's result
-	always  bool               // a network grant may be kept in the grants file
+	cancel  context.CancelCauseFunc // ends the run, or its wait for an answer
+	asks    chan *question          // from the run
+	done    chan runOut             // the run's result
+	always  bool                    // a network grant may be kept in the grants file
 	expires time.Time
 	cur     *question
 }
@@ -117,7 +117,7 @@ func (r *asking) drop(sess *shellguard.Session) {
 	defer r.mu.Unlock()
 	for p := range r.run {
 		if sess == nil || p.sess == sess {
-			p.cancel()
+			p.cancel(nil)
 		}
 	}
 	for id, p := range r.m {
@@ -177,7 +177,7 @@ func (s *Server) runAsking(ctx context.Context, ss *mcp.ServerSession, sess *she
 	// The run outlives this call when it returns a question: it ends when
 	// it is done (its questions answered, or given up on), or when its
 	// session closes, not with the call.
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	runCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	p := &pendingRun{in: in, sess: sess, cancel: cancel, asks: make(chan *question), done: make(chan runOut, 1),
 		always: s.guardOf(sess).GrantsError() == nil}
 	s.asking.start(p)
@@ -235,7 +235,7 @@ func (s *Server) runAsking(ctx context.Context, ss *mcp.ServerSession, sess *she
 	go func() {
 		defer s.wg.Done()
 		defer s.asking.end(p)
-		defer cancel()
+		defer cancel(nil)
 		res, err := s.run(runCtx, sess, in, approve, live, reviewer, netAsk)
 		granted(res)
 		s.recordPage(res)
@@ -295,7 +295,7 @@ func (s *Server) awaitPage(ctx context.Context, p *pendingRun, first bool) *mcp.
 		if !first {
 			return toolError("the client cancelled the call; the run goes on waiting for its answer on the approval page")
 		}
-		p.cancel() // the command is stopped; what it changed does not land
+		p.cancel(context.Cause(ctx)) // the command is stopped; what it changed does not land
 		out := <-p.done
 		return result(out.res, true)
 	}
@@ -326,7 +326,10 @@ func (s *Server) await(ctx context.Context, p *pendingRun, first bool) *mcp.Call
 			// with this call, and a further question goes unanswered.
 			return toolError("the client cancelled the call after answering; the answer was applied")
 		}
-		p.cancel() // the command is stopped; what it changed does not land
+		// The command is stopped, for the call's reason (the client
+		// cancelled, or the drain after its input ended: the result says
+		// which); what it changed does not land.
+		p.cancel(context.Cause(ctx))
 		out := <-p.done
 		return result(out.res, true)
 	}

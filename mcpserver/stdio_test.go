@@ -83,19 +83,23 @@ func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(
 // answered, and the server returns soon after.
 func TestStdioDrainStopsLongCalls(t *testing.T) {
 	g, _ := newGuard(t)
-	var in bytes.Buffer
-	in.WriteString(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n")
-	in.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
-	in.WriteString(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"bash","arguments":{"command":"echo started; sleep 30"}}}` + "\n")
-	var out syncBuf
-	start := time.Now()
-	if err := New(g, nil).RunIO(context.Background(), &in, &out); err != nil {
-		t.Fatal(err)
-	}
-	if el := time.Since(start); el > 2*DrainTimeout+3*time.Second {
-		t.Errorf("RunIO returned after %v", el)
-	}
-	if !strings.Contains(out.String(), `"id":2`) {
-		t.Errorf("the long call was not answered:\n%s", out.String())
+	// A client that can answer questions runs its calls as runs that may
+	// ask (review.go): the drain stops those too.
+	for _, caps := range []string{`{}`, `{"elicitation":{}}`} {
+		var in bytes.Buffer
+		in.WriteString(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":` + caps + `,"clientInfo":{"name":"t","version":"1"}}}` + "\n")
+		in.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+		in.WriteString(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"bash","arguments":{"command":"echo started; sleep 30"}}}` + "\n")
+		var out syncBuf
+		start := time.Now()
+		if err := New(g, nil).RunIO(context.Background(), &in, &out); err != nil {
+			t.Fatal(err)
+		}
+		if el := time.Since(start); el > 2*DrainTimeout+3*time.Second {
+			t.Errorf("capabilities %s: RunIO returned after %v", caps, el)
+		}
+		if !strings.Contains(out.String(), `"id":2`) || !strings.Contains(out.String(), "stopped: the client closed its input") {
+			t.Errorf("capabilities %s: the long call was not answered as stopped:\n%s", caps, out.String())
+		}
 	}
 }
