@@ -164,17 +164,19 @@ func TestGuardTasks(t *testing.T) {
 // budget returns its task id and partial output, and keeps running.
 func TestGuardAutoBackground(t *testing.T) {
 	g, _ := newGuard(t)
-	srv := New(g, &Options{Sessions: shellguard.SessionOptions{BlockingBudget: time.Second}})
-	if got := srv.set.BlockingBudget; got != time.Second {
+	// The budget (2 s) counts from the call, sandbox start included: at
+	// load 10 a 1 s budget ended before the command had printed its first
+	// line. It ends the call long before the command (6 s).
+	const budget = 2 * time.Second
+	srv := New(g, &Options{Sessions: shellguard.SessionOptions{BlockingBudget: budget}})
+	if got := srv.set.BlockingBudget; got != budget {
 		t.Fatalf("settings BlockingBudget = %v", got)
 	}
 	cs := connect(t, srv, nil)
 	t0 := time.Now()
-	// The budget (1 s) ends the call long before the command (5 s); the
-	// bound leaves a loaded machine's sandbox start room.
-	r := callBash(t, cs, map[string]any{"command": "echo before; sleep 5; echo after"})
+	r := callBash(t, cs, map[string]any{"command": "echo before; sleep 6; echo after"})
 	o := structured(t, r)
-	if el := time.Since(t0); el > 4*time.Second {
+	if el := time.Since(t0); el > 5*time.Second {
 		t.Errorf("returned after %v", el)
 	}
 	if r.IsError || o.Task == nil || !o.Task.Backgrounded || o.Task.ID == "" || o.Task.Pid <= 0 || o.ExitCode != nil || o.Stdout != "before\n" || o.Task.StartedAt.IsZero() {
@@ -184,7 +186,7 @@ func TestGuardAutoBackground(t *testing.T) {
 		t.Errorf("text: %s", textOf(r))
 	}
 	var later string                                        // each read returns what is new: "before" was read
-	for i := 0; i < 10 && (i == 0 || o.Task.Running); i++ { // each wait is bounded by the 1 s budget
+	for i := 0; i < 10 && (i == 0 || o.Task.Running); i++ { // each wait is bounded by the budget
 		o = structured(t, callBash(t, cs, map[string]any{"task_id": o.Task.ID, "wait": true}))
 		later += o.Stdout
 	}
@@ -197,10 +199,10 @@ func TestGuardAutoBackground(t *testing.T) {
 		t.Errorf("stdin: %s", textOf(r))
 	}
 	// wait is bounded by the budget, however long the timeout asked.
-	o = structured(t, callBash(t, cs, map[string]any{"command": "sleep 5", "run_in_background": true}))
+	o = structured(t, callBash(t, cs, map[string]any{"command": "sleep 8", "run_in_background": true}))
 	t0 = time.Now()
 	r = callBash(t, cs, map[string]any{"task_id": o.Task.ID, "wait": true, "timeout": 60})
-	if el := time.Since(t0); el > 4*time.Second || !structured(t, r).Task.Running || !strings.Contains(textOf(r), "still running after 1 s") {
+	if el := time.Since(t0); el > 5*time.Second || !structured(t, r).Task.Running || !strings.Contains(textOf(r), "still running after 2 s") {
 		t.Errorf("bounded wait: %v %s", el, textOf(r))
 	}
 }
