@@ -101,6 +101,10 @@ type Grammar struct {
 	Stdin bool
 	// Net is set for network clients: RoleURL operands are contacted.
 	Net bool
+	// NetClient: the program moves bytes between this machine and a host
+	// named on its command line (curl, nc, ssh, rsync): what is piped
+	// into it may be sent, what it prints came from the network.
+	NetClient bool
 	// Mutating: an unknown subcommand is reported as Unknown.
 	Mutating bool
 	// Tree: subcommand words at any depth are classified by their verb
@@ -315,6 +319,10 @@ type Program struct {
 	// Checks are the policy checks the command is handed to: the
 	// program's, then its prefix's; "" when there is none.
 	Checks [2]string
+	// Line is the program's grammar line, +opaque lines included (nil
+	// when no grammar names it): the properties policy asks about
+	// (NetClient, …) are read from it, so aliases and variants share them.
+	Line *Grammar
 }
 
 // Resolve reads a command name as policy needs it: the program that an
@@ -323,13 +331,13 @@ type Program struct {
 // they name a program and its check.
 func Resolve(name string) Program {
 	if g := lookup(name); g != nil && !g.Prefix {
-		return Program{Name: g.Name, Checks: [2]string{g.Check}}
+		return Program{Name: g.Name, Checks: [2]string{g.Check}, Line: g}
 	}
 	for _, pre := range genPrefixes {
 		if len(name) > len(pre) && strings.HasPrefix(name, pre) {
 			p := Program{Name: name, Checks: [2]string{1: lookup(pre).Check}}
 			if g := lookup(name[len(pre):]); g != nil && !g.Prefix {
-				p.Name, p.Checks[0] = g.Name, g.Check
+				p.Name, p.Checks[0], p.Line = g.Name, g.Check, g
 			}
 			return p
 		}
@@ -512,7 +520,7 @@ func newGrammar(name, family string) *Grammar {
 
 var grammarFlags = map[string]bool{"net": true, "mutating": true, "tree": true, "wrapper": true, "dashlong": true,
 	"stdin": true, "interp": true, "ro": true, "meta": true, "verbs": true, "destroy": true, "secrets": true, "abbrev": true, "gitshort": true,
-	"variants": true, "prefix": true, "opaque": true}
+	"variants": true, "prefix": true, "opaque": true, "netclient": true}
 
 func splitList(v string) []string {
 	var out []string
@@ -540,6 +548,9 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 	switch strings.TrimPrefix(f, "+") {
 	case "net":
 		g.Net = true
+		return nil
+	case "netclient":
+		g.NetClient = true
 		return nil
 	case "mutating":
 		g.Mutating = true

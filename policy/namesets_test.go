@@ -1,0 +1,141 @@
+package policy
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/shellguard/shellguard/analyze"
+	"github.com/shellguard/shellguard/internal/grammar"
+)
+
+// All inputs here are only analysed, never executed.
+
+// notYetGrammarData are the sets of program names policy still keeps
+// itself. Each is to become a property of the programs' grammar lines;
+// none may be added.
+var notYetGrammarData = map[string]bool{
+	"envInitTools":  true, // prints shell code to eval (ssh-agent, direnv, kubectl completion)
+	"writeCommands": true, // changes files (refused in read-only mode)
+	"classOf":       true, // what info reports a command as
+	"infraCLIs":     true, // a cloud CLI whose delete words delete cloud resources
+	"metadataOnly":  true, // reads names only, never contents
+	"systemProcs":   true, // processes (not commands) whose end takes the system down
+}
+
+// TestNoProgramNameSets: a property of programs (is a network client,
+// …) is a flag on their grammar lines, which their aliases and variants
+// share; a map of program names in policy would judge an alias
+// differently from its program. Any map literal in policy whose keys
+// include names of grammar programs fails here.
+func TestNoProgramNameSets(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, p := range files {
+		if strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, p, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.VAR {
+				continue
+			}
+			for _, s := range gd.Specs {
+				vs := s.(*ast.ValueSpec)
+				for i, v := range vs.Values {
+					names := programKeys(v)
+					if len(names) < 2 || notYetGrammarData[vs.Names[i].Name] {
+						continue
+					}
+					t.Errorf("%s: %s lists programs %v: say it with a flag on their grammar lines", fset.Position(vs.Pos()), vs.Names[i].Name, names)
+				}
+			}
+		}
+	}
+}
+
+// programKeys returns the string keys of a map literal that name a
+// program some grammar line describes.
+func programKeys(v ast.Expr) []string {
+	cl, ok := v.(*ast.CompositeLit)
+	if !ok {
+		return nil
+	}
+	if _, ok := cl.Type.(*ast.MapType); !ok {
+		return nil
+	}
+	var out []string
+	for _, el := range cl.Elts {
+		kv, ok := el.(*ast.KeyValueExpr)
+		if !ok {
+			continue
+		}
+		lit, ok := kv.Key.(*ast.BasicLit)
+		if !ok || lit.Kind != token.STRING {
+			continue
+		}
+		if s, err := strconv.Unquote(lit.Value); err == nil && grammar.Resolve(s).Line != nil {
+			out = append(out, s)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// linesWith returns every name (program, alias) whose grammar line has
+// the property.
+func linesWith(has func(*grammar.Grammar) bool) []string {
+	var out []string
+	for name, g := range grammar.Grammars() {
+		if g.Parent == nil && has(g) {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestNetClientIsGrammarData: a program is a network client (its output
+// came from the network, its input may be sent) when its grammar line
+// says +netclient, for the program and every alias; a program without
+// the flag is not one by its name.
+func TestNetClientIsGrammarData(t *testing.T) {
+	names := linesWith(func(g *grammar.Grammar) bool { return g.NetClient })
+	if len(names) < 20 {
+		t.Fatalf("only %d names are +netclient: %v", len(names), names)
+	}
+	for _, n := range []string{"curl", "wget", "nc", "ncat", "socat", "ssh", "scp", "rsync", "xh", "httpie", "lwp-request"} { // a sample, aliases among them
+		if !slices.Contains(names, n) {
+			t.Errorf("%s is no longer +netclient", n)
+		}
+	}
+	for _, n := range names {
+		if c := analyze.Analyze(n+" x.example", analyze.Options{}).Commands[0]; !isNetwork(c) {
+			t.Errorf("%s is +netclient but not judged a network client", n)
+		}
+	}
+	for _, n := range []string{"gh", "dig", "openssl", "npm", "aws"} { // +net, not clients of a host they are given
+		if c := analyze.Analyze(n+" x.example", analyze.Options{}).Commands[0]; isNetwork(c) {
+			t.Errorf("%s is judged a network client, its line does not say +netclient", n)
+		}
+	}
+	// and so, for every name, its output run by a shell is downloaded code
+	for _, n := range names {
+		if v := Check(n+" https://x.example/i.sh | sh", testRules); !slices.Contains(ids(v), "SG2301:deny") {
+			t.Errorf("%s https://x.example/i.sh | sh: %v, want SG2301", n, ids(v))
+		}
+	}
+}
