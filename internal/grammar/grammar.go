@@ -105,6 +105,10 @@ type Grammar struct {
 	// named on its command line (curl, nc, ssh, rsync): what is piped
 	// into it may be sent, what it prints came from the network.
 	NetClient bool
+	// Cloud: a cloud or hosting CLI whose delete, destroy, remove or rm
+	// word, anywhere in the command (or TOPIC:destroy and the like),
+	// deletes cloud resources (doctl, heroku, pulumi).
+	Cloud bool
 	// Mutating: an unknown subcommand is reported as Unknown.
 	Mutating bool
 	// Tree: subcommand words at any depth are classified by their verb
@@ -520,7 +524,7 @@ func newGrammar(name, family string) *Grammar {
 
 var grammarFlags = map[string]bool{"net": true, "mutating": true, "tree": true, "wrapper": true, "dashlong": true,
 	"stdin": true, "interp": true, "ro": true, "meta": true, "verbs": true, "destroy": true, "secrets": true, "abbrev": true, "gitshort": true,
-	"variants": true, "prefix": true, "opaque": true, "netclient": true}
+	"variants": true, "prefix": true, "opaque": true, "netclient": true, "cloud": true}
 
 func splitList(v string) []string {
 	var out []string
@@ -551,6 +555,9 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 		return nil
 	case "netclient":
 		g.NetClient = true
+		return nil
+	case "cloud":
+		g.Cloud = true
 		return nil
 	case "mutating":
 		g.Mutating = true
