@@ -21,11 +21,10 @@ import (
 // itself. Each is to become a property of the programs' grammar lines;
 // none may be added.
 var notYetGrammarData = map[string]bool{
-	"envInitTools":  true, // prints shell code to eval (ssh-agent, direnv, kubectl completion)
-	"writeCommands": true, // changes files (refused in read-only mode)
-	"classOf":       true, // what info reports a command as
-	"metadataOnly":  true, // reads names only, never contents
-	"systemProcs":   true, // processes (not commands) whose end takes the system down
+	"envInitTools": true, // prints shell code to eval (ssh-agent, direnv, kubectl completion)
+	"classOf":      true, // what info reports a command as
+	"metadataOnly": true, // reads names only, never contents
+	"systemProcs":  true, // processes (not commands) whose end takes the system down
 }
 
 // TestNoProgramNameSets: a property of programs (is a network client,
@@ -157,6 +156,30 @@ func TestCloudIsGrammarData(t *testing.T) {
 	for _, s := range []string{"kubectl delete pod x", "cargo remove serde", "npm rm left-pad"} { // no +cloud line
 		if v := Check(s, testRules); slices.Contains(ids(v), "SG3205:deny") {
 			t.Errorf("%s: %v, its program's line is not +cloud", s, ids(v))
+		}
+	}
+}
+
+// TestWritesIsGrammarData: a program every run of which changes files is
+// a +writes grammar line; read-only mode refuses every name of it,
+// aliases included, and no program by its name alone.
+func TestWritesIsGrammarData(t *testing.T) {
+	ro := testRules
+	ro.Readonly = true
+	names := linesWith(func(g *grammar.Grammar) bool { return g.Writes })
+	for _, n := range []string{"rm", "grm", "rimraf", "cp", "tee", "dd", "rsync", "chmod"} { // a sample, aliases among them
+		if !slices.Contains(names, n) {
+			t.Errorf("%s is no longer +writes", n)
+		}
+	}
+	for _, n := range names {
+		if v := Check(n+" x", ro); !slices.Contains(ids(v), "SG2010:deny") {
+			t.Errorf("%s x in read-only mode: %v, want SG2010", n, ids(v))
+		}
+	}
+	for _, s := range []string{"cat x", "ls -la", "grep -r x ."} { // no +writes line
+		if v := Check(s, ro); slices.Contains(ids(v), "SG2010:deny") {
+			t.Errorf("%s in read-only mode: %v, its program's line is not +writes", s, ids(v))
 		}
 	}
 }

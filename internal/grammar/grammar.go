@@ -109,6 +109,9 @@ type Grammar struct {
 	// word, anywhere in the command (or TOPIC:destroy and the like),
 	// deletes cloud resources (doctl, heroku, pulumi).
 	Cloud bool
+	// Writes: every run of the program changes files (rm, cp, tee, dd):
+	// read-only mode refuses it whatever its operands.
+	Writes bool
 	// Mutating: an unknown subcommand is reported as Unknown.
 	Mutating bool
 	// Tree: subcommand words at any depth are classified by their verb
@@ -524,7 +527,7 @@ func newGrammar(name, family string) *Grammar {
 
 var grammarFlags = map[string]bool{"net": true, "mutating": true, "tree": true, "wrapper": true, "dashlong": true,
 	"stdin": true, "interp": true, "ro": true, "meta": true, "verbs": true, "destroy": true, "secrets": true, "abbrev": true, "gitshort": true,
-	"variants": true, "prefix": true, "opaque": true, "netclient": true, "cloud": true}
+	"variants": true, "prefix": true, "opaque": true, "netclient": true, "cloud": true, "writes": true}
 
 func splitList(v string) []string {
 	var out []string
@@ -558,6 +561,9 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 		return nil
 	case "cloud":
 		g.Cloud = true
+		return nil
+	case "writes":
+		g.Writes = true
 		return nil
 	case "mutating":
 		g.Mutating = true
