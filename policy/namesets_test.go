@@ -183,3 +183,26 @@ func TestWritesIsGrammarData(t *testing.T) {
 		}
 	}
 }
+
+// TestNamesIsGrammarData: a program that reads only the names of its
+// operands is a +names grammar line; given a credential's path, none of
+// its names touches the credential, while a program that reads the
+// bytes, even only to hash them, does.
+func TestNamesIsGrammarData(t *testing.T) {
+	names := linesWith(func(g *grammar.Grammar) bool { return g.Names })
+	for _, n := range []string{"ls", "dir", "stat", "find", "test", "[", "du", "realpath"} { // a sample, aliases among them
+		if !slices.Contains(names, n) {
+			t.Errorf("%s is no longer +names", n)
+		}
+	}
+	for _, n := range names {
+		if v := Check(n+" ~/.ssh/id_rsa", testRules); slices.Contains(ids(v), "SG2601:deny") {
+			t.Errorf("%s ~/.ssh/id_rsa: %v, a +names program reads no credential", n, ids(v))
+		}
+	}
+	for _, n := range []string{"cat", "sha256sum", "wc", "cp"} { // read the bytes
+		if v := Check(n+" ~/.ssh/id_rsa", testRules); !slices.Contains(ids(v), "SG2601:deny") {
+			t.Errorf("%s ~/.ssh/id_rsa: %v, want SG2601", n, ids(v))
+		}
+	}
+}

@@ -10,9 +10,6 @@ import (
 
 // Credentials, secrets and the environment: reading, printing and sending them.
 
-var metadataOnly = map[string]bool{"ls": true, "stat": true, "test": true, "[": true, "du": true, "find": true,
-	"realpath": true, "readlink": true, "basename": true, "dirname": true, "mkdir": true, "touch": false, "cd": true}
-
 // broadReads flags commands that read, copy or archive the whole home
 // directory or file system, and searches for key files outside the
 // workspace.
@@ -63,7 +60,9 @@ func (k *cmdCheck) broadReads() {
 
 func (k *cmdCheck) credentials() {
 	k.broadReads()
-	if k.c.Remote || metadataOnly[k.name] && !k.has("-exec", "-execdir", "-fprint", "-fls") {
+	// a program that reads only names (+names) touches no secret it is
+	// given the path of
+	if k.c.Remote || k.prog.Line != nil && k.prog.Line.Names && !k.has("-exec", "-execdir", "-fprint", "-fls") {
 		k.printsSecrets()
 		return
 	}

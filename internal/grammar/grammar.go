@@ -112,6 +112,10 @@ type Grammar struct {
 	// Writes: every run of the program changes files (rm, cp, tee, dd):
 	// read-only mode refuses it whatever its operands.
 	Writes bool
+	// Names: the program reads only the names and attributes of its
+	// operands, never their bytes (ls, stat, find, test); unlike Meta it
+	// prints no digest or count of the contents either.
+	Names bool
 	// Mutating: an unknown subcommand is reported as Unknown.
 	Mutating bool
 	// Tree: subcommand words at any depth are classified by their verb
@@ -527,7 +531,7 @@ func newGrammar(name, family string) *Grammar {
 
 var grammarFlags = map[string]bool{"net": true, "mutating": true, "tree": true, "wrapper": true, "dashlong": true,
 	"stdin": true, "interp": true, "ro": true, "meta": true, "verbs": true, "destroy": true, "secrets": true, "abbrev": true, "gitshort": true,
-	"variants": true, "prefix": true, "opaque": true, "netclient": true, "cloud": true, "writes": true}
+	"variants": true, "prefix": true, "opaque": true, "netclient": true, "cloud": true, "writes": true, "names": true}
 
 func splitList(v string) []string {
 	var out []string
@@ -564,6 +568,9 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 		return nil
 	case "writes":
 		g.Writes = true
+		return nil
+	case "names":
+		g.Names = true
 		return nil
 	case "mutating":
 		g.Mutating = true
