@@ -206,3 +206,35 @@ func TestNamesIsGrammarData(t *testing.T) {
 		}
 	}
 }
+
+// TestTreeReadsIsGrammarData: a program that reads every file under a
+// directory (with -r, or always when +recursive) is a +treereads line;
+// every name of it reading the home directory asks, a name of any other
+// program does not.
+func TestTreeReadsIsGrammarData(t *testing.T) {
+	names := linesWith(func(g *grammar.Grammar) bool { return g.TreeReads })
+	for _, n := range []string{"grep", "egrep", "rg", "tar", "7za", "cp", "rsync", "scp"} { // a sample, aliases among them
+		if !slices.Contains(names, n) {
+			t.Errorf("%s is no longer +treereads", n)
+		}
+	}
+	for _, n := range []string{"rg", "tar", "zip", "7zr"} {
+		if g := grammar.Resolve(n).Line; g == nil || !g.Recursive {
+			t.Errorf("%s is no longer +recursive", n)
+		}
+	}
+	for _, n := range names {
+		if v := Check(n+" -r x ~", testRules); !slices.Contains(ids(v), "SG2601:ask") {
+			t.Errorf("%s -r x ~: %v, want SG2601", n, ids(v))
+		}
+		g := grammar.Resolve(n).Line
+		if v := Check(n+" x ~", testRules); slices.Contains(ids(v), "SG2601:ask") != g.Recursive {
+			t.Errorf("%s x ~: %v, SG2601 only for a +recursive line", n, ids(v))
+		}
+	}
+	for _, s := range []string{"ls -R ~", "du -a ~", "chmod -R u+r ~/proj"} { // no +treereads line
+		if v := Check(s, testRules); slices.Contains(ids(v), "SG2601:ask") {
+			t.Errorf("%s: %v, its program's line is not +treereads", s, ids(v))
+		}
+	}
+}

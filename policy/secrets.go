@@ -14,9 +14,10 @@ import (
 // directory or file system, and searches for key files outside the
 // workspace.
 func (k *cmdCheck) broadReads() {
-	switch k.name {
-	case "grep", "rg", "ag", "ack", "tar", "zip", "cp", "rsync", "scp", "7z", "cpio", "du":
-	case "find":
+	line := k.prog.Line
+	switch {
+	case line != nil && line.TreeReads:
+	case k.name == "find":
 		for i, a := range k.args {
 			if (a.Value == "-name" || a.Value == "-iname" || a.Value == "-path") && i+1 < len(k.args) {
 				n := strings.ToLower(k.args[i+1].Value)
@@ -38,11 +39,7 @@ func (k *cmdCheck) broadReads() {
 	default:
 		return
 	}
-	if k.name == "du" {
-		return
-	}
-	recursive := k.name == "tar" || k.name == "zip" || k.name == "7z" || k.name == "cpio" || k.name == "rg" || k.name == "ag" || k.name == "ack" ||
-		k.hasShort('r', "--recursive") || k.hasShort('R') || k.hasShort('a', "--archive")
+	recursive := line.Recursive || k.hasShort('r', "--recursive") || k.hasShort('R') || k.hasShort('a', "--archive")
 	if !recursive {
 		return
 	}

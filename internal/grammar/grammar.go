@@ -116,6 +116,10 @@ type Grammar struct {
 	// operands, never their bytes (ls, stat, find, test); unlike Meta it
 	// prints no digest or count of the contents either.
 	Names bool
+	// TreeReads: given a directory and a recursion option (-r, -R, -a)
+	// the program reads every file under it (grep, cp, rsync);
+	// Recursive: it does so without an option (tar, zip, rg).
+	TreeReads, Recursive bool
 	// Mutating: an unknown subcommand is reported as Unknown.
 	Mutating bool
 	// Tree: subcommand words at any depth are classified by their verb
@@ -531,7 +535,7 @@ func newGrammar(name, family string) *Grammar {
 
 var grammarFlags = map[string]bool{"net": true, "mutating": true, "tree": true, "wrapper": true, "dashlong": true,
 	"stdin": true, "interp": true, "ro": true, "meta": true, "verbs": true, "destroy": true, "secrets": true, "abbrev": true, "gitshort": true,
-	"variants": true, "prefix": true, "opaque": true, "netclient": true, "cloud": true, "writes": true, "names": true}
+	"variants": true, "prefix": true, "opaque": true, "netclient": true, "cloud": true, "writes": true, "names": true, "treereads": true, "recursive": true}
 
 func splitList(v string) []string {
 	var out []string
@@ -571,6 +575,12 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 		return nil
 	case "names":
 		g.Names = true
+		return nil
+	case "treereads":
+		g.TreeReads = true
+		return nil
+	case "recursive":
+		g.Recursive = true
 		return nil
 	case "mutating":
 		g.Mutating = true
