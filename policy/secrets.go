@@ -201,7 +201,9 @@ func isEnvDump(c *analyze.Command) bool {
 }
 
 func (k *cmdCheck) secretVars() {
-	if !isNetwork(k.c) && k.name != "dig" && k.name != "nslookup" && k.name != "host" && k.name != "ping" {
+	// a network client sends its words; a resolver (+resolves) the host
+	// names among them
+	if !isNetwork(k.c) && (k.prog.Line == nil || !k.prog.Line.Resolves) {
 		return
 	}
 	for i, a := range k.args {

@@ -120,6 +120,9 @@ type Grammar struct {
 	// the program reads every file under it (grep, cp, rsync);
 	// Recursive: it does so without an option (tar, zip, rg).
 	TreeReads, Recursive bool
+	// Resolves: the host names the program is given are looked up (dig,
+	// ping), so what a name carries leaves the machine.
+	Resolves bool
 	// Mutating: an unknown subcommand is reported as Unknown.
 	Mutating bool
 	// Tree: subcommand words at any depth are classified by their verb
@@ -535,7 +538,7 @@ func newGrammar(name, family string) *Grammar {
 
 var grammarFlags = map[string]bool{"net": true, "mutating": true, "tree": true, "wrapper": true, "dashlong": true,
 	"stdin": true, "interp": true, "ro": true, "meta": true, "verbs": true, "destroy": true, "secrets": true, "abbrev": true, "gitshort": true,
-	"variants": true, "prefix": true, "opaque": true, "netclient": true, "cloud": true, "writes": true, "names": true, "treereads": true, "recursive": true}
+	"variants": true, "prefix": true, "opaque": true, "netclient": true, "cloud": true, "writes": true, "names": true, "treereads": true, "recursive": true, "resolves": true}
 
 func splitList(v string) []string {
 	var out []string
@@ -581,6 +584,9 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 		return nil
 	case "recursive":
 		g.Recursive = true
+		return nil
+	case "resolves":
+		g.Resolves = true
 		return nil
 	case "mutating":
 		g.Mutating = true
