@@ -260,3 +260,44 @@ func TestResolvesIsGrammarData(t *testing.T) {
 		}
 	}
 }
+
+// TestInitCodeIsGrammarData: a program that prints shell setup made to
+// be eval'd says so on its line (initcode=), always or with one of its
+// words (kubectl completion); eval of its output is then not code known
+// only at run time, by every name of the program: the aliases oc, pip3
+// and mamba asked before, their programs did not.
+func TestInitCodeIsGrammarData(t *testing.T) {
+	names := linesWith(func(g *grammar.Grammar) bool { return len(g.InitCode) > 0 })
+	for _, n := range []string{"ssh-agent", "direnv", "pyenv", "conda", "mamba", "kubectl", "oc", "pip", "pip3"} { // a sample, aliases among them
+		if !slices.Contains(names, n) {
+			t.Errorf("%s no longer says initcode=", n)
+		}
+	}
+	for _, n := range names {
+		g := grammar.Resolve(n).Line
+		cmd := n
+		if !slices.Contains(g.InitCode, "*") {
+			cmd += " " + g.InitCode[0]
+			if v := Check(`eval "$(`+n+` get x)"`, testRules); !slices.Contains(ids(v), "SG2305:ask") {
+				t.Errorf("eval of %s get x: %v, want SG2305 (initcode= only with %v)", n, ids(v), g.InitCode)
+			}
+		}
+		if v := Check(`eval "$(`+cmd+`)"`, testRules); slices.Contains(ids(v), "SG2305:ask") {
+			t.Errorf("eval of %s: %v, its line says initcode=", cmd, ids(v))
+		}
+	}
+	same := []struct{ alias, canon string }{
+		{`eval "$(oc completion bash)"`, `eval "$(kubectl completion bash)"`},
+		{`eval "$(pip3 completion --bash)"`, `eval "$(pip completion --bash)"`},
+		{`eval "$(mamba shell hook)"`, `eval "$(conda shell hook)"`},
+	}
+	for _, tc := range same {
+		a, c := ids(Check(tc.alias, testRules)), ids(Check(tc.canon, testRules))
+		if !slices.Equal(a, c) {
+			t.Errorf("%s: %v, but %s: %v", tc.alias, a, tc.canon, c)
+		}
+	}
+	if v := Check(`eval "$(env)"`, testRules); !slices.Contains(ids(v), "SG2305:ask") { // no initcode= line
+		t.Errorf(`eval "$(env)": %v, want SG2305`, ids(v))
+	}
+}

@@ -123,6 +123,11 @@ type Grammar struct {
 	// Resolves: the host names the program is given are looked up (dig,
 	// ping), so what a name carries leaves the machine.
 	Resolves bool
+	// InitCode: the program prints shell setup code made to be eval'd
+	// in the current shell (eval "$(ssh-agent -s)"): "*" always,
+	// otherwise when one of these words is among its arguments
+	// (kubectl completion).
+	InitCode []string
 	// Mutating: an unknown subcommand is reported as Unknown.
 	Mutating bool
 	// Tree: subcommand words at any depth are classified by their verb
@@ -740,6 +745,11 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 		g.Reveals = append(g.Reveals, splitList(v)...)
 	case "codereads":
 		g.CodeReads = append(g.CodeReads, splitList(v)...)
+	case "initcode":
+		if g.Parent != nil {
+			return fmt.Errorf("initcode= is for a program's line, not a subcommand's")
+		}
+		g.InitCode = append(g.InitCode, splitList(v)...)
 	case "sys":
 		g.System = v
 	case "check":
