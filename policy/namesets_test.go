@@ -22,7 +22,6 @@ import (
 // none may be added.
 var notYetGrammarData = map[string]bool{
 	"envInitTools": true, // prints shell code to eval (ssh-agent, direnv, kubectl completion)
-	"classOf":      true, // what info reports a command as
 	"metadataOnly": true, // reads names only, never contents
 	"systemProcs":  true, // processes (not commands) whose end takes the system down
 }
@@ -299,5 +298,31 @@ func TestInitCodeIsGrammarData(t *testing.T) {
 	}
 	if v := Check(`eval "$(env)"`, testRules); !slices.Contains(ids(v), "SG2305:ask") { // no initcode= line
 		t.Errorf(`eval "$(env)": %v, want SG2305`, ids(v))
+	}
+}
+
+// TestClassIsGrammarData: what a command is reported as comes from its
+// program's line (class=), one of the classes policy knows, and every
+// name of the program shares it: grm was neutral where rm was
+// destructive, ncat neutral where nc was network.
+func TestClassIsGrammarData(t *testing.T) {
+	for name, g := range grammar.Grammars() {
+		if _, ok := classRank[g.Class]; g.Class != "" && !ok {
+			t.Errorf("%s: class=%s is not a class policy reports", name, g.Class)
+		}
+	}
+	same := []struct{ alias, canon string }{
+		{"grm -rf build", "rm -rf build"},
+		{"zf_rm -f notes.txt", "rm -f notes.txt"},
+		{"ncat -l 4444", "nc -l 4444"},
+		{"gsed -i s/a/b/ f", "sed -i s/a/b/ f"},
+		{"gawk '{print}' f", "awk '{print}' f"},
+		{"vdir", "ls"},
+	}
+	for _, tc := range same {
+		a, c := Check(tc.alias, testRules).Classification, Check(tc.canon, testRules).Classification
+		if a != c || a == ClassNeutral {
+			t.Errorf("%s is reported %s, %s %s", tc.alias, a, tc.canon, c)
+		}
 	}
 }

@@ -128,6 +128,10 @@ type Grammar struct {
 	// otherwise when one of these words is among its arguments
 	// (kubectl completion).
 	InitCode []string
+	// Class is what the program's commands are reported as (search,
+	// read, list, silent, write, network, destructive; policy's
+	// classification, which never changes a decision).
+	Class string
 	// Mutating: an unknown subcommand is reported as Unknown.
 	Mutating bool
 	// Tree: subcommand words at any depth are classified by their verb
@@ -745,6 +749,11 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 		g.Reveals = append(g.Reveals, splitList(v)...)
 	case "codereads":
 		g.CodeReads = append(g.CodeReads, splitList(v)...)
+	case "class":
+		if g.Parent != nil {
+			return fmt.Errorf("class= is for a program's line, not a subcommand's")
+		}
+		g.Class = v
 	case "initcode":
 		if g.Parent != nil {
 			return fmt.Errorf("initcode= is for a program's line, not a subcommand's")
