@@ -2,10 +2,12 @@ package policy
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/shellguard/shellguard/analyze"
 	"github.com/shellguard/shellguard/effects"
+	"github.com/shellguard/shellguard/internal/grammar"
 	"github.com/shellguard/shellguard/internal/lazyre"
 	"github.com/shellguard/shellguard/internal/progs"
 )
@@ -123,18 +125,15 @@ func ownStdin(c *analyze.Command) bool {
 	return false
 }
 
-var envInitTools = map[string]bool{"ssh-agent": true, "direnv": true, "pyenv": true, "rbenv": true, "nodenv": true,
-	"goenv": true, "brew": true, "starship": true, "zoxide": true, "fnm": true, "conda": true, "mise": true, "rtx": true,
-	"opam": true, "dircolors": true, "keychain": true, "luarocks": true, "minikube": true, "docker-machine": true,
-	"kubectl": true, "helm": true, "gh": true, "npm": true, "pip": true, "rustup": true, "volta": true, "jenv": true, "pipenv": true, "poetry": true}
-
+// allEnvInit reports commands that all print shell setup for the
+// current shell, as their grammar lines say (initcode=).
 func allEnvInit(cs []*analyze.Command) bool {
 	for _, c := range cs {
-		n := c.Name()
-		if !envInitTools[n] {
+		g := grammar.Resolve(c.Name()).Line
+		if g == nil || len(g.InitCode) == 0 {
 			return false
 		}
-		if (n == "kubectl" || n == "helm" || n == "gh" || n == "npm" || n == "pip" || n == "rustup" || n == "poetry" || n == "pipenv") && !hasArg(c.Argv, "completion") && !hasArg(c.Argv, "completions") {
+		if !slices.Contains(g.InitCode, "*") && !slices.ContainsFunc(g.InitCode, func(w string) bool { return hasArg(c.Argv, w) }) {
 			return false
 		}
 	}

@@ -342,14 +342,10 @@ func (k *cmdCheck) writes() {
 		}
 		k.e.writeTarget(k.i, t.Span, t.Value, t.Dynamic, k.c.Cwd, verb)
 	}
-	if k.e.rules.Readonly && writeCommands[k.name] {
+	if k.e.rules.Readonly && k.prog.Line != nil && k.prog.Line.Writes {
 		k.emit(sg2010, quote(k.said())+" modifies files in read-only mode")
 	}
 }
-
-var writeCommands = map[string]bool{"rm": true, "rmdir": true, "mv": true, "cp": true, "mkdir": true, "touch": true,
-	"chmod": true, "chown": true, "chgrp": true, "ln": true, "tee": true, "truncate": true, "install": true, "shred": true,
-	"dd": true, "unlink": true, "mkfifo": true, "mknod": true, "patch": true, "rsync": true}
 
 // redirect checks an output redirection. Its findings belong to no
 // subcommand: an allow rule for "echo *" does not allow echo > /etc/passwd.

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/shellguard/shellguard/analyze"
+	"github.com/shellguard/shellguard/internal/grammar"
 )
 
 // Classification values of a whole command. They never change a decision.
@@ -19,30 +20,15 @@ const (
 	ClassDestructive = "destructive"
 )
 
-var classOf = map[string]string{
-	"grep": ClassSearch, "rg": ClassSearch, "ag": ClassSearch, "ack": ClassSearch, "fd": ClassSearch, "find": ClassSearch,
-	"locate": ClassSearch, "egrep": ClassSearch, "fgrep": ClassSearch, "which": ClassSearch, "whereis": ClassSearch,
-	"cat": ClassRead, "head": ClassRead, "tail": ClassRead, "less": ClassRead, "more": ClassRead, "wc": ClassRead,
-	"jq": ClassRead, "yq": ClassRead, "file": ClassRead, "stat": ClassRead, "diff": ClassRead, "cmp": ClassRead,
-	"sort": ClassRead, "uniq": ClassRead, "cut": ClassRead, "awk": ClassRead, "sed": ClassRead, "tr": ClassRead,
-	"echo": ClassRead, "printf": ClassRead, "nl": ClassRead, "od": ClassRead, "xxd": ClassRead, "hexdump": ClassRead,
-	"strings": ClassRead, "readlink": ClassRead, "realpath": ClassRead, "basename": ClassRead, "dirname": ClassRead,
-	"uname": ClassRead, "nproc": ClassRead, "free": ClassRead, "date": ClassRead, "whoami": ClassRead, "id": ClassRead,
-	"pwd": ClassRead, "env": ClassRead, "printenv": ClassRead, "column": ClassRead, "tac": ClassRead,
-	"ls": ClassList, "tree": ClassList, "du": ClassList, "df": ClassList, "ps": ClassList, "lsof": ClassList,
-	"cd": ClassSilent, "mkdir": ClassSilent, "touch": ClassSilent, "chmod": ClassSilent, "export": ClassSilent,
-	"true": ClassSilent, "false": ClassSilent, ":": ClassSilent, "set": ClassSilent, "sleep": ClassSilent,
-	"cp": ClassWrite, "mv": ClassWrite, "tee": ClassWrite, "ln": ClassWrite, "patch": ClassWrite, "truncate": ClassWrite,
-	"curl": ClassNetwork, "wget": ClassNetwork, "ssh": ClassNetwork, "scp": ClassNetwork, "rsync": ClassNetwork,
-	"nc": ClassNetwork, "dig": ClassNetwork, "ping": ClassNetwork, "sftp": ClassNetwork,
-	"rm": ClassDestructive, "shred": ClassDestructive, "rmdir": ClassDestructive, "dd": ClassDestructive,
-}
-
 var classRank = map[string]int{ClassSilent: 0, ClassSearch: 1, ClassList: 1, ClassRead: 2, ClassNeutral: 3,
 	ClassWrite: 4, ClassNetwork: 5, ClassDestructive: 6}
 
+// commandClass reports what a command is: by its subcommand for a few
+// programs, otherwise as its program's grammar line says (class=), which
+// its aliases share.
 func commandClass(c *analyze.Command) string {
-	n := c.Name()
+	p := grammar.Resolve(c.Name())
+	n := p.Name
 	sub := ""
 	if len(c.Argv) > 1 {
 		sub = c.Argv[1]
@@ -73,11 +59,8 @@ func commandClass(c *analyze.Command) string {
 			return ClassNetwork
 		}
 	}
-	if cl, ok := classOf[n]; ok {
-		return cl
-	}
-	if n == "" {
-		return ClassNeutral
+	if p.Line != nil && p.Line.Class != "" {
+		return p.Line.Class
 	}
 	return ClassNeutral
 }

@@ -149,12 +149,9 @@ func (k *cmdCheck) redis() {
 	}
 }
 
-var infraCLIs = map[string]bool{"pulumi": true, "cdk": true, "doctl": true, "heroku": true, "fly": true, "flyctl": true,
-	"vercel": true, "netlify": true, "firebase": true, "eksctl": true, "oci": true, "linode-cli": true, "hcloud": true,
-	"ibmcloud": true, "serverless": true, "sls": true, "aliyun": true, "scw": true, "vultr-cli": true, "railway": true, "supabase": true}
-
+// infraDelete judges a cloud CLI (a +cloud grammar line) by its words.
 func (k *cmdCheck) infraDelete() {
-	if !infraCLIs[k.name] {
+	if k.prog.Line == nil || !k.prog.Line.Cloud {
 		return
 	}
 	for _, a := range k.args {

@@ -9,16 +9,15 @@ import (
 
 // Network tools: uploads, raw sockets, remote shells.
 
-var networkCmds = map[string]bool{"curl": true, "wget": true, "nc": true, "socat": true, "telnet": true, "ssh": true,
-	"scp": true, "sftp": true, "ftp": true, "http": true, "https": true, "aria2c": true, "fetch": true, "lynx": true,
-	"links": true, "w3m": true, "rsync": true, "tftp": true, "lwp-download": true, "lwp-request": true, "xh": true, "httpie": true,
-	"openssl": false, "ncat": true, "netcat": true, "curlie": true, "gh": false, "dig": false}
-
+// isNetwork reports a command that moves bytes to or from another host:
+// a program whose grammar line is +netclient, or any program given a
+// /dev/tcp or /dev/udp path.
 func isNetwork(c *analyze.Command) bool {
-	n := grammar.Resolve(c.Name()).Name
-	if networkCmds[n] {
+	p := grammar.Resolve(c.Name())
+	if p.Line != nil && p.Line.NetClient {
 		return true
 	}
+	n := p.Name
 	for _, a := range c.Argv {
 		if strings.HasPrefix(a, "/dev/tcp/") || strings.HasPrefix(a, "/dev/udp/") {
 			return true

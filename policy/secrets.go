@@ -10,16 +10,14 @@ import (
 
 // Credentials, secrets and the environment: reading, printing and sending them.
 
-var metadataOnly = map[string]bool{"ls": true, "stat": true, "test": true, "[": true, "du": true, "find": true,
-	"realpath": true, "readlink": true, "basename": true, "dirname": true, "mkdir": true, "touch": false, "cd": true}
-
 // broadReads flags commands that read, copy or archive the whole home
 // directory or file system, and searches for key files outside the
 // workspace.
 func (k *cmdCheck) broadReads() {
-	switch k.name {
-	case "grep", "rg", "ag", "ack", "tar", "zip", "cp", "rsync", "scp", "7z", "cpio", "du":
-	case "find":
+	line := k.prog.Line
+	switch {
+	case line != nil && line.TreeReads:
+	case k.name == "find":
 		for i, a := range k.args {
 			if (a.Value == "-name" || a.Value == "-iname" || a.Value == "-path") && i+1 < len(k.args) {
 				n := strings.ToLower(k.args[i+1].Value)
@@ -41,11 +39,7 @@ func (k *cmdCheck) broadReads() {
 	default:
 		return
 	}
-	if k.name == "du" {
-		return
-	}
-	recursive := k.name == "tar" || k.name == "zip" || k.name == "7z" || k.name == "cpio" || k.name == "rg" || k.name == "ag" || k.name == "ack" ||
-		k.hasShort('r', "--recursive") || k.hasShort('R') || k.hasShort('a', "--archive")
+	recursive := line.Recursive || k.hasShort('r', "--recursive") || k.hasShort('R') || k.hasShort('a', "--archive")
 	if !recursive {
 		return
 	}
@@ -63,7 +57,9 @@ func (k *cmdCheck) broadReads() {
 
 func (k *cmdCheck) credentials() {
 	k.broadReads()
-	if k.c.Remote || metadataOnly[k.name] && !k.has("-exec", "-execdir", "-fprint", "-fls") {
+	// a program that reads only names (+names) touches no secret it is
+	// given the path of
+	if k.c.Remote || k.prog.Line != nil && k.prog.Line.Names && !k.has("-exec", "-execdir", "-fprint", "-fls") {
 		k.printsSecrets()
 		return
 	}
@@ -205,7 +201,9 @@ func isEnvDump(c *analyze.Command) bool {
 }
 
 func (k *cmdCheck) secretVars() {
-	if !isNetwork(k.c) && k.name != "dig" && k.name != "nslookup" && k.name != "host" && k.name != "ping" {
+	// a network client sends its words; a resolver (+resolves) the host
+	// names among them
+	if !isNetwork(k.c) && (k.prog.Line == nil || !k.prog.Line.Resolves) {
 		return
 	}
 	for i, a := range k.args {

@@ -101,6 +101,37 @@ type Grammar struct {
 	Stdin bool
 	// Net is set for network clients: RoleURL operands are contacted.
 	Net bool
+	// NetClient: the program moves bytes between this machine and a host
+	// named on its command line (curl, nc, ssh, rsync): what is piped
+	// into it may be sent, what it prints came from the network.
+	NetClient bool
+	// Cloud: a cloud or hosting CLI whose delete, destroy, remove or rm
+	// word, anywhere in the command (or TOPIC:destroy and the like),
+	// deletes cloud resources (doctl, heroku, pulumi).
+	Cloud bool
+	// Writes: every run of the program changes files (rm, cp, tee, dd):
+	// read-only mode refuses it whatever its operands.
+	Writes bool
+	// Names: the program reads only the names and attributes of its
+	// operands, never their bytes (ls, stat, find, test); unlike Meta it
+	// prints no digest or count of the contents either.
+	Names bool
+	// TreeReads: given a directory and a recursion option (-r, -R, -a)
+	// the program reads every file under it (grep, cp, rsync);
+	// Recursive: it does so without an option (tar, zip, rg).
+	TreeReads, Recursive bool
+	// Resolves: the host names the program is given are looked up (dig,
+	// ping), so what a name carries leaves the machine.
+	Resolves bool
+	// InitCode: the program prints shell setup code made to be eval'd
+	// in the current shell (eval "$(ssh-agent -s)"): "*" always,
+	// otherwise when one of these words is among its arguments
+	// (kubectl completion).
+	InitCode []string
+	// Class is what the program's commands are reported as (search,
+	// read, list, silent, write, network, destructive; policy's
+	// classification, which never changes a decision).
+	Class string
 	// Mutating: an unknown subcommand is reported as Unknown.
 	Mutating bool
 	// Tree: subcommand words at any depth are classified by their verb
@@ -315,6 +346,10 @@ type Program struct {
 	// Checks are the policy checks the command is handed to: the
 	// program's, then its prefix's; "" when there is none.
 	Checks [2]string
+	// Line is the program's grammar line, +opaque lines included (nil
+	// when no grammar names it): the properties policy asks about
+	// (NetClient, …) are read from it, so aliases and variants share them.
+	Line *Grammar
 }
 
 // Resolve reads a command name as policy needs it: the program that an
@@ -323,13 +358,13 @@ type Program struct {
 // they name a program and its check.
 func Resolve(name string) Program {
 	if g := lookup(name); g != nil && !g.Prefix {
-		return Program{Name: g.Name, Checks: [2]string{g.Check}}
+		return Program{Name: g.Name, Checks: [2]string{g.Check}, Line: g}
 	}
 	for _, pre := range genPrefixes {
 		if len(name) > len(pre) && strings.HasPrefix(name, pre) {
 			p := Program{Name: name, Checks: [2]string{1: lookup(pre).Check}}
 			if g := lookup(name[len(pre):]); g != nil && !g.Prefix {
-				p.Name, p.Checks[0] = g.Name, g.Check
+				p.Name, p.Checks[0], p.Line = g.Name, g.Check, g
 			}
 			return p
 		}
@@ -512,7 +547,7 @@ func newGrammar(name, family string) *Grammar {
 
 var grammarFlags = map[string]bool{"net": true, "mutating": true, "tree": true, "wrapper": true, "dashlong": true,
 	"stdin": true, "interp": true, "ro": true, "meta": true, "verbs": true, "destroy": true, "secrets": true, "abbrev": true, "gitshort": true,
-	"variants": true, "prefix": true, "opaque": true}
+	"variants": true, "prefix": true, "opaque": true, "netclient": true, "cloud": true, "writes": true, "names": true, "treereads": true, "recursive": true, "resolves": true}
 
 func splitList(v string) []string {
 	var out []string
@@ -540,6 +575,27 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 	switch strings.TrimPrefix(f, "+") {
 	case "net":
 		g.Net = true
+		return nil
+	case "netclient":
+		g.NetClient = true
+		return nil
+	case "cloud":
+		g.Cloud = true
+		return nil
+	case "writes":
+		g.Writes = true
+		return nil
+	case "names":
+		g.Names = true
+		return nil
+	case "treereads":
+		g.TreeReads = true
+		return nil
+	case "recursive":
+		g.Recursive = true
+		return nil
+	case "resolves":
+		g.Resolves = true
 		return nil
 	case "mutating":
 		g.Mutating = true
@@ -693,6 +749,16 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 		g.Reveals = append(g.Reveals, splitList(v)...)
 	case "codereads":
 		g.CodeReads = append(g.CodeReads, splitList(v)...)
+	case "class":
+		if g.Parent != nil {
+			return fmt.Errorf("class= is for a program's line, not a subcommand's")
+		}
+		g.Class = v
+	case "initcode":
+		if g.Parent != nil {
+			return fmt.Errorf("initcode= is for a program's line, not a subcommand's")
+		}
+		g.InitCode = append(g.InitCode, splitList(v)...)
 	case "sys":
 		g.System = v
 	case "check":

@@ -69,15 +69,22 @@ func TestResolve(t *testing.T) {
 		{"no-such-program", Program{Name: "no-such-program"}, ""},
 	}
 	for _, tc := range tests {
-		if got := Resolve(tc.name); got != tc.want {
+		got := Resolve(tc.name)
+		if got.Name != tc.want.Name || got.Checks != tc.want.Checks {
 			t.Errorf("Resolve(%q) = %+v, want %+v", tc.name, got, tc.want)
 		}
-		got := ""
-		if g := Lookup(tc.name); g != nil {
-			got = g.Name
+		// the line is the program's (+opaque ones too), so that its
+		// properties are the name's; a name no line names has none
+		wantLine := tc.lookup != "" || tc.name == "zf_rm" || tc.name == "zmodload"
+		if line := got.Line; (line != nil) != wantLine || line != nil && line.Name != got.Name {
+			t.Errorf("Resolve(%q).Line = %v, want the line of %q: %v", tc.name, line, got.Name, wantLine)
 		}
-		if got != tc.lookup {
-			t.Errorf("Lookup(%q) = %q, want %q", tc.name, got, tc.lookup)
+		looked := ""
+		if g := Lookup(tc.name); g != nil {
+			looked = g.Name
+		}
+		if looked != tc.lookup {
+			t.Errorf("Lookup(%q) = %q, want %q", tc.name, looked, tc.lookup)
 		}
 	}
 }
