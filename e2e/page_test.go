@@ -22,17 +22,7 @@ import (
 // answers the waiting call. The screenshot is checked for the highlight
 // and kept as docs/approval-page.png when SHELLGUARD_UPDATE_SCREENSHOT=1.
 func TestApprovalPageInChromium(t *testing.T) {
-	setup(t)
-	chromium := os.Getenv("CHROMIUM")
-	if chromium == "" {
-		chromium = "/usr/bin/chromium"
-	}
-	if _, err := os.Stat(chromium); err != nil {
-		testenv.SkipOrFail(t, "chromium not found (%v): make test installs Debian's chromium", err)
-	}
-	if _, err := os.Stat("node_modules/playwright-core/package.json"); err != nil {
-		t.Fatalf("playwright-core is not installed in e2e/node_modules: %v", err)
-	}
+	chromium := needChromium(t)
 	p, err := approvalpage.Start()
 	if err != nil {
 		t.Fatal(err)
@@ -94,14 +84,7 @@ func TestApprovalPageInChromium(t *testing.T) {
 // ones" answers with the other. The screenshot is checked for the diff and
 // kept as docs/approval-page-review.png when SHELLGUARD_UPDATE_SCREENSHOT=1.
 func TestReviewPageInChromium(t *testing.T) {
-	setup(t)
-	chromium := os.Getenv("CHROMIUM")
-	if chromium == "" {
-		chromium = "/usr/bin/chromium"
-	}
-	if _, err := os.Stat(chromium); err != nil {
-		testenv.SkipOrFail(t, "chromium not found (%v): make test installs Debian's chromium", err)
-	}
+	chromium := needChromium(t)
 	p, err := approvalpage.Start()
 	if err != nil {
 		t.Fatal(err)
@@ -148,6 +131,24 @@ func TestReviewPageInChromium(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// needChromium returns the browser page.mjs drives, after the e2e setup;
+// without it the test is skipped (failed under strict tests).
+func needChromium(t *testing.T) string {
+	t.Helper()
+	setup(t)
+	chromium := os.Getenv("CHROMIUM")
+	if chromium == "" {
+		chromium = "/usr/bin/chromium"
+	}
+	if _, err := os.Stat(chromium); err != nil {
+		testenv.SkipOrFail(t, "chromium not found (%v): make test installs Debian's chromium", err)
+	}
+	if _, err := os.Stat("node_modules/playwright-core/package.json"); err != nil {
+		t.Fatalf("playwright-core is not installed in e2e/node_modules: %v", err)
+	}
+	return chromium
 }
 
 // countColour counts the pixels of img close to the colour r, g, b.
