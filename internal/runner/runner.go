@@ -25,6 +25,7 @@ import (
 	"os/exec"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/shellguard/shellguard/internal/capture"
@@ -182,8 +183,8 @@ type Result struct {
 	// NotRun: the launcher failed before the command ran (Err says
 	// why); ExitCode is then the launcher's, not the command's.
 	NotRun bool
-	// Forced reports that the runner had to SIGKILL the command because
-	// the leader outlived SIGTERM and the grace period.
+	// Forced reports that the runner had to SIGKILL the command: the
+	// leader outlived the grace period and did not end by SIGTERM.
 	Forced bool
 }
 
@@ -606,12 +607,16 @@ func (p *Process) supervise() {
 		NotRun:   launchErr != nil,
 	}
 	res.Stopped = p.getStop()
-	res.Forced = p.forced.Load()
 	if p.ended {
 		res.ExitCode = p.code
 	} else {
 		res.ExitCode = exitCode(p.cmd.ProcessState)
 	}
+	// The grace period passing says only that the leader's end was not seen
+	// in time; on a loaded machine the reaper runs late. A fatal SIGTERM is
+	// recorded when it is sent, so a leader whose status is SIGTERM's was
+	// ended by it, whatever the clock said.
+	res.Forced = p.forced.Load() && res.ExitCode != 128+int(syscall.SIGTERM)
 	switch res.Stopped {
 	case StopTimeout:
 		res.TimedOut = true

@@ -88,6 +88,25 @@ func TestTaskKillNeedsSIGKILL(t *testing.T) {
 	noProcesses(t, "sleep", "7502")
 }
 
+// TestTaskKillSIGTERMSeenLate: a leader that SIGTERM ended is "sigterm" even
+// when the grace period passed before its end was observed (a loaded machine
+// schedules the reaper late; a 1 ns grace makes that certain here). The wait
+// status says which signal ended it, not the clock.
+func TestTaskKillSIGTERMSeenLate(t *testing.T) {
+	tb := newTable(t, TableOptions{})
+	o := taskOpts(t, "echo ready; exec sleep 7503")
+	o.Grace = time.Nanosecond
+	task, err := tb.Start(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "ready", func() bool { return task.Status(ReadOptions{}).Stdout == "ready\n" })
+	if st := task.Kill(); st.Running || st.EndedBy != EndedSIGTERM {
+		t.Fatalf("ended by %q (exit %v), want sigterm", st.EndedBy, deref(st.ExitCode))
+	}
+	noProcesses(t, "sleep", "7503")
+}
+
 func TestTaskExitsByItself(t *testing.T) {
 	tb := newTable(t, TableOptions{})
 	task, err := tb.Start(taskOpts(t, "sleep 0.2; echo done; exit 3"))
@@ -616,4 +635,11 @@ func TestWaitingForInputIsReadingStdin(t *testing.T) {
 			}
 		})
 	}
+}
+
+func deref(p *int) any {
+	if p == nil {
+		return nil
+	}
+	return *p
 }
