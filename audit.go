@@ -170,8 +170,12 @@ func (g *Guard) record(req Request, a admission, res *Result, runErr error, star
 	}
 	ev := g.event(req, a, res)
 	ev.Phase, ev.StartSeq = audit.PhaseEnded, start
-	if _, _, err := g.appendAudit(ev); err != nil {
+	seq, ok, err := g.appendAudit(ev)
+	switch {
+	case err != nil:
 		res.Warnings = append(res.Warnings, "audit log unavailable, the end of this command was not logged: "+err.Error())
+	case ok:
+		res.AuditSeq = seq
 	}
 }
 

@@ -47,7 +47,7 @@ func TestAuditWriteAhead(t *testing.T) {
 	if err != nil && res.ExitCode == nil {
 		t.Fatal(err)
 	}
-	g.Run(context.Background(), Request{Command: "touch x"})
+	denied, _ := g.Run(context.Background(), Request{Command: "touch x"})
 	if _, err := os.Stat(filepath.Join(ws, "x")); err == nil {
 		t.Fatal("a denied command ran")
 	}
@@ -55,6 +55,15 @@ func TestAuditWriteAhead(t *testing.T) {
 	ls := auditLines(t, path)
 	if len(ls) != 3 {
 		t.Fatalf("%d lines: %v", len(ls), ls)
+	}
+	// Each result names its line: the end of the call.
+	for _, c := range []struct {
+		r    Result
+		line map[string]any
+	}{{res, ls[1]}, {denied, ls[2]}} {
+		if c.r.AuditSeq == 0 || float64(c.r.AuditSeq) != c.line["seq"] {
+			t.Errorf("%q: audit_seq %d, its ended line has seq %v", c.r.Command, c.r.AuditSeq, c.line["seq"])
+		}
 	}
 	if ls[0]["phase"] != "started" || ls[0]["decision"] != "allow" || ls[0]["exit_code"] != nil {
 		t.Errorf("line 1: %v", ls[0])

@@ -9,7 +9,9 @@
 // "session" or "always" would remember) with buttons for once, session,
 // always and deny; the network destinations a running command waits for;
 // the reviews of what a command changed, each change with its diff, to
-// apply all, some or none of; and the recent calls. It is server-rendered HTML with
+// apply all, some or none of; and the recent calls with what the audit log
+// recorded of each (its line, the findings, the approval, the sandbox
+// layers, the hosts granted, the secrets redacted). It is server-rendered HTML with
 // no script beyond a reload.
 package approvalpage
 
@@ -61,12 +63,27 @@ type Answer struct {
 	Paths []string
 }
 
-// Entry is a recent call shown on the page.
+// Entry is a recent call shown on the page, with what the audit log
+// recorded of it.
 type Entry struct {
 	Time     time.Time
 	Command  string
 	Decision string
 	Outcome  string // "exit 0", "denied", …
+
+	// AuditSeq is the seq of the call's line in the audit log (0: none
+	// was written, as without an audit log).
+	AuditSeq int64
+	// Rules are the IDs of the policy's findings.
+	Rules []string
+	// Approved: a person let the ask through.
+	Approved bool
+	// Sandbox names the sandbox layers in force (none: unsandboxed).
+	Sandbox []string
+	// Hosts are the network destinations a person granted to the run.
+	Hosts []string
+	// Redactions counts the secrets redacted from the output.
+	Redactions int
 }
 
 // Page is a running approval page.
@@ -388,9 +405,10 @@ td.cmd{font-family:monospace}
 {{if .CanAlway}}<button class="allow" name="action" value="always">Always allow in this workspace</button>{{end}}
 <button class="deny" name="action" value="deny">Deny</button>
 </form>{{end}}</div>{{end}}
-<h2>Recent calls</h2>
-{{if .Recent}}<table><tr><th>time</th><th>command</th><th>decision</th><th>outcome</th></tr>
-{{range .Recent}}<tr><td>{{.Time.Format "15:04:05"}}</td><td class="cmd">{{.Command}}</td><td>{{.Decision}}</td><td>{{.Outcome}}</td></tr>{{end}}
+<h2>Recent calls and their audit entries</h2>
+{{if .Recent}}<table><tr><th>time</th><th>command</th><th>decision</th><th>outcome</th><th>audit entry</th></tr>
+{{range .Recent}}<tr><td>{{.Time.Format "15:04:05"}}</td><td class="cmd">{{.Command}}</td><td>{{.Decision}}{{if .Approved}} (approved){{end}}</td><td>{{.Outcome}}</td>
+<td class="audit">{{if .AuditSeq}}line {{.AuditSeq}}{{else}}<span class="none">not logged (no audit log)</span>{{end}}{{if .Rules}}; findings {{range $i, $r := .Rules}}{{if $i}}, {{end}}<span class="id">{{$r}}</span>{{end}}{{end}}; {{if .Sandbox}}sandbox: {{range $i, $l := .Sandbox}}{{if $i}}, {{end}}{{$l}}{{end}}{{else}}no sandbox{{end}}{{if .Hosts}}; hosts granted: {{range $i, $h := .Hosts}}{{if $i}}, {{end}}{{$h}}{{end}}{{end}}{{if .Redactions}}; {{.Redactions}} secret(s) redacted{{end}}</td></tr>{{end}}
 </table>{{else}}<p class="none">No calls yet.</p>{{end}}
 <script>
 (async function(){for(;;){try{await fetch("wait",{cache:"no-store"});location.reload();return}catch(e){await new Promise(r=>setTimeout(r,2000))}}})();

@@ -105,6 +105,32 @@ func TestPage(t *testing.T) {
 	}
 }
 
+// The recent calls show what the audit log recorded of each: its line,
+// the findings, the approval, the sandbox layers, the hosts granted and
+// the secrets redacted; a call no log recorded says so.
+func TestPageAuditEntries(t *testing.T) {
+	p, err := Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	p.Record(Entry{Command: "curl -sf https://pkg.example/x", Decision: "ask", Outcome: "exit 0", AuditSeq: 41,
+		Rules: []string{"SG9001", "SG9002"}, Approved: true, Sandbox: []string{"landlock", "seccomp"},
+		Hosts: []string{"pkg.example:443"}, Redactions: 2})
+	p.Record(Entry{Command: "ls", Decision: "allow", Outcome: "exit 0"})
+	_, body := get(t, p.URL())
+	for _, want := range []string{"line 41", "SG9001</span>, <span class=\"id\">SG9002", "ask (approved)",
+		"sandbox: landlock, seccomp", "hosts granted: pkg.example:443", "2 secret(s) redacted", "not logged (no audit log)", "no sandbox"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the page lacks %q:\n%s", want, body)
+		}
+	}
+	// Newest first.
+	if strings.Index(body, ">ls<") > strings.Index(body, "curl -sf") {
+		t.Errorf("the recent calls are not newest first:\n%s", body)
+	}
+}
+
 // An ask that may only be answered once offers no remembering button,
 // and a forged one is refused.
 func TestPageOnceOnly(t *testing.T) {

@@ -532,6 +532,40 @@ func TestApprovalPage(t *testing.T) {
 	}
 }
 
+// TestPageShowsAuditEntries: each call of a page's server is listed with
+// its audit log line (the result's audit_seq) and its findings.
+func TestPageShowsAuditEntries(t *testing.T) {
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := shellguard.New(shellguard.Config{Workspace: ws, Sandbox: &sandbox.Spec{}, AuditPath: filepath.Join(t.TempDir(), "audit.jsonl")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	p, err := approvalpage.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	cs := connect(t, New(g, &Options{Page: p}), nil)
+	var seqs []int64
+	for _, cmd := range []string{"echo one", "echo two"} {
+		o := structured(t, callBash(t, cs, map[string]any{"command": cmd}))
+		seqs = append(seqs, o.AuditSeq)
+	}
+	if seqs[0] == 0 || seqs[1] <= seqs[0] {
+		t.Fatalf("audit_seq of the two calls: %v", seqs)
+	}
+	body, _ := io.ReadAll(mustGet(t, p.URL()).Body)
+	for _, s := range seqs {
+		if !strings.Contains(string(body), fmt.Sprintf("line %d", s)) {
+			t.Errorf("the page does not show audit line %d:\n%s", s, body)
+		}
+	}
+}
+
 // TestStdinReplyWaitsForTheRead: output the task writes before it reads
 // the line is not taken for the reply. The task prints, pauses, then
 // reads; the answer to stdin_text still holds what followed the read.

@@ -154,5 +154,16 @@ func (s *Server) recordPage(r *shellguard.Result) {
 	if len(outcome) > 120 {
 		outcome = outcome[:120] + "…"
 	}
-	s.opts.Page.Record(approvalpage.Entry{Command: r.Command, Decision: r.Decision.String(), Outcome: outcome})
+	e := approvalpage.Entry{Command: r.Command, Decision: r.Decision.String(), Outcome: outcome,
+		AuditSeq: r.AuditSeq, Approved: r.Approved, Redactions: r.Redactions}
+	for _, reason := range r.Reasons {
+		e.Rules = append(e.Rules, reason.ID)
+	}
+	if r.Sandbox != nil && !r.Unsandboxed {
+		e.Sandbox = r.Sandbox.Names()
+	}
+	if r.Grant != nil {
+		e.Hosts = r.Grant.Hosts
+	}
+	s.opts.Page.Record(e)
 }
