@@ -75,7 +75,7 @@ type Result struct {
 	// AuditSeq is the seq of the line the audit log holds for this call's
 	// end (0 without an audit log, and for a background task, whose end
 	// is written when it ends).
-	AuditSeq int64 `json:"audit_seq,omitempty" jsonschema:"the seq of the audit log line of this call's end; absent without an audit log and for background tasks"`
+	AuditSeq int64 `json:"audit_seq,omitempty" jsonschema:"the audit log line of this call's end (absent without an audit log, and for tasks)"`
 
 	// Task is set for a background task: one started by Session.Start, or
 	// a Session.Run that outlived the blocking budget.

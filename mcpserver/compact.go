@@ -114,7 +114,8 @@ func cut(text string, max int, dropped int64) (string, int64) {
 
 // outputSchema is the Result's schema (docs/result.schema.json) with the
 // sandbox report (sent only with detail: true), the reasons, the grants
-// and the task status left open: the tool list stays small.
+// and the task status left open, and the audit line undescribed: the tool
+// list stays small.
 func outputSchema() *jsonschema.Schema {
 	full := shellguard.ResultSchema()
 	s := *full
@@ -124,13 +125,14 @@ func outputSchema() *jsonschema.Schema {
 		s.Properties[k] = v
 	}
 	s.Properties["sandbox"] = &jsonschema.Schema{Types: []string{"null", "object"},
-		Description: "what the kernel sandbox enforced (docs/result.schema.json); only with detail: true"}
+		Description: "what the kernel sandbox enforced; only with detail: true"}
 	s.Properties["reasons"] = &jsonschema.Schema{Type: "array", Items: &jsonschema.Schema{Type: "object"},
 		Description: "the policy's findings: id, decision, message, rule, floor, and start and end (byte offsets in the command)"}
 	if s.Properties["grant"] != nil {
 		s.Properties["grant"] = &jsonschema.Schema{Types: []string{"null", "object"},
 			Description: "what an approval added (rules, or hosts the sandbox refused) and its scope"}
 	}
+	s.Properties["audit_seq"] = &jsonschema.Schema{Type: "integer"}
 	s.Properties["task"] = &jsonschema.Schema{Types: []string{"null", "object"},
 		Description: "a background task: id, pid, started_at, running, waiting_for_input, pty, backgrounded, ended_by, stdout_offset, stderr_offset"}
 	return &s

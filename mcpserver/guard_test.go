@@ -489,47 +489,99 @@ func mustGet(t *testing.T, u string) *http.Response {
 
 // A client without elicitation: the ask goes to the approval page. An
 // answer within the blocking budget runs the call; otherwise the call
-// says where to answer, and the next identical call uses the answer.
+// says where to answer, and the next identical call uses the answer. An
+// approved ask's changes are shown on the page before they land, where
+// the sandbox can hold them, as a client that asks shows them.
 func TestApprovalPage(t *testing.T) {
 	g, ws := newGuard(t)
-	if err := os.Mkdir(filepath.Join(ws, "sub"), 0o755); err != nil {
+	sub := filepath.Join(ws, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
 		t.Fatal(err)
+	}
+	mode := func() os.FileMode {
+		fi, err := os.Stat(sub)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Mode().Perm()
 	}
 	p, err := approvalpage.Start()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close()
+	const cmd = "chmod -R 777 sub"
 
-	// Answered while the call waits.
+	// Answered while the call waits; its changes discarded on review.
 	cs := connect(t, New(g, &Options{Page: p}), nil)
-	done := make(chan struct{})
-	go func() { defer close(done); pagePost(t, p, "once") }()
-	r := callBash(t, cs, map[string]any{"command": "chmod -R 777 sub"})
-	<-done
-	if o := structured(t, r); r.IsError || !o.Approved || o.Grant != nil {
+	stop := make(chan struct{})
+	answered := pageAnswers(t, p, stop, "once", "deny")
+	r := callBash(t, cs, map[string]any{"command": cmd, "detail": true})
+	close(stop)
+	n := <-answered
+	o := structured(t, r)
+	if r.IsError || !o.Approved || o.Grant != nil {
 		t.Fatalf("answered on the page: %s", textOf(r))
 	}
+	reviewed := o.Sandbox != nil && o.Sandbox.Has(sandbox.LayerOverlay)
+	switch {
+	case reviewed && (n != 2 || mode() != 0o755):
+		t.Fatalf("a review run: %d answers, sub %v after the review was discarded: %s", n, mode(), textOf(r))
+	case !reviewed && n != 1:
+		t.Fatalf("no review run here, yet %d answers: %s", n, textOf(r))
+	}
 
-	// Not answered in time: the call returns at once with the address.
+	// Not answered in time: the call returns at once with the address;
+	// the next identical call gets the answer given meanwhile (and its
+	// review, in turn).
 	cs = connect(t, New(g, &Options{Page: p, Sessions: shellguard.SessionOptions{BlockingBudget: 300 * time.Millisecond}}), nil)
-	r = callBash(t, cs, map[string]any{"command": "chmod -R 777 ."})
+	r = callBash(t, cs, map[string]any{"command": cmd})
 	if txt := textOf(r); !r.IsError || !strings.Contains(txt, "WAITING FOR APPROVAL") || !strings.Contains(txt, p.URL()) {
 		t.Fatalf("unanswered: %s", txt)
 	}
 	pagePost(t, p, "session")
-	r = callBash(t, cs, map[string]any{"command": "chmod -R 777 ."})
-	o := structured(t, r)
-	if r.IsError || !o.Approved || o.Grant == nil || o.Grant.Scope != "session" {
-		t.Fatalf("the answer given meanwhile: isError=%v approved=%v grant=%+v: %s", r.IsError, o.Approved, o.Grant, textOf(r))
+	r = callBash(t, cs, map[string]any{"command": cmd})
+	if reviewed {
+		if txt := textOf(r); !r.IsError || !strings.Contains(txt, "WAITING FOR REVIEW") || mode() != 0o755 {
+			t.Fatalf("the approved run's review, unanswered: sub %v: %s", mode(), txt)
+		}
+		pagePost(t, p, "all")
+		for i := 0; i < 40 && strings.Contains(textOf(r), "WAITING FOR REVIEW"); i++ {
+			r = callBash(t, cs, map[string]any{"command": cmd})
+		}
 	}
-	r = callBash(t, cs, map[string]any{"command": "chmod -R 777 ."})
+	o = structured(t, r)
+	if r.IsError || !o.Approved || o.Grant == nil || o.Grant.Scope != "session" || mode() != 0o777 {
+		t.Fatalf("the answer given meanwhile: isError=%v approved=%v grant=%+v sub %v: %s", r.IsError, o.Approved, o.Grant, mode(), textOf(r))
+	}
+	r = callBash(t, cs, map[string]any{"command": cmd})
 	if o := structured(t, r); r.IsError || o.Decision != policy.Allow || p.Pending() != 0 {
 		t.Fatalf("remembered for the session: pending=%d %s", p.Pending(), textOf(r))
 	}
-	if body, _ := io.ReadAll(mustGet(t, p.URL()).Body); !strings.Contains(string(body), "chmod -R 777 .") {
+	if body, _ := io.ReadAll(mustGet(t, p.URL()).Body); !strings.Contains(string(body), cmd) {
 		t.Errorf("the page does not list the recent calls:\n%s", body)
 	}
+}
+
+// pageAnswers answers the page's asks in turn with actions, as they
+// come, until stop is closed; it sends how many it answered.
+func pageAnswers(t *testing.T, p *approvalpage.Page, stop <-chan struct{}, actions ...string) <-chan int {
+	n := make(chan int, 1)
+	go func() {
+		i := 0
+		defer func() { n <- i }()
+		for ; i < len(actions); i++ {
+			for p.Pending() == 0 {
+				select {
+				case <-stop:
+					return
+				case <-time.After(5 * time.Millisecond):
+				}
+			}
+			pagePost(t, p, actions[i])
+		}
+	}()
+	return n
 }
 
 // TestPageShowsAuditEntries: each call of a page's server is listed with

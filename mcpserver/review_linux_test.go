@@ -184,10 +184,10 @@ func TestReviewOnPage(t *testing.T) {
 	cs := connect(t, New(g, &Options{Page: p}), nil)
 	done := make(chan struct{})
 	go func() { defer close(done); pagePost(t, p, "all") }()
-	r := callBash(t, cs, map[string]any{"command": reviewEdit, "review": true})
+	r := callBash(t, cs, map[string]any{"command": reviewEdit, "review": true, "detail": true})
 	<-done
 	o := structured(t, r)
-	if o.Sandbox != nil && !o.Sandbox.Has(sandbox.LayerOverlay) {
+	if o.Sandbox == nil || !o.Sandbox.Has(sandbox.LayerOverlay) {
 		testenv.SkipOrFail(t, "no copy-on-write workspace here")
 	}
 	if b, _ := os.ReadFile(edit); r.IsError || string(b) != "a\nB\n" {

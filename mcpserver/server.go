@@ -334,6 +334,12 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (r *mcp.C
 	if in.DisableSandbox && !s.set.DisableSandbox {
 		return toolError(disableSandboxRefused), nil
 	}
+	// A run parked on the approval page (its review unanswered when its
+	// call returned) is this call's: its result, or the wait for it. It
+	// was checked, and approved if it asked, when it started.
+	if p := s.page.parked(sess, in); p != nil {
+		return s.awaitPage(ctx, p, false), nil
+	}
 	approved := false
 	var remember map[string]any // the approval form's answer
 	req0 := shellguard.Request{Command: in.Command, Cwd: in.Cwd, DisableSandbox: in.DisableSandbox}
@@ -408,15 +414,13 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (r *mcp.C
 			}
 		}
 	}
-	// An approved ask is reviewed before its changes land where the
-	// client can ask and the sandbox can hold them (the Guard decides
-	// the latter); a review asked for always is.
+	// An approved ask is reviewed before its changes land where someone
+	// can be shown them (the client asks, or the approval page that
+	// approved it) and the sandbox can hold them (the Guard decides the
+	// latter); a review asked for always is.
 	// The foreground call of a client that can answer may ask while it
 	// runs (a host the sandbox refused); a review run asks at its end.
-	review := s.wantsReview(g, in) || (approved && canAsk(req.Session) && !in.RunInBackground)
-	if p := s.page.parked(sess, in); p != nil && review {
-		return s.awaitPage(ctx, p, false), nil // the same call again: its run waits on the page
-	}
+	review := s.wantsReview(g, in) || (approved && (canAsk(req.Session) || s.opts.Page != nil) && !in.RunInBackground)
 	if review || (canAsk(req.Session) && !in.RunInBackground) {
 		return s.runAsking(rctx, req.Session, sess, in, approve, live, granted, review), nil
 	}
