@@ -162,6 +162,10 @@ type Config struct {
 	// GrantsFile is where approvals given "always in this workspace" are
 	// kept: grants.json beside the user file ("" without a user file).
 	GrantsFile string `json:"-"`
+	// PagesDir is where a running server publishes its approval page's
+	// secret address for `shellguard doctor`: pages/ beside the user file
+	// ("" without a user file). Sandboxed commands never see it.
+	PagesDir string `json:"-"`
 	// Provenance maps every key ("timeout.default") and every list element
 	// ("rules.deny[0]") to where its value came from.
 	Provenance map[string]Source `json:"-"`
@@ -284,6 +288,7 @@ func Load(o Options) (*Config, error) {
 			}
 			if abs, err := filepath.Abs(p); err == nil {
 				l.c.GrantsFile = filepath.Join(filepath.Dir(abs), "grants.json")
+				l.c.PagesDir = filepath.Join(filepath.Dir(abs), "pages")
 			}
 		}
 	}

@@ -83,6 +83,10 @@ func (c *Config) GuardConfig() (shellguard.Config, error) {
 		// Commands in the sandbox must not read the key that signs the log.
 		spec.MaskedPaths = append(append([]string(nil), spec.MaskedPaths...), c.Audit.KeyFile)
 	}
+	if c.PagesDir != "" {
+		// Nor the address of an approval page: whoever holds it answers.
+		spec.MaskedPaths = append(append([]string(nil), spec.MaskedPaths...), c.PagesDir)
+	}
 	// Configured limits cap the built-in ones; they never raise them.
 	d := sandbox.DefaultLimits()
 	l := c.Sandbox.Limits

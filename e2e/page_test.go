@@ -2,11 +2,14 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"image"
 	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -165,4 +168,56 @@ func countColour(img image.Image, r, g, b uint8) int {
 		}
 	}
 	return n
+}
+
+// TestDesktopAskOnPage: the README's Claude Desktop configuration with the
+// approval page, followed as that client would (the npm MCP client with no
+// elicitation capability): an ask waits on the page, a press of "Allow
+// once" runs it, and the page lists the call as approved.
+func TestDesktopAskOnPage(t *testing.T) {
+	setup(t)
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		MCPServers map[string]struct {
+			Command string
+			Args    []string
+		}
+	}
+	block := quickStartBlock(t, string(b), "mcp-desktop")
+	if err := json.Unmarshal([]byte(block), &doc); err != nil || len(doc.MCPServers) != 1 {
+		t.Fatalf("the Claude Desktop block (%v):\n%s", err, block)
+	}
+	ws := workspace(t)
+	home := filepath.Join(t.TempDir(), "home")
+	if err := os.Mkdir(home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	var fx struct {
+		Ask struct{ Command, Stdout string }
+	}
+	if fb, err := os.ReadFile("fixtures.json"); err != nil || json.Unmarshal(fb, &fx) != nil || fx.Ask.Command == "" {
+		t.Fatalf("fixtures.json: %v", err)
+	}
+	for _, srv := range doc.MCPServers {
+		if srv.Command != "shellguard" || !slices.Contains(srv.Args, "--approval-page") {
+			t.Fatalf("the Claude Desktop block does not start shellguard with the page: %+v", srv)
+		}
+		args := slices.Clone(srv.Args)
+		for i, a := range args {
+			args[i] = strings.ReplaceAll(a, "/path/to/project", ws)
+		}
+		js, _ := json.Marshal(args)
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		cmd := exec.CommandContext(ctx, "node", "desktop.mjs", "--command", srv.Command, "--args", string(js), "--cwd", ws,
+			"--ask", fx.Ask.Command, "--stdout", fx.Ask.Stdout)
+		cmd.Env = quickStartEnv(home)
+		out, err := cmd.CombinedOutput()
+		cancel()
+		if err != nil {
+			t.Fatalf("desktop.mjs: %v\n%s", err, out)
+		}
+	}
 }

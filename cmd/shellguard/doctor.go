@@ -24,7 +24,7 @@ func doctorMain(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: shellguard doctor [--json]")
-		fmt.Fprintln(fs.Output(), "Shows, layer by layer, what the kernel sandbox can enforce here; exit 0 when --sandbox required would work.")
+		fmt.Fprintln(fs.Output(), "Shows, layer by layer, what the kernel sandbox can enforce here, the network mode, and the approval pages of running servers; exit 0 when --sandbox required would work.")
 		fs.PrintDefaults()
 	}
 	if code, done := parseFlags(fs, args, stdout, stderr, exitUsage); done {
@@ -47,6 +47,7 @@ func doctorMain(args []string, stdout, stderr io.Writer) int {
 		if wd, err := os.Getwd(); err == nil {
 			if c, err := config.Load(config.Options{Workspace: wd}); err == nil {
 				printNetwork(stdout, c)
+				printPages(stdout, c.PagesDir)
 			}
 		}
 	}

@@ -41,7 +41,8 @@ func startServer(gf *guardFlags, lf *limitFlags, stderr io.Writer, tolerant bool
 	g, c, err := gf.newGuard()
 	opts := &mcpserver.Options{Version: version.String(), Logger: logger, OutputBudget: lf.outputBudget,
 		DrainTimeout: time.Duration(lf.drain * float64(time.Second))}
-	var scratch string // the describing Guard's workspace (see below)
+	var scratch string     // the describing Guard's workspace (see below)
+	unpublish := func() {} // removes the approval page's record
 	if gf.workspace == "" {
 		// No workspace given: a session runs in its client's first root.
 		opts.Roots = func(dir string) (*shellguard.Guard, error) {
@@ -90,6 +91,11 @@ func startServer(gf *guardFlags, lf *limitFlags, stderr io.Writer, tolerant bool
 				return nil, nil, nil, fmt.Errorf("approval page: %w", err)
 			}
 			fmt.Fprintf(stderr, "shellguard: approve commands at %s\n", opts.Page.URL())
+			rm, err := publishPage(c.PagesDir, opts.Page.URL(), gf.workspace)
+			if err != nil {
+				fmt.Fprintln(stderr, "shellguard: note: shellguard doctor will not list the approval page:", err)
+			}
+			unpublish = rm
 		}
 		srv = mcpserver.New(g, opts)
 	}
@@ -100,6 +106,7 @@ func startServer(gf *guardFlags, lf *limitFlags, stderr io.Writer, tolerant bool
 	return srv, ctx, func() {
 		cancel()
 		if opts.Page != nil {
+			unpublish()
 			opts.Page.Close()
 		}
 		srv.Close()
