@@ -14,6 +14,7 @@ package mcpserver
 // lands nothing, a connection stays refused.
 
 import (
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
@@ -93,6 +94,35 @@ type asking struct {
 	mu  sync.Mutex
 	m   map[string]*pendingRun
 	run map[*pendingRun]bool
+	// waiting counts the questions put and not yet answered; max bounds
+	// it (0: maxWaiting). A run waiting for an answer has given its
+	// call's slot back yet holds its sandbox (and a review its
+	// copy-on-write layer), so past the bound a new question is not put:
+	// it is answered no at once, and the result says why.
+	waiting, max int
+}
+
+// maxWaiting is the default bound of the questions waiting for an answer
+// at once, over all sessions of a server.
+const maxWaiting = 16
+
+// wait counts a question about to be put; false when the bound is
+// reached (the question must not be put).
+func (r *asking) wait() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.waiting >= cmp.Or(r.max, maxWaiting) {
+		return false
+	}
+	r.waiting++
+	return true
+}
+
+// answered undoes wait once the question is answered or given up on.
+func (r *asking) answered() {
+	r.mu.Lock()
+	r.waiting--
+	r.mu.Unlock()
 }
 
 func (r *asking) start(p *pendingRun) {
@@ -184,6 +214,10 @@ func (s *Server) runAsking(ctx context.Context, ss *mcp.ServerSession, sess *she
 	// put hands q to the call (or the next one) and waits for its answer;
 	// false when ctx ended first.
 	put := func(qctx context.Context, q *question) (answer, bool) {
+		if !s.asking.wait() {
+			return answer{err: fmt.Errorf("%d questions already wait for the user's answer; answer them first", cmp.Or(s.asking.max, maxWaiting))}, true
+		}
+		defer s.asking.answered()
 		if page != nil {
 			return s.askOnPage(qctx, page, p, q)
 		}

@@ -224,3 +224,43 @@ func TestReviewOnPage(t *testing.T) {
 		t.Error("new.txt landed after the review was discarded")
 	}
 }
+
+// TestWaitingQuestionsBounded: past the bound of questions waiting for an
+// answer, a run's question is not put: it is answered no at once (its
+// review lands nothing) and the result says why; the waiting one is still
+// answerable.
+func TestWaitingQuestionsBounded(t *testing.T) {
+	g, ws := newGuard(t)
+	p, err := approvalpage.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	srv := New(g, &Options{Page: p, Sessions: shellguard.SessionOptions{BlockingBudget: 300 * time.Millisecond}})
+	srv.asking.max = 1
+	cs := connect(t, srv, nil)
+	first := map[string]any{"command": "printf 'x\n' > first.txt", "review": true, "detail": true}
+	r := callBash(t, cs, first)
+	if o := structured(t, r); !strings.Contains(textOf(r), "WAITING FOR REVIEW") {
+		if o.Sandbox == nil || !o.Sandbox.Has(sandbox.LayerOverlay) {
+			testenv.SkipOrFail(t, "no copy-on-write workspace here")
+		}
+		t.Fatalf("the first review: %s", textOf(r))
+	}
+	r = callBash(t, cs, map[string]any{"command": "printf 'y\n' > second.txt", "review": true})
+	o := structured(t, r)
+	if strings.Contains(textOf(r), "WAITING FOR REVIEW") || !strings.Contains(strings.Join(o.Warnings, "\n"), "1 questions already wait") {
+		t.Fatalf("the second review past the bound: %s", textOf(r))
+	}
+	if _, err := os.Stat(filepath.Join(ws, "second.txt")); err == nil {
+		t.Error("second.txt landed without a review")
+	}
+	pagePost(t, p, "all")
+	r = callBash(t, cs, first)
+	for i := 0; i < 40 && strings.Contains(textOf(r), "WAITING FOR REVIEW"); i++ {
+		r = callBash(t, cs, first)
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "first.txt")); err != nil || string(b) != "x\n" {
+		t.Errorf("the waiting review, answered: first.txt %q %v: %s", b, err, textOf(r))
+	}
+}
