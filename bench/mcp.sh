@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Prints the per-call latency (p50, p90, p99) of the MCP bash tool running
 # `true`, measured through the real npm client (@modelcontextprotocol/sdk)
-# over stdio: one `shellguard mcp` process, CALLS sequential calls after
-# WARMUP unmeasured ones. Target: p50 <= 8 ms with the sandbox on.
-# Arguments are passed to `shellguard mcp` (e.g. --sandbox off, to compare).
+# over stdio: two `shellguard mcp` processes, one as configured (sandbox
+# auto) and one with --sandbox off, CALLS sequential calls to each after
+# WARMUP unmeasured ones, alternated (so both meet the same machine), and
+# the ratio of their p50s. Targets: p50 <= 8 ms with the sandbox on, and a
+# ratio <= 1.3. COMPARE=0 runs the first server only. Arguments are passed
+# to `shellguard mcp` (both servers).
 # GAP_MS=N pauses N ms before each measured call (unmeasured), as an agent
 # does between calls: the time the server's warm helpers are refilled in.
 set -euo pipefail
