@@ -219,6 +219,17 @@ type Grammar struct {
 	// Check names the policy check that the program's commands are
 	// handed to, beside the effects every command gets (check=).
 	Check string
+	// CheckRO lists words (options, or listing words such as status)
+	// with which a run of the program changes nothing (help, version,
+	// a listing, a rehearsal): its Check does not judge a command with
+	// one of them anywhere among its arguments (ro=). Its effects are
+	// judged as any command's.
+	CheckRO map[string]bool
+	// Prints names the policy check of what the program prints or does
+	// through its service (a secret from a store or a cloud, the
+	// environment, a hosted resource it deletes), run with the
+	// credential checks (prints=).
+	Prints string
 	// Variants: NAME.SUFFIX of the program or of one of its aliases is
 	// the program too (mkfs.minix, python3.14).
 	Variants bool
@@ -729,6 +740,11 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 		addSet(&g.Describe, v)
 	case "dry":
 		addSet(&g.Dry, v)
+	case "ro":
+		if g.Parent != nil {
+			return fmt.Errorf("ro= is for a program's line, not a subcommand's")
+		}
+		addSet(&g.CheckRO, v)
 	case "recur":
 		addSet(&g.Recur, v)
 	case "skip1":
@@ -769,6 +785,11 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 			return fmt.Errorf("two checks %q and %q", g.Check, v)
 		}
 		g.Check = v
+	case "prints":
+		if g.Parent != nil {
+			return fmt.Errorf("prints= is for a program's line, not a subcommand's")
+		}
+		g.Prints = v
 	case "alias":
 		for _, a := range splitList(v) {
 			if tab[a] != nil {
