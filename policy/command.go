@@ -260,7 +260,7 @@ var checks map[string]func(*cmdCheck)
 
 func init() {
 	checks = map[string]func(*cmdCheck){
-		"rm": (*cmdCheck).rm, "shred": (*cmdCheck).shred, "dd": (*cmdCheck).dd, "disk": (*cmdCheck).disk,
+		"rm": (*cmdCheck).rm, "rmdir": (*cmdCheck).rmdir, "rimraf": (*cmdCheck).rimraf, "shred": (*cmdCheck).shred, "dd": (*cmdCheck).dd, "disk": (*cmdCheck).disk,
 		"priv": (*cmdCheck).priv, "namespace": (*cmdCheck).namespace, "compose": (*cmdCheck).compose,
 		"hdparm": (*cmdCheck).hdparm, "erase": (*cmdCheck).erase, "dropdb": (*cmdCheck).dropdb, "nmcli": (*cmdCheck).nmcli, "date": (*cmdCheck).dateCmd,
 		"hostname": (*cmdCheck).hostnameCmd, "ps": (*cmdCheck).psCmd, "echosecret": (*cmdCheck).echoSecret,
@@ -274,7 +274,7 @@ func init() {
 		"systemctl": (*cmdCheck).systemctl, "service": (*cmdCheck).service, "launchctl": (*cmdCheck).launchctl,
 		"crontab": (*cmdCheck).crontab, "at": (*cmdCheck).at, "schedule": (*cmdCheck).schedule, "ip": (*cmdCheck).ipcmd,
 		"ifconfig": (*cmdCheck).ifconfig, "settings": (*cmdCheck).settings,
-		"perms": (*cmdCheck).perms, "netcat": (*cmdCheck).netcat, "socat": (*cmdCheck).socat, "curl": (*cmdCheck).curl,
+		"perms": (*cmdCheck).perms, "chmod": (*cmdCheck).chmod, "chattr": (*cmdCheck).chattr, "netcat": (*cmdCheck).netcat, "socat": (*cmdCheck).socat, "curl": (*cmdCheck).curl,
 		"wget": (*cmdCheck).wget, "scp": (*cmdCheck).scp, "find": (*cmdCheck).find, "sed": (*cmdCheck).sed, "awk": (*cmdCheck).awk,
 		"alias": (*cmdCheck).alias, "shopt": (*cmdCheck).shopt, "enable": (*cmdCheck).enable, "hash": (*cmdCheck).hashCmd,
 		"tar": (*cmdCheck).tar, "ssh": (*cmdCheck).ssh, "env": (*cmdCheck).envCmd, "vim": (*cmdCheck).vim,

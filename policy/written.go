@@ -51,7 +51,7 @@ func (k *cmdCheck) writtenScripts() {
 	k.foundRuns()
 	// a written or downloaded file renamed, copied or linked keeps what
 	// it holds, under its new name or in the directory it is moved to
-	if (len(e.written) > 0 || len(e.downloaded) > 0) && (k.name == "mv" || k.name == "cp" || k.name == "ln" || k.name == "install") {
+	if (len(e.written) > 0 || len(e.downloaded) > 0) && k.copies() {
 		ops := k.operands()
 		if len(ops) == 2 && !ops[0].Dynamic && !ops[1].Dynamic {
 			src, dst := e.abs(ops[0].Value, k.c.Cwd), e.abs(ops[1].Value, k.c.Cwd)

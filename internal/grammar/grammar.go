@@ -230,6 +230,18 @@ type Grammar struct {
 	// environment, a hosted resource it deletes), run with the
 	// credential checks (prints=).
 	Prints string
+	// Targets says which words policy's write check takes for the paths
+	// the program writes (targets=): all (every operand), last (the last
+	// operand, made from the others), dest (the last of two or more and
+	// the values of write= options), moved (every operand of two or more),
+	// inplace (the operands beside code that edits in place), clone (the
+	// directory of a clone subcommand).
+	Targets string
+	// URLName: the program saves a download under the last part of its
+	// URL (urlname=): "*" always, unless it is told a file to write;
+	// otherwise with one of these options (curl -O), a short one also
+	// within a cluster (-sO).
+	URLName map[string]bool
 	// Variants: NAME.SUFFIX of the program or of one of its aliases is
 	// the program too (mkfs.minix, python3.14).
 	Variants bool
@@ -785,6 +797,19 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 			return fmt.Errorf("two checks %q and %q", g.Check, v)
 		}
 		g.Check = v
+	case "urlname":
+		if g.Parent != nil {
+			return fmt.Errorf("urlname= is for a program's line, not a subcommand's")
+		}
+		addSet(&g.URLName, v)
+	case "targets":
+		if g.Parent != nil {
+			return fmt.Errorf("targets= is for a program's line, not a subcommand's")
+		}
+		if !slices.Contains([]string{"all", "last", "dest", "moved", "inplace", "clone"}, v) {
+			return fmt.Errorf("unknown targets=%s", v)
+		}
+		g.Targets = v
 	case "prints":
 		if g.Parent != nil {
 			return fmt.Errorf("prints= is for a program's line, not a subcommand's")
