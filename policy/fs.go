@@ -253,6 +253,7 @@ func (k *cmdCheck) permTargets(targets []analyze.Arg) {
 }
 
 func (k *cmdCheck) find() {
+	k.keySearch()
 	var roots []analyze.Arg
 	i := 0
 	for i < len(k.args) && (k.args[i].Value == "-H" || k.args[i].Value == "-L" || k.args[i].Value == "-P") {

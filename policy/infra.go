@@ -111,7 +111,9 @@ var reWhere = lazyre.New(`(?i)\bwhere\b`)
 func (k *cmdCheck) sql() {
 	if k.c.StdinPipe {
 		for _, u := range k.e.upstream(k.c) {
-			if n := u.Name(); n == "echo" || n == "printf" || n == "cat" {
+			// the words of echo and printf, or of a program that prints
+			// its input as it is (+verbatim, cat)
+			if n := u.Name(); n == "echo" || n == "printf" || verbatim(n) {
 				for _, a := range u.Argv[1:] {
 					if reDestructiveSQL.MatchString(a) || (reDeleteFrom.MatchString(a) || reUpdateSet.MatchString(a)) && !reWhere.MatchString(a) {
 						k.emit(sg3203, "destructive SQL statement fed on stdin")

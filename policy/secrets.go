@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/shellguard/shellguard/analyze"
+	"github.com/shellguard/shellguard/internal/grammar"
 	"github.com/shellguard/shellguard/internal/lazyre"
 	"github.com/shellguard/shellguard/internal/world"
 )
@@ -15,28 +16,7 @@ import (
 // workspace.
 func (k *cmdCheck) broadReads() {
 	line := k.prog.Line
-	switch {
-	case line != nil && line.TreeReads:
-	case k.name == "find":
-		for i, a := range k.args {
-			if (a.Value == "-name" || a.Value == "-iname" || a.Value == "-path") && i+1 < len(k.args) {
-				n := strings.ToLower(k.args[i+1].Value)
-				if strings.Contains(n, "id_rsa") || strings.Contains(n, "id_ed25519") || strings.Contains(n, ".pem") || strings.Contains(n, "credentials") ||
-					strings.Contains(n, ".env") || strings.Contains(n, "wallet") || strings.Contains(n, ".kdbx") || strings.Contains(n, "secret") || strings.Contains(n, ".key") {
-					for _, r := range k.args[:i] {
-						if strings.HasPrefix(r.Value, "-") {
-							break
-						}
-						if p := k.e.abs(r.Value, k.c.Cwd); p != "" && !k.e.inWorkspace(p) {
-							k.emitAt(sg2601ask, k.args[i+1].Span, "searches for key or credential files outside the workspace")
-							return
-						}
-					}
-				}
-			}
-		}
-		return
-	default:
+	if line == nil || !line.TreeReads {
 		return
 	}
 	recursive := line.Recursive || k.hasShort('r', "--recursive") || k.hasShort('R') || k.hasShort('a', "--archive")
@@ -51,6 +31,28 @@ func (k *cmdCheck) broadReads() {
 		if p == k.e.home || p == "/" {
 			k.emitAt(sg2601ask, a.Span, quote(k.said())+" reads every file under "+quote(a.Value)+", including secrets")
 			return
+		}
+	}
+}
+
+// keySearch flags a search (find's check) for key or credential files
+// by name outside the workspace.
+func (k *cmdCheck) keySearch() {
+	for i, a := range k.args {
+		if (a.Value == "-name" || a.Value == "-iname" || a.Value == "-path") && i+1 < len(k.args) {
+			n := strings.ToLower(k.args[i+1].Value)
+			if strings.Contains(n, "id_rsa") || strings.Contains(n, "id_ed25519") || strings.Contains(n, ".pem") || strings.Contains(n, "credentials") ||
+				strings.Contains(n, ".env") || strings.Contains(n, "wallet") || strings.Contains(n, ".kdbx") || strings.Contains(n, "secret") || strings.Contains(n, ".key") {
+				for _, r := range k.args[:i] {
+					if strings.HasPrefix(r.Value, "-") {
+						break
+					}
+					if p := k.e.abs(r.Value, k.c.Cwd); p != "" && !k.e.inWorkspace(p) {
+						k.emitAt(sg2601ask, k.args[i+1].Span, "searches for key or credential files outside the workspace")
+						return
+					}
+				}
+			}
 		}
 	}
 }
@@ -123,20 +125,24 @@ func (k *cmdCheck) printsSecrets() {
 	}
 }
 
+// isEnvDump reports a command that prints the environment: a program
+// whose line says +envdump given only options, or the shell's set,
+// export and declare listing the variables.
 func isEnvDump(c *analyze.Command) bool {
 	n := c.Name()
 	switch n {
-	case "env", "printenv":
-		for _, a := range c.Argv[1:] {
-			if !strings.HasPrefix(a, "-") {
-				return false
-			}
-		}
-		return true
 	case "set", "export", "declare":
 		return len(c.Argv) == 1 || len(c.Argv) == 2 && (c.Argv[1] == "-p" || c.Argv[1] == "-x")
 	}
-	return false
+	if g := grammar.Resolve(n).Line; g == nil || !g.EnvDump {
+		return false
+	}
+	for _, a := range c.Argv[1:] {
+		if !strings.HasPrefix(a, "-") {
+			return false
+		}
+	}
+	return true
 }
 
 func (k *cmdCheck) secretVars() {
@@ -492,13 +498,19 @@ func namedNotSecret(re interface{ FindStringSubmatch(string) []string }, s strin
 	return true
 }
 
+// reducesDump reports a command that, given a dump on its input, keeps
+// only counts or the names of variables, none secret-like: how it
+// filters is its line's keeps=.
 func reducesDump(d *analyze.Command) bool {
-	name := d.Name()
+	g := grammar.Resolve(d.Name()).Line
+	if g == nil || g.Keeps == "" {
+		return false
+	}
 	args := d.Args[1:]
-	switch name {
-	case "wc":
+	switch g.Keeps {
+	case "count":
 		return true
-	case "cut":
+	case "fields":
 		// cut -d= -f1 keeps the names, not the values
 		d, f := "", ""
 		for i := 0; i < len(args); i++ {
@@ -517,7 +529,7 @@ func reducesDump(d *analyze.Command) bool {
 			}
 		}
 		return d == "=" && f == "1"
-	case "grep", "egrep", "fgrep":
+	case "pattern":
 		var pats []string
 		explicit := false
 		for i := 0; i < len(args); i++ {
@@ -579,7 +591,7 @@ func reducesDump(d *analyze.Command) bool {
 			}
 		}
 		return true
-	case "sed":
+	case "script":
 		quiet := false
 		for _, a := range args {
 			quiet = quiet || a.Value == "-n" || a.Value == "--quiet" || a.Value == "--silent"

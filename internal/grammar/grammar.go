@@ -242,6 +242,32 @@ type Grammar struct {
 	// otherwise with one of these options (curl -O), a short one also
 	// within a cluster (-sO).
 	URLName map[string]bool
+	// Keeps says how the program filters a listing it reads (keeps=):
+	// count (only counts, wc), fields (cut -d= -f1 keeps names), pattern
+	// (grep's patterns name the lines kept), script (sed -n /^NAME/p).
+	Keeps string
+	// Verbatim: given no operand, the program prints its standard input
+	// unchanged (cat), so a here-document fed to it is what it prints.
+	Verbatim bool
+	// External: what the program prints comes from outside the command
+	// line (the network, a file, a database: curl, cat, psql).
+	External bool
+	// EnvDump: given only options, the program prints the whole
+	// environment (env, printenv).
+	EnvDump bool
+	// Decodes: the program's output decodes its input (decodes=): "*"
+	// always (rev, zcat), otherwise with one of these options, a short
+	// one also in a cluster (base64 -d, xxd -r).
+	Decodes map[string]bool
+	// Warns names the informational warning about the program's or
+	// subcommand's commands (warns=): undo (with -r it deletes for
+	// good), discard, untracked, publish (git reset, clean, push).
+	Warns string
+	// Exit1 says what exit code 1 means (exit1=): nomatch, differ, false.
+	Exit1 string
+	// Waits: the program only waits (sleep); a loop of it and a check
+	// is polling.
+	Waits bool
 	// Variants: NAME.SUFFIX of the program or of one of its aliases is
 	// the program too (mkfs.minix, python3.14).
 	Variants bool
@@ -570,7 +596,7 @@ func newGrammar(name, family string) *Grammar {
 
 var grammarFlags = map[string]bool{"net": true, "mutating": true, "tree": true, "wrapper": true, "dashlong": true,
 	"stdin": true, "interp": true, "ro": true, "meta": true, "verbs": true, "destroy": true, "secrets": true, "abbrev": true, "gitshort": true,
-	"variants": true, "prefix": true, "opaque": true, "netclient": true, "cloud": true, "writes": true, "names": true, "treereads": true, "recursive": true, "resolves": true}
+	"variants": true, "prefix": true, "opaque": true, "netclient": true, "cloud": true, "writes": true, "names": true, "treereads": true, "recursive": true, "resolves": true, "verbatim": true, "external": true, "envdump": true, "waits": true}
 
 func splitList(v string) []string {
 	var out []string
@@ -619,6 +645,18 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 		return nil
 	case "resolves":
 		g.Resolves = true
+		return nil
+	case "verbatim":
+		g.Verbatim = true
+		return nil
+	case "external":
+		g.External = true
+		return nil
+	case "envdump":
+		g.EnvDump = true
+		return nil
+	case "waits":
+		g.Waits = true
 		return nil
 	case "mutating":
 		g.Mutating = true
@@ -802,6 +840,23 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 			return fmt.Errorf("urlname= is for a program's line, not a subcommand's")
 		}
 		addSet(&g.URLName, v)
+	case "decodes":
+		addSet(&g.Decodes, v)
+	case "warns":
+		if !slices.Contains([]string{"undo", "discard", "untracked", "publish"}, v) {
+			return fmt.Errorf("unknown warns=%s", v)
+		}
+		g.Warns = v
+	case "exit1":
+		if !slices.Contains([]string{"nomatch", "differ", "false"}, v) {
+			return fmt.Errorf("unknown exit1=%s", v)
+		}
+		g.Exit1 = v
+	case "keeps":
+		if !slices.Contains([]string{"count", "fields", "pattern", "script"}, v) {
+			return fmt.Errorf("unknown keeps=%s", v)
+		}
+		g.Keeps = v
 	case "targets":
 		if g.Parent != nil {
 			return fmt.Errorf("targets= is for a program's line, not a subcommand's")
