@@ -275,8 +275,9 @@ func (k *cmdCheck) find() {
 		switch v {
 		case "-exec", "-execdir", "-ok", "-okdir":
 			if j+1 < len(k.args) && !filtered {
-				switch path.Base(k.args[j+1].Value) {
-				case "rm", "unlink", "shred", "srm":
+				// a program judged by the rm or shred check (rm, unlink,
+				// shred and their other names) deletes what find finds
+				if c := grammar.Resolve(path.Base(k.args[j+1].Value)).Checks[0]; c == "rm" || c == "shred" {
 					for _, r := range roots {
 						k.rmTarget(r, true, "find -exec rm")
 					}

@@ -25,6 +25,15 @@ var shellLanguage = map[string]bool{
 	"set": true, // lists the shell's variables
 }
 
+// notYetNameDispatch are the names policy still compares itself; each
+// is to become grammar data and none may be added.
+var notYetNameDispatch = map[string]bool{
+	// strings.HasPrefix(k.name, …): Docker's credential helpers are a
+	// family named by a prefix, but +prefix says PREFIXprog is prog
+	// (zf_rm is rm), which docker-credential-pass is not
+	"docker-credential-": true,
+}
+
 // TestNoProgramNameDispatch: what a program does is read from its
 // grammar line (check=, ro=, prints=, targets=, a flag …), never from
 // its name: a comparison of a command's name with a string literal in
@@ -83,12 +92,21 @@ func nameDispatch(f *ast.File) []dispatchSite {
 		return s, err == nil
 	}
 	report := func(pos token.Pos, s string) {
-		if s != "" && !shellLanguage[s] { // "": no name (known only at run time)
+		if s != "" && !shellLanguage[s] && !notYetNameDispatch[s] { // "": no name (known only at run time)
 			out = append(out, dispatchSite{pos, s})
 		}
 	}
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
+		case *ast.CallExpr:
+			// strings.HasPrefix(name, "lit") and its kin
+			if sel, ok := n.Fun.(*ast.SelectorExpr); ok && len(n.Args) == 2 && isNameExpr(n.Args[0], held) {
+				if x, ok := sel.X.(*ast.Ident); ok && x.Name == "strings" {
+					if s, ok := lit(n.Args[1]); ok {
+						report(n.Pos(), s)
+					}
+				}
+			}
 		case *ast.BinaryExpr:
 			if n.Op != token.EQL && n.Op != token.NEQ {
 				return true
@@ -147,6 +165,8 @@ func f() {
 	}
 	_ = k.name == "eval" || k.name == "."
 	_ = sub == "list"
+	_ = strings.HasPrefix(k.name, "kafka-")
+	_ = strings.HasPrefix(v, "-")
 	if n := u.Name(); n == "cat" {
 	}
 	switch a.Value {
@@ -161,7 +181,7 @@ func f() {
 	for _, s := range nameDispatch(f) {
 		got = append(got, s.lit)
 	}
-	if want := "rsync gpg docker-compose chmod curl cat"; strings.Join(got, " ") != want {
+	if want := "rsync gpg docker-compose chmod curl kafka- cat"; strings.Join(got, " ") != want {
 		t.Errorf("found %q, want %q", strings.Join(got, " "), want)
 	}
 }
