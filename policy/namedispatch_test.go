@@ -71,13 +71,25 @@ type dispatchSite struct {
 // shellLanguage: ==, != and the cases of a switch on it.
 func nameDispatch(f *ast.File) []dispatchSite {
 	var out []dispatchSite
-	// variables given a name (n := c.Name()) hold one too
-	held := map[*ast.Object]bool{}
-	ast.Inspect(f, func(n ast.Node) bool {
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Body != nil {
+			out = append(out, nameDispatchIn(fd.Body)...)
+		}
+	}
+	return out
+}
+
+// nameDispatchIn is nameDispatch in one function's body.
+func nameDispatchIn(body *ast.BlockStmt) []dispatchSite {
+	var out []dispatchSite
+	// variables of the function given a name (n := c.Name()) hold one
+	// too
+	held := map[string]bool{}
+	ast.Inspect(body, func(n ast.Node) bool {
 		if as, ok := n.(*ast.AssignStmt); ok && len(as.Lhs) == len(as.Rhs) {
 			for i, l := range as.Lhs {
-				if id, ok := l.(*ast.Ident); ok && id.Obj != nil && isNameExpr(as.Rhs[i], held) {
-					held[id.Obj] = true
+				if id, ok := l.(*ast.Ident); ok && isNameExpr(as.Rhs[i], held) {
+					held[id.Name] = true
 				}
 			}
 		}
@@ -96,7 +108,7 @@ func nameDispatch(f *ast.File) []dispatchSite {
 			out = append(out, dispatchSite{pos, s})
 		}
 	}
-	ast.Inspect(f, func(n ast.Node) bool {
+	ast.Inspect(body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.CallExpr:
 			// strings.HasPrefix(name, "lit") and its kin
@@ -135,10 +147,10 @@ func nameDispatch(f *ast.File) []dispatchSite {
 
 // isNameExpr reports an expression that holds a command's name: a
 // variable called name, one in held, X.name or X.Name().
-func isNameExpr(e ast.Expr, held map[*ast.Object]bool) bool {
+func isNameExpr(e ast.Expr, held map[string]bool) bool {
 	switch e := e.(type) {
 	case *ast.Ident:
-		return e.Name == "name" || e.Obj != nil && held[e.Obj]
+		return e.Name == "name" || held[e.Name]
 	case *ast.SelectorExpr:
 		return e.Sel.Name == "name"
 	case *ast.CallExpr:
