@@ -266,17 +266,7 @@ func (k *cmdCheck) downloadExec() {
 	// record downloads: what the client writes by option or redirect is
 	// recorded from its effects (downloads, written.go); a file named
 	// after the URL (curl -O, wget URL) is not in the command
-	remoteName := false
-	switch k.name {
-	case "curl":
-		remoteName = k.hasShort('O', "--remote-name", "--remote-name-all")
-	case "wget":
-		remoteName = true
-		for _, ef := range e.effs[k.i] {
-			remoteName = remoteName && ef.Kind != effects.Write
-		}
-	}
-	if remoteName {
+	if k.urlNamed() {
 		for _, u := range k.args {
 			if strings.Contains(u.Value, "://") {
 				e.markDownload(path.Base(u.Value), c.Cwd)
@@ -286,18 +276,7 @@ func (k *cmdCheck) downloadExec() {
 	if len(e.downloaded) == 0 && len(e.downloadedDirs) == 0 {
 		return
 	}
-	isDl := func(v string) bool {
-		p := e.abs(v, c.Cwd)
-		if p == "" {
-			return false
-		}
-		for _, d := range e.downloadedDirs {
-			if within(p, d) && p != d {
-				return true
-			}
-		}
-		return e.downloaded[p]
-	}
+	isDl := func(v string) bool { return e.isDownloaded(v, c.Cwd) }
 	if isDl(c.Args[0].Value) && strings.Contains(c.Args[0].Value, "/") {
 		k.emit(sg2303deny, "runs a file downloaded earlier in the same command")
 		return
@@ -313,13 +292,69 @@ func (k *cmdCheck) downloadExec() {
 			break
 		}
 	}
-	if k.name == "chmod" {
-		for _, a := range k.operands() {
-			if isDl(a.Value) && strings.Contains(k.args[0].Value, "x") {
-				k.emit(sg2303ask, "makes a downloaded file executable")
+}
+
+// execDownloaded flags a mode change that makes a file downloaded
+// earlier in the line executable (chmod's check).
+func (k *cmdCheck) execDownloaded() {
+	if len(k.e.downloaded) == 0 && len(k.e.downloadedDirs) == 0 {
+		return
+	}
+	for _, a := range k.operands() {
+		if k.e.isDownloaded(a.Value, k.c.Cwd) && strings.Contains(k.args[0].Value, "x") {
+			k.emit(sg2303ask, "makes a downloaded file executable")
+		}
+	}
+}
+
+// isDownloaded reports a path downloaded earlier in the line, or one
+// under a directory that was.
+func (e *evaluator) isDownloaded(v, cwd string) bool {
+	p := e.abs(v, cwd)
+	if p == "" {
+		return false
+	}
+	for _, d := range e.downloadedDirs {
+		if within(p, d) && p != d {
+			return true
+		}
+	}
+	return e.downloaded[p]
+}
+
+// urlNamed reports a download saved under the last part of its URL, as
+// the program's line says (urlname=): always unless the command writes a
+// file it names, or with one of the options given (curl -O).
+func (k *cmdCheck) urlNamed() bool {
+	g := k.prog.Line
+	if g == nil || g.URLName == nil {
+		return false
+	}
+	if g.URLName["*"] {
+		for _, ef := range k.e.effs[k.i] {
+			if ef.Kind == effects.Write {
+				return false
+			}
+		}
+		return true
+	}
+	for _, a := range k.args {
+		v := a.Value
+		if v == "--" {
+			return false
+		}
+		if g.URLName[v] {
+			return true
+		}
+		if len(v) > 1 && v[0] == '-' && v[1] != '-' {
+			for j := 1; j < len(v); j++ {
+				if g.URLName["-"+v[j:j+1]] {
+					return true
+				}
 			}
 		}
 	}
+	return false
 }
 
 func (e *evaluator) markDownload(p, cwd string) {

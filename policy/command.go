@@ -126,9 +126,11 @@ func (k *cmdCheck) named() {
 	k.downloadExec()
 	k.lookalikes()
 	k.infraDelete()
-	k.secretsCLI()
-	for _, name := range k.prog.Checks {
-		if name != "" {
+	for j, name := range k.prog.Checks {
+		// ro= on the program's line: with one of those words the run
+		// changes nothing its own check judges (a prefix's check still
+		// runs)
+		if name != "" && (j > 0 || !k.checkRO()) {
 			checks[name](k)
 		}
 	}
@@ -136,6 +138,20 @@ func (k *cmdCheck) named() {
 		k.codeRunner()
 	}
 	k.writes()
+}
+
+// checkRO reports a word of the program line's ro= among the arguments.
+func (k *cmdCheck) checkRO() bool {
+	g := k.prog.Line
+	if g == nil || g.CheckRO == nil {
+		return false
+	}
+	for _, a := range k.args {
+		if g.CheckRO[a.Value] {
+			return true
+		}
+	}
+	return false
 }
 
 // containsAny is a cheap filter before the slower regular expressions.
@@ -244,20 +260,42 @@ var checks map[string]func(*cmdCheck)
 
 func init() {
 	checks = map[string]func(*cmdCheck){
-		"rm": (*cmdCheck).rm, "shred": (*cmdCheck).shred, "dd": (*cmdCheck).dd, "disk": (*cmdCheck).disk,
-		"priv": (*cmdCheck).priv, "dropdb": (*cmdCheck).dropdb, "nmcli": (*cmdCheck).nmcli, "date": (*cmdCheck).dateCmd,
+		"rm": (*cmdCheck).rm, "rmdir": (*cmdCheck).rmdir, "rimraf": (*cmdCheck).rimraf, "shred": (*cmdCheck).shred, "dd": (*cmdCheck).dd, "disk": (*cmdCheck).disk,
+		"priv": (*cmdCheck).priv, "namespace": (*cmdCheck).namespace, "compose": (*cmdCheck).compose,
+		"hdparm": (*cmdCheck).hdparm, "erase": (*cmdCheck).erase, "dropdb": (*cmdCheck).dropdb, "nmcli": (*cmdCheck).nmcli, "date": (*cmdCheck).dateCmd,
 		"hostname": (*cmdCheck).hostnameCmd, "ps": (*cmdCheck).psCmd, "echosecret": (*cmdCheck).echoSecret,
 		"export": (*cmdCheck).exportF, "docker": (*cmdCheck).docker, "kubectl": (*cmdCheck).kubectl,
-		"terraform": (*cmdCheck).terraform, "helm": (*cmdCheck).helm, "cloud": (*cmdCheck).cloud, "sql": (*cmdCheck).sql,
-		"redis": (*cmdCheck).redis, "git": (*cmdCheck).git, "power": (*cmdCheck).power, "kill": (*cmdCheck).kill,
-		"sysctl": (*cmdCheck).sysctl, "firewall": (*cmdCheck).firewall, "mount": (*cmdCheck).mount, "kmod": (*cmdCheck).kmod,
-		"systemctl": (*cmdCheck).systemctl, "crontab": (*cmdCheck).crontab, "at": (*cmdCheck).at, "ip": (*cmdCheck).ipcmd,
-		"perms": (*cmdCheck).perms, "netcat": (*cmdCheck).netcat, "socat": (*cmdCheck).socat, "curl": (*cmdCheck).curl,
+		"terraform": (*cmdCheck).terraform, "helm": (*cmdCheck).helm, "cloud": (*cmdCheck).cloud, "aws": (*cmdCheck).aws,
+		"gsutil": (*cmdCheck).gsutil, "mysqladmin": (*cmdCheck).mysqladmin, "etcdctl": (*cmdCheck).etcdctl, "sql": (*cmdCheck).sql,
+		"redis": (*cmdCheck).redis, "git": (*cmdCheck).git, "power": (*cmdCheck).power, "runlevel": (*cmdCheck).runlevel, "kill": (*cmdCheck).kill,
+		"pkill": (*cmdCheck).pkill, "killall5": (*cmdCheck).killall5,
+		"sysctl": (*cmdCheck).sysctl, "firewall": (*cmdCheck).firewall, "mount": (*cmdCheck).mount,
+		"swapon": (*cmdCheck).swapon, "umount": (*cmdCheck).umount, "kmod": (*cmdCheck).kmod,
+		"systemctl": (*cmdCheck).systemctl, "service": (*cmdCheck).service, "launchctl": (*cmdCheck).launchctl,
+		"crontab": (*cmdCheck).crontab, "at": (*cmdCheck).at, "schedule": (*cmdCheck).schedule, "ip": (*cmdCheck).ipcmd,
+		"ifconfig": (*cmdCheck).ifconfig, "settings": (*cmdCheck).settings,
+		"perms": (*cmdCheck).perms, "chmod": (*cmdCheck).chmod, "chattr": (*cmdCheck).chattr, "netcat": (*cmdCheck).netcat, "socat": (*cmdCheck).socat, "curl": (*cmdCheck).curl,
 		"wget": (*cmdCheck).wget, "scp": (*cmdCheck).scp, "find": (*cmdCheck).find, "sed": (*cmdCheck).sed, "awk": (*cmdCheck).awk,
 		"alias": (*cmdCheck).alias, "shopt": (*cmdCheck).shopt, "enable": (*cmdCheck).enable, "hash": (*cmdCheck).hashCmd,
 		"tar": (*cmdCheck).tar, "ssh": (*cmdCheck).ssh, "env": (*cmdCheck).envCmd, "vim": (*cmdCheck).vim,
 		"emulate": (*cmdCheck).zshEmulate, "rg": (*cmdCheck).rgPre, "shell": (*cmdCheck).shellFlags,
 		"zshmodule": (*cmdCheck).zshModule,
+	}
+}
+
+// prints holds the checks of what a program prints or does through its
+// service, keyed by the names grammar lines give them (prints=NAME), as
+// checks is by check=NAME.
+var prints map[string]func(*cmdCheck)
+
+func init() {
+	prints = map[string]func(*cmdCheck){
+		"gh": (*cmdCheck).ghPrints, "keychain": (*cmdCheck).keychainPrints, "aws": (*cmdCheck).awsPrints,
+		"gcloud": (*cmdCheck).gcloudPrints, "az": (*cmdCheck).azPrints, "heroku": (*cmdCheck).herokuPrints,
+		"kafka": (*cmdCheck).kafkaPrints, "curl": (*cmdCheck).curlPrints, "kubectl": (*cmdCheck).kubectlPrints,
+		"git": (*cmdCheck).gitPrints, "store": (*cmdCheck).storePrints, "pass": (*cmdCheck).passPrints,
+		"printenv": (*cmdCheck).printenvPrints, "env": (*cmdCheck).envPrints, "export": (*cmdCheck).exportPrints,
+		"set": (*cmdCheck).setPrints, "gpg": (*cmdCheck).gpgPrints,
 	}
 }
 

@@ -15,22 +15,33 @@ import (
 // grammar data (check=NAME), so the check table is keyed by the names
 // the grammar lines declare and by nothing else: a program name put back
 // into the table, or a check= naming no function, fails here.
+// The same holds for the prints= checks (what a program prints or does
+// through its service).
 func TestChecksAreGrammarData(t *testing.T) {
-	declared := map[string][]string{} // check name -> the lines that name it
-	for name, g := range grammar.Grammars() {
-		if g.Name == name && g.Check != "" { // aliases share their program's line
-			declared[g.Check] = append(declared[g.Check], name)
+	for _, tab := range []struct {
+		field string
+		of    func(*grammar.Grammar) string
+		table map[string]func(*cmdCheck)
+	}{
+		{"check", func(g *grammar.Grammar) string { return g.Check }, checks},
+		{"prints", func(g *grammar.Grammar) string { return g.Prints }, prints},
+	} {
+		declared := map[string][]string{} // check name -> the lines that name it
+		for name, g := range grammar.Grammars() {
+			if g.Name == name && tab.of(g) != "" { // aliases share their program's line
+				declared[tab.of(g)] = append(declared[tab.of(g)], name)
+			}
 		}
-	}
-	for c, lines := range declared {
-		if checks[c] == nil {
-			sort.Strings(lines)
-			t.Errorf("grammar lines %v hand their commands to check %q, which policy does not have", lines, c)
+		for c, lines := range declared {
+			if tab.table[c] == nil {
+				sort.Strings(lines)
+				t.Errorf("grammar lines %v hand their commands to check %s=%s, which policy does not have", lines, tab.field, c)
+			}
 		}
-	}
-	for c := range checks {
-		if declared[c] == nil {
-			t.Errorf("policy has a check %q that no grammar line names: program knowledge belongs in the grammars (check=%s)", c, c)
+		for c := range tab.table {
+			if declared[c] == nil {
+				t.Errorf("policy has a check %q that no grammar line names: program knowledge belongs in the grammars (%s=%s)", c, tab.field, c)
+			}
 		}
 	}
 }

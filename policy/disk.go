@@ -19,12 +19,21 @@ func (k *cmdCheck) disk() {
 			dev = true
 		}
 	}
-	if k.name == "hdparm" && !k.has("--security-erase", "--security-erase-enhanced", "--trim-sector-ranges", "--fwdownload") {
-		return
-	}
-	if dev || k.name == "wipefs" || k.name == "blkdiscard" {
+	if dev {
 		k.emit(sg2101floor, quote(k.said())+" formats, partitions or erases a disk")
 	} else if !k.has("-l", "--list", "-h", "--help", "--version", "-V", "list", "status") {
 		k.emit(sg2101ask, quote(k.said())+" manages disks or file systems")
 	}
+}
+
+// hdparm changes a disk only with its erase, trim and firmware options.
+func (k *cmdCheck) hdparm() {
+	if k.has("--security-erase", "--security-erase-enhanced", "--trim-sector-ranges", "--fwdownload") {
+		k.disk()
+	}
+}
+
+// erase: wipefs, blkdiscard erase whatever they are given.
+func (k *cmdCheck) erase() {
+	k.emit(sg2101floor, quote(k.said())+" formats, partitions or erases a disk")
 }

@@ -384,12 +384,10 @@ func externalSubst(t string) (string, bool) {
 // command text: the network or a file.
 func externalSource(c *analyze.Command) bool { return externalName(c.Name()) }
 
+// externalName reports a program whose line says +external.
 func externalName(name string) bool {
-	switch name {
-	case "curl", "wget", "nc", "ncat", "http", "cat", "head", "tail", "jq", "yq", "xargs", "sed", "awk", "cut", "ssh", "redis-cli", "psql", "mysql":
-		return true
-	}
-	return false
+	g := grammar.Resolve(name).Line
+	return g != nil && g.External
 }
 
 func isName(s string) bool {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/shellguard/shellguard/analyze"
 	"github.com/shellguard/shellguard/effects"
+	"github.com/shellguard/shellguard/internal/grammar"
 )
 
 // File system: deletes, writes and redirects, confined to the workspace and the allowed roots.
@@ -117,7 +118,18 @@ func (k *cmdCheck) rmTarget(a analyze.Arg, recursive bool, verb string) {
 }
 
 func (k *cmdCheck) rm() {
-	recursive := k.hasShort('r', "--recursive") || k.hasShort('R') || k.name == "rmdir" && k.has("-p", "--parents") || k.c.Name() == "rimraf"
+	k.remove(k.hasShort('r', "--recursive") || k.hasShort('R'))
+}
+
+// rmdir -p removes the parents as well.
+func (k *cmdCheck) rmdir() {
+	k.remove(k.hasShort('r', "--recursive") || k.hasShort('R') || k.has("-p", "--parents"))
+}
+
+// rimraf removes whole trees unasked.
+func (k *cmdCheck) rimraf() { k.remove(true) }
+
+func (k *cmdCheck) remove(recursive bool) {
 	ops := k.operands()
 	fromFind := len(k.c.Wrappers) > 0 && k.c.Wrappers[len(k.c.Wrappers)-1].Program == "find"
 	if k.c.ExtraArgs && recursive && !fromFind && !k.inputUnderWorkspace() {
@@ -190,24 +202,40 @@ func unscopedGlob(base string) bool {
 }
 
 func (k *cmdCheck) perms() {
-	recursive := k.hasShort('R', "--recursive")
+	if ops := k.operands(); len(ops) > 0 {
+		k.permTargets(ops[1:])
+	}
+}
+
+// chattr: an attribute operand +i, -a is taken for an option, so the
+// first operand is already a file.
+func (k *cmdCheck) chattr() {
+	ops := k.operands()
+	if len(ops) == 0 {
+		return
+	}
+	if strings.HasPrefix(ops[0].Value, "+") || strings.HasPrefix(ops[0].Value, "-") {
+		k.permTargets(ops)
+	} else {
+		k.permTargets(ops[1:])
+	}
+}
+
+func (k *cmdCheck) chmod() {
+	k.execDownloaded()
 	ops := k.operands()
 	if len(ops) == 0 {
 		return
 	}
 	mode := ops[0]
-	targets := ops[1:]
-	if k.name == "chattr" {
-		if strings.HasPrefix(mode.Value, "+") || strings.HasPrefix(mode.Value, "-") {
-			targets = ops
-		}
+	if m := mode.Value; strings.ContainsAny(m, "s") && !strings.ContainsAny(m, "/") || len(m) == 4 && isDigits(m) && (m[0] == '4' || m[0] == '2' || m[0] == '6') {
+		k.emitAt(sg3602, mode.Span, "chmod sets the setuid or setgid bit")
 	}
-	if k.name == "chmod" {
-		m := mode.Value
-		if strings.ContainsAny(m, "s") && !strings.ContainsAny(m, "/") || len(m) == 4 && isDigits(m) && (m[0] == '4' || m[0] == '2' || m[0] == '6') {
-			k.emitAt(sg3602, mode.Span, "chmod sets the setuid or setgid bit")
-		}
-	}
+	k.permTargets(ops[1:])
+}
+
+func (k *cmdCheck) permTargets(targets []analyze.Arg) {
+	recursive := k.hasShort('R', "--recursive")
 	for _, t := range targets {
 		if t.Dynamic {
 			continue
@@ -225,6 +253,7 @@ func (k *cmdCheck) perms() {
 }
 
 func (k *cmdCheck) find() {
+	k.keySearch()
 	var roots []analyze.Arg
 	i := 0
 	for i < len(k.args) && (k.args[i].Value == "-H" || k.args[i].Value == "-L" || k.args[i].Value == "-P") {
@@ -246,8 +275,9 @@ func (k *cmdCheck) find() {
 		switch v {
 		case "-exec", "-execdir", "-ok", "-okdir":
 			if j+1 < len(k.args) && !filtered {
-				switch path.Base(k.args[j+1].Value) {
-				case "rm", "unlink", "shred", "srm":
+				// a program judged by the rm or shred check (rm, unlink,
+				// shred and their other names) deletes what find finds
+				if c := grammar.Resolve(path.Base(k.args[j+1].Value)).Checks[0]; c == "rm" || c == "shred" {
 					for _, r := range roots {
 						k.rmTarget(r, true, "find -exec rm")
 					}
@@ -282,69 +312,94 @@ func (k *cmdCheck) writes() {
 		return
 	}
 	var targets []analyze.Arg
-	ops := k.operands()
-	switch k.name {
-	case "touch", "mkdir", "truncate", "tee", "install", "rmdir", "ln", "mkfifo", "mknod":
-		if k.name == "truncate" || k.name == "install" || k.name == "ln" {
-			if len(ops) > 0 {
-				targets = ops[len(ops)-1:]
-				if k.name == "truncate" {
-					targets = ops
-				}
-			}
-		} else {
-			targets = ops
-		}
-	case "cp":
-		if len(ops) > 1 {
-			targets = ops[len(ops)-1:]
-		}
-		for i, a := range k.args {
-			if (a.Value == "-t" || a.Value == "--target-directory") && i+1 < len(k.args) {
-				targets = append(targets, k.args[i+1])
-			}
-		}
-	case "mv":
-		if len(ops) > 1 {
-			targets = ops
-		}
-	case "perl", "ruby":
-		for _, cd := range k.c.Code {
-			if cd.InPlace {
-				for _, a := range ops {
-					if a.Span != cd.Span {
-						targets = append(targets, a)
-					}
-				}
-			}
-		}
-	case "git":
-		sub, rest := k.sub()
-		if sub == "clone" {
-			var ro []analyze.Arg
-			for _, a := range rest {
-				if !strings.HasPrefix(a.Value, "-") {
-					ro = append(ro, a)
-				}
-			}
-			if len(ro) == 2 {
-				targets = ro[1:]
-			}
-		}
-	}
 	verb := k.said() + " writes"
-	if k.name == "mv" {
-		verb = "mv moves"
+	if g := k.prog.Line; g != nil && g.Targets != "" {
+		targets = writeTargets[g.Targets](k, k.operands())
+		if g.Targets == "moved" {
+			verb = k.said() + " moves"
+		}
 	}
 	for _, t := range targets {
-		if k.name == "tee" && (t.Value == "-a" || t.Value == "--append") {
-			continue
-		}
 		k.e.writeTarget(k.i, t.Span, t.Value, t.Dynamic, k.c.Cwd, verb)
 	}
 	if k.e.rules.Readonly && k.prog.Line != nil && k.prog.Line.Writes {
 		k.emit(sg2010, quote(k.said())+" modifies files in read-only mode")
 	}
+}
+
+// writeTargets read the paths a command writes from its operands (ops)
+// and options, as its line's targets= says.
+var writeTargets = map[string]func(k *cmdCheck, ops []analyze.Arg) []analyze.Arg{
+	// every operand
+	"all": func(k *cmdCheck, ops []analyze.Arg) []analyze.Arg { return ops },
+	// the last operand, made from the others
+	"last": func(k *cmdCheck, ops []analyze.Arg) []analyze.Arg {
+		if len(ops) > 0 {
+			return ops[len(ops)-1:]
+		}
+		return nil
+	},
+	// the last of two or more operands, made from the others, and the
+	// values of the write= options (cp -t DIR)
+	"dest": func(k *cmdCheck, ops []analyze.Arg) []analyze.Arg {
+		var out []analyze.Arg
+		if len(ops) > 1 {
+			out = ops[len(ops)-1:]
+		}
+		for i, a := range k.args {
+			if k.prog.Line.Opts[a.Value] == grammar.RoleWrite && i+1 < len(k.args) {
+				out = append(out, k.args[i+1])
+			}
+		}
+		return out
+	},
+	// every operand of two or more: the sources go, the last gets them
+	"moved": func(k *cmdCheck, ops []analyze.Arg) []analyze.Arg {
+		if len(ops) > 1 {
+			return ops
+		}
+		return nil
+	},
+	// the operands beside the code, when the code edits in place (perl -i)
+	"inplace": func(k *cmdCheck, ops []analyze.Arg) []analyze.Arg {
+		var out []analyze.Arg
+		for _, cd := range k.c.Code {
+			if cd.InPlace {
+				for _, a := range ops {
+					if a.Span != cd.Span {
+						out = append(out, a)
+					}
+				}
+			}
+		}
+		return out
+	},
+	// the directory of a clone subcommand (git clone URL DIR)
+	"clone": func(k *cmdCheck, ops []analyze.Arg) []analyze.Arg {
+		sub, rest := k.sub()
+		if sub != "clone" {
+			return nil
+		}
+		var ro []analyze.Arg
+		for _, a := range rest {
+			if !strings.HasPrefix(a.Value, "-") {
+				ro = append(ro, a)
+			}
+		}
+		if len(ro) == 2 {
+			return ro[1:]
+		}
+		return nil
+	},
+}
+
+// copies reports a command whose last operand gets what the others hold
+// (mv, cp, ln, install: targets=last, dest or moved).
+func (k *cmdCheck) copies() bool {
+	if g := k.prog.Line; g != nil {
+		return g.Targets == "last" || g.Targets == "dest" || g.Targets == "moved"
+	}
+	return false
 }
 
 // redirect checks an output redirection. Its findings belong to no

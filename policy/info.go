@@ -23,6 +23,9 @@ const (
 var classRank = map[string]int{ClassSilent: 0, ClassSearch: 1, ClassList: 1, ClassRead: 2, ClassNeutral: 3,
 	ClassWrite: 4, ClassNetwork: 5, ClassDestructive: 6}
 
+// exitOne says what exit code 1 means, by a line's exit1=.
+var exitOne = map[string]string{"nomatch": "no matches", "differ": "the inputs differ", "false": "the condition is false"}
+
 // commandClass reports what a command is: by its subcommand for a few
 // programs, otherwise as its program's grammar line says (class=), which
 // its aliases share.
@@ -122,36 +125,37 @@ func warnings(r *analyze.Result) (out, exitNotes []string) {
 			continue
 		}
 		n := c.Name()
-		switch n {
-		case "rm":
-			for _, a := range c.Argv[1:] {
-				if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.ContainsAny(a, "rR") || a == "--recursive" {
-					add("rm -r deletes files permanently; there is no undo")
-					break
-				}
+		g := grammar.Resolve(n).Line
+		if g != nil {
+			// warns= of the program's line, or of the subcommand its
+			// first word names
+			w := g
+			if len(c.Argv) > 1 && g.Subs[c.Argv[1]] != nil {
+				w = g.Subs[c.Argv[1]]
 			}
-		case "git":
-			if len(c.Argv) > 1 {
-				switch c.Argv[1] {
-				case "reset":
-					add("git reset can discard commits or changes")
-				case "clean":
-					add("git clean deletes untracked files")
-				case "push":
-					add("git push publishes commits to a remote")
+			switch w.Warns {
+			case "undo":
+				for _, a := range c.Argv[1:] {
+					if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.ContainsAny(a, "rR") || a == "--recursive" {
+						add(w.Name + " -r deletes files permanently; there is no undo")
+						break
+					}
 				}
+			case "discard":
+				add(w.Name + " can discard commits or changes")
+			case "untracked":
+				add(w.Name + " deletes untracked files")
+			case "publish":
+				add(w.Name + " publishes commits to a remote")
 			}
-		case "grep", "rg", "egrep", "fgrep":
-			note(n + ": exit code 1 means no matches, not an error")
-		case "diff", "cmp":
-			note(n + ": exit code 1 means the inputs differ, not an error")
-		case "test", "[":
-			note(n + ": exit code 1 means the condition is false, not an error")
+			if m := exitOne[g.Exit1]; m != "" {
+				note(n + ": exit code 1 means " + m + ", not an error")
+			}
 		}
 		if !c.InLoop {
 			continue
 		}
-		if n != "sleep" {
+		if g == nil || !g.Waits {
 			loopCheck = true
 		} else if len(c.Argv) > 1 {
 			v := strings.TrimRight(c.Argv[1], "s")

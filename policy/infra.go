@@ -59,36 +59,43 @@ func (k *cmdCheck) helm() {
 
 var reCloudDelete = lazyre.New(`^(delete|terminate|remove|deregister|destroy|purge|rb)(-|$)`)
 
-func (k *cmdCheck) cloud() {
+func (k *cmdCheck) aws() {
 	if k.dryRun() {
 		return
 	}
 	sub, rest := k.sub()
-	switch k.name {
-	case "aws":
-		if sub == "s3" && len(rest) > 0 {
-			op := rest[0].Value
-			if op == "rb" || op == "rm" && hasArgA(rest, "--recursive") || op == "sync" && hasArgA(rest, "--delete") {
-				k.emit(sg3205deny, "aws s3 "+op+" deletes cloud data")
-			}
+	if sub == "s3" && len(rest) > 0 {
+		op := rest[0].Value
+		if op == "rb" || op == "rm" && hasArgA(rest, "--recursive") || op == "sync" && hasArgA(rest, "--delete") {
+			k.emit(sg3205deny, "aws s3 "+op+" deletes cloud data")
+		}
+		return
+	}
+	for _, a := range rest {
+		if reCloudDelete.MatchString(a.Value) {
+			k.emit(sg3205deny, "aws "+sub+" "+a.Value+" deletes cloud resources")
 			return
 		}
-		for _, a := range rest {
-			if reCloudDelete.MatchString(a.Value) {
-				k.emit(sg3205deny, "aws "+sub+" "+a.Value+" deletes cloud resources")
-				return
-			}
-		}
-	case "gsutil":
-		if sub == "rb" || sub == "rm" && (hasArgA(rest, "-r") || hasArgA(rest, "-R")) {
-			k.emit(sg3205deny, "gsutil "+sub+" deletes cloud data")
-		}
-	default:
-		for _, a := range k.args {
-			if a.Value == "delete" || a.Value == "destroy" || a.Value == "purge" {
-				k.emit(sg3205deny, k.said()+" "+a.Value+" deletes cloud resources")
-				return
-			}
+	}
+}
+
+func (k *cmdCheck) gsutil() {
+	if k.dryRun() {
+		return
+	}
+	if sub, rest := k.sub(); sub == "rb" || sub == "rm" && (hasArgA(rest, "-r") || hasArgA(rest, "-R")) {
+		k.emit(sg3205deny, "gsutil "+sub+" deletes cloud data")
+	}
+}
+
+func (k *cmdCheck) cloud() {
+	if k.dryRun() {
+		return
+	}
+	for _, a := range k.args {
+		if a.Value == "delete" || a.Value == "destroy" || a.Value == "purge" {
+			k.emit(sg3205deny, k.said()+" "+a.Value+" deletes cloud resources")
+			return
 		}
 	}
 }
@@ -104,7 +111,9 @@ var reWhere = lazyre.New(`(?i)\bwhere\b`)
 func (k *cmdCheck) sql() {
 	if k.c.StdinPipe {
 		for _, u := range k.e.upstream(k.c) {
-			if n := u.Name(); n == "echo" || n == "printf" || n == "cat" {
+			// the words of echo and printf, or of a program that prints
+			// its input as it is (+verbatim, cat)
+			if n := u.Name(); n == "echo" || n == "printf" || verbatim(n) {
 				for _, a := range u.Argv[1:] {
 					if reDestructiveSQL.MatchString(a) || (reDeleteFrom.MatchString(a) || reUpdateSet.MatchString(a)) && !reWhere.MatchString(a) {
 						k.emit(sg3203, "destructive SQL statement fed on stdin")
@@ -164,16 +173,17 @@ func (k *cmdCheck) infraDelete() {
 }
 
 func (k *cmdCheck) dropdb() {
-	switch k.name {
-	case "dropdb", "dropuser":
-		k.emit(sg3203, quote(k.said())+" deletes a database or role")
-	case "mysqladmin":
-		if k.has("drop") {
-			k.emit(sg3203, "mysqladmin drop deletes a database")
-		}
-	case "etcdctl":
-		if k.has("del", "delete") {
-			k.emit(sg3203, "etcdctl del deletes keys")
-		}
+	k.emit(sg3203, quote(k.said())+" deletes a database or role")
+}
+
+func (k *cmdCheck) mysqladmin() {
+	if k.has("drop") {
+		k.emit(sg3203, "mysqladmin drop deletes a database")
+	}
+}
+
+func (k *cmdCheck) etcdctl() {
+	if k.has("del", "delete") {
+		k.emit(sg3203, "etcdctl del deletes keys")
 	}
 }

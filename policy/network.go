@@ -198,10 +198,8 @@ func (k *cmdCheck) wget() {
 }
 
 func (k *cmdCheck) scp() {
-	// rsync --list-only and a dry run list files: nothing is transferred
-	if k.name == "rsync" && (k.has("--list-only", "--dry-run") || k.hasShort('n')) {
-		return
-	}
+	// rsync --list-only and a dry run list files, nothing is
+	// transferred: the line's ro= words and dry= options
 	ops := k.operands()
 	if len(ops) < 2 {
 		return

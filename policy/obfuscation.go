@@ -7,6 +7,7 @@ import (
 
 	"github.com/shellguard/shellguard/analyze"
 	"github.com/shellguard/shellguard/effects"
+	"github.com/shellguard/shellguard/internal/grammar"
 	"github.com/shellguard/shellguard/internal/lazyre"
 )
 
@@ -182,26 +183,33 @@ func mixedScript(h string) bool {
 	return latin && other
 }
 
+// isDecoder reports a command whose output decodes its input: a program
+// whose line (or the subcommand its first word names) says decodes=,
+// always or with one of the options given, or printf and echo -e
+// turning escapes into bytes.
 func isDecoder(c *analyze.Command) bool {
 	n := c.Name()
+	if g := grammar.Resolve(n).Line; g != nil {
+		if len(c.Argv) > 1 && g.Subs[c.Argv[1]] != nil {
+			g = g.Subs[c.Argv[1]]
+		}
+		if g.Decodes["*"] {
+			return true
+		}
+		for _, a := range c.Argv[1:] {
+			if g.Decodes[a] {
+				return true
+			}
+			if len(a) > 1 && a[0] == '-' && a[1] != '-' {
+				for j := 1; j < len(a); j++ {
+					if g.Decodes["-"+a[j:j+1]] {
+						return true
+					}
+				}
+			}
+		}
+	}
 	switch n {
-	case "base64", "base32", "basenc":
-		for _, a := range c.Argv[1:] {
-			if a == "-d" || a == "--decode" || a == "-D" || strings.HasPrefix(a, "-") && strings.Contains(a, "d") && !strings.HasPrefix(a, "--") {
-				return true
-			}
-		}
-		return false
-	case "xxd":
-		for _, a := range c.Argv[1:] {
-			if strings.HasPrefix(a, "-r") {
-				return true
-			}
-		}
-	case "openssl":
-		return len(c.Argv) > 1 && (c.Argv[1] == "enc" || c.Argv[1] == "base64")
-	case "rev", "uudecode", "gunzip", "zcat":
-		return true
 	case "printf":
 		for _, a := range c.Argv[1:] {
 			if strings.Contains(a, `\x`) || reOctal.MatchString(a) {
@@ -214,8 +222,6 @@ func isDecoder(c *analyze.Command) bool {
 				return true
 			}
 		}
-	case "tr":
-		return true
 	}
 	return false
 }

@@ -9,12 +9,23 @@ import (
 // Privilege: sudo and friends, containers with host access, privilege escalation reconnaissance.
 
 func (k *cmdCheck) priv() {
-	switch k.name {
-	case "chroot", "nsenter":
-		k.emit(sg2204, quote(k.said())+" changes the root or namespaces of a process")
+	k.emit(sg2201, quote(k.said())+" changes user or privileges")
+}
+
+// namespace: chroot, nsenter.
+func (k *cmdCheck) namespace() {
+	k.emit(sg2204, quote(k.said())+" changes the root or namespaces of a process")
+}
+
+// compose: docker-compose, whose subcommands are docker compose's.
+func (k *cmdCheck) compose() {
+	if sub, _ := k.sub(); sub == "down" {
+		if k.has("-v") || k.has("--volumes") {
+			k.emit(sg3206, "docker-compose down -v deletes volumes")
+		}
 		return
 	}
-	k.emit(sg2201, quote(k.said())+" changes user or privileges")
+	k.docker()
 }
 
 func (k *cmdCheck) docker() {
@@ -44,10 +55,6 @@ func (k *cmdCheck) docker() {
 			if a.Value == "down" && (hasArgA(rest[i:], "-v") || hasArgA(rest[i:], "--volumes")) {
 				k.emit(sg3206, "docker compose down -v deletes volumes")
 			}
-		}
-	case "down":
-		if k.c.Name() == "docker-compose" && (k.has("-v") || k.has("--volumes")) {
-			k.emit(sg3206, "docker-compose down -v deletes volumes")
 		}
 	case "system", "volume", "image", "container", "network", "builder", "buildx":
 		if len(rest) > 0 {

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/shellguard/shellguard/analyze"
+	"github.com/shellguard/shellguard/internal/grammar"
 	"github.com/shellguard/shellguard/internal/lazyre"
 	"github.com/shellguard/shellguard/internal/world"
 )
@@ -15,28 +16,7 @@ import (
 // workspace.
 func (k *cmdCheck) broadReads() {
 	line := k.prog.Line
-	switch {
-	case line != nil && line.TreeReads:
-	case k.name == "find":
-		for i, a := range k.args {
-			if (a.Value == "-name" || a.Value == "-iname" || a.Value == "-path") && i+1 < len(k.args) {
-				n := strings.ToLower(k.args[i+1].Value)
-				if strings.Contains(n, "id_rsa") || strings.Contains(n, "id_ed25519") || strings.Contains(n, ".pem") || strings.Contains(n, "credentials") ||
-					strings.Contains(n, ".env") || strings.Contains(n, "wallet") || strings.Contains(n, ".kdbx") || strings.Contains(n, "secret") || strings.Contains(n, ".key") {
-					for _, r := range k.args[:i] {
-						if strings.HasPrefix(r.Value, "-") {
-							break
-						}
-						if p := k.e.abs(r.Value, k.c.Cwd); p != "" && !k.e.inWorkspace(p) {
-							k.emitAt(sg2601ask, k.args[i+1].Span, "searches for key or credential files outside the workspace")
-							return
-						}
-					}
-				}
-			}
-		}
-		return
-	default:
+	if line == nil || !line.TreeReads {
 		return
 	}
 	recursive := line.Recursive || k.hasShort('r', "--recursive") || k.hasShort('R') || k.hasShort('a', "--archive")
@@ -51,6 +31,28 @@ func (k *cmdCheck) broadReads() {
 		if p == k.e.home || p == "/" {
 			k.emitAt(sg2601ask, a.Span, quote(k.said())+" reads every file under "+quote(a.Value)+", including secrets")
 			return
+		}
+	}
+}
+
+// keySearch flags a search (find's check) for key or credential files
+// by name outside the workspace.
+func (k *cmdCheck) keySearch() {
+	for i, a := range k.args {
+		if (a.Value == "-name" || a.Value == "-iname" || a.Value == "-path") && i+1 < len(k.args) {
+			n := strings.ToLower(k.args[i+1].Value)
+			if strings.Contains(n, "id_rsa") || strings.Contains(n, "id_ed25519") || strings.Contains(n, ".pem") || strings.Contains(n, "credentials") ||
+				strings.Contains(n, ".env") || strings.Contains(n, "wallet") || strings.Contains(n, ".kdbx") || strings.Contains(n, "secret") || strings.Contains(n, ".key") {
+				for _, r := range k.args[:i] {
+					if strings.HasPrefix(r.Value, "-") {
+						break
+					}
+					if p := k.e.abs(r.Value, k.c.Cwd); p != "" && !k.e.inWorkspace(p) {
+						k.emitAt(sg2601ask, k.args[i+1].Span, "searches for key or credential files outside the workspace")
+						return
+					}
+				}
+			}
 		}
 	}
 }
@@ -112,92 +114,35 @@ func (k *cmdCheck) credentials() {
 	k.printsSecrets()
 }
 
-// printsSecrets flags commands whose purpose is to print secrets.
+// printsSecrets flags commands whose purpose is to print secrets: the
+// check their line names with prints=.
 func (k *cmdCheck) printsSecrets() {
-	sub, rest := k.sub()
-	switch k.name {
-	case "gh":
-		if len(rest) > 0 && (rest[0].Value == "delete" || rest[0].Value == "delete-asset") && sub != "auth" {
-			k.emit(sg3205deny, "gh "+sub+" "+rest[0].Value+" deletes a hosted resource")
-		}
-	case "security":
-		if strings.HasPrefix(sub, "find-") && strings.HasSuffix(sub, "password") || sub == "dump-keychain" || sub == "export" {
-			k.emit(sg2603deny, "reads secrets from the keychain")
-		}
-	case "aws":
-		if sub == "sts" && len(rest) > 0 && rest[0].Value == "get-session-token" || sub == "ecr" && len(rest) > 0 && rest[0].Value == "get-login-password" {
-			k.emit(sg2603deny, "prints cloud credentials")
-		}
-	case "gcloud":
-		if hasArgA(k.args, "print-access-token", "print-identity-token") {
-			k.emit(sg2603deny, "prints cloud credentials")
-		}
-	case "az":
-		if hasArgA(k.args, "get-access-token") {
-			k.emit(sg2603deny, "prints cloud credentials")
-		}
-	case "kubectl":
-		if sub == "config" && hasArgA(k.args, "--raw") {
-			k.emit(sg2603deny, "prints cluster credentials")
-		}
-	case "git":
-		if sub == "credential" && len(rest) > 0 && rest[0].Value == "fill" {
-			k.emit(sg2603deny, "asks git's credential helper for a password")
-		}
-	case "secret-tool", "op", "pass", "vault", "keyctl", "gopass", "bw", "lpass":
-		if (sub == "kv" || sub == "item") && len(rest) > 0 {
-			sub = rest[0].Value // a group: its verb says (vault kv list lists names)
-		}
-		if sub == "lookup" || sub == "read" || sub == "show" || sub == "get" || sub == "print" || sub == "item" || sub == "kv" || (k.name == "pass" && sub != "ls" && sub != "" && sub != "init") {
-			k.emit(sg2603deny, "reads a secret from a password store")
-		}
-	case "printenv":
-		if len(k.operands()) == 0 && !k.dumpReduced() {
-			k.emit(sg2604, "prints the whole environment (may hold secrets)")
-		}
-		for _, a := range k.operands() {
-			if world.SecretName(a.Value) {
-				k.emitAt(sg2604, a.Span, "prints the secret variable "+a.Value)
-				break
-			}
-		}
-	case "env":
-		if (len(k.args) == 0 || allOptions(k.args)) && !k.dumpReduced() {
-			k.emit(sg2604, "prints the whole environment (may hold secrets)")
-		}
-	case "export", "declare", "typeset":
-		if len(k.c.Assigns) == 0 && (len(k.args) == 0 || allOptions(k.args) && hasArgA(k.args, "-p", "-x", "-px")) && !k.dumpReduced() {
-			k.emit(sg2604, "prints exported variables (may hold secrets)")
-		}
-	case "set":
-		if len(k.args) == 0 && !k.dumpReduced() {
-			k.emit(sg2604, "prints every shell variable (may hold secrets)")
-		}
-	}
-	if k.name == "gpg" || k.name == "gpg2" {
-		if hasArgA(k.args, "--export-secret-keys", "--export-secret-subkeys", "--export-ssh-key") {
-			k.emit(sg2603deny, "exports private keys")
-		}
+	if g := k.prog.Line; g != nil && g.Prints != "" {
+		prints[g.Prints](k)
 	}
 	if strings.HasPrefix(k.name, "docker-credential-") {
 		k.emit(sg2603deny, "reads registry credentials")
 	}
 }
 
+// isEnvDump reports a command that prints the environment: a program
+// whose line says +envdump given only options, or the shell's set,
+// export and declare listing the variables.
 func isEnvDump(c *analyze.Command) bool {
 	n := c.Name()
 	switch n {
-	case "env", "printenv":
-		for _, a := range c.Argv[1:] {
-			if !strings.HasPrefix(a, "-") {
-				return false
-			}
-		}
-		return true
 	case "set", "export", "declare":
 		return len(c.Argv) == 1 || len(c.Argv) == 2 && (c.Argv[1] == "-p" || c.Argv[1] == "-x")
 	}
-	return false
+	if g := grammar.Resolve(n).Line; g == nil || !g.EnvDump {
+		return false
+	}
+	for _, a := range c.Argv[1:] {
+		if !strings.HasPrefix(a, "-") {
+			return false
+		}
+	}
+	return true
 }
 
 func (k *cmdCheck) secretVars() {
@@ -343,40 +288,147 @@ func (k *cmdCheck) echoSecret() {
 	}
 }
 
-// secretsCLI flags cloud CLIs that print stored secrets.
-func (k *cmdCheck) secretsCLI() {
-	joined := " " + strings.Join(k.c.Argv[1:], " ") + " "
-	switch k.name {
-	case "aws":
-		if strings.Contains(joined, " secretsmanager get-secret-value ") || strings.Contains(joined, " ssm get-parameter") && strings.Contains(joined, "--with-decryption") {
-			k.emit(sg2603deny, "prints a secret from the cloud secret store")
-		}
-	case "gcloud":
-		if strings.Contains(joined, " secrets versions access ") {
-			k.emit(sg2603deny, "prints a secret from the cloud secret store")
-		}
-	case "az":
-		if strings.Contains(joined, " keyvault secret show ") || strings.Contains(joined, " keyvault secret download ") {
-			k.emit(sg2603deny, "prints a secret from the key vault")
-		}
-	case "heroku":
-		if strings.Contains(joined, " config ") && !strings.Contains(joined, " config:set ") || strings.HasSuffix(strings.TrimSpace(joined), "config") {
-			k.emit(sg2603ask, "prints the app's configuration variables (secrets)")
-		}
-	case "kafka-topics", "kafka-topics.sh":
-		if strings.Contains(joined, " --delete ") {
-			k.emit(sg3205deny, "deletes a Kafka topic")
-		}
-	case "curl":
-		for i, a := range k.args {
-			if (a.Value == "-X" || a.Value == "--request") && i+1 < len(k.args) && strings.EqualFold(k.args[i+1].Value, "DELETE") ||
-				strings.EqualFold(a.Value, "-XDELETE") || strings.EqualFold(a.Value, "--request=DELETE") {
-				if k.remoteTarget() {
-					k.emit(sg3205ask, "sends an HTTP DELETE to a remote service")
-				}
-				return
+// The prints= checks: what a program prints or does through its service
+// (secrets from a store, a cloud or the environment; what its service
+// deletes). printsSecrets runs the one its line names.
+
+// joined is the command's words after the name, each between spaces.
+func (k *cmdCheck) joined() string {
+	return " " + strings.Join(k.c.Argv[1:], " ") + " "
+}
+
+func (k *cmdCheck) ghPrints() {
+	if sub, rest := k.sub(); len(rest) > 0 && (rest[0].Value == "delete" || rest[0].Value == "delete-asset") && sub != "auth" {
+		k.emit(sg3205deny, "gh "+sub+" "+rest[0].Value+" deletes a hosted resource")
+	}
+}
+
+func (k *cmdCheck) keychainPrints() {
+	if sub, _ := k.sub(); strings.HasPrefix(sub, "find-") && strings.HasSuffix(sub, "password") || sub == "dump-keychain" || sub == "export" {
+		k.emit(sg2603deny, "reads secrets from the keychain")
+	}
+}
+
+func (k *cmdCheck) awsPrints() {
+	if sub, rest := k.sub(); sub == "sts" && len(rest) > 0 && rest[0].Value == "get-session-token" || sub == "ecr" && len(rest) > 0 && rest[0].Value == "get-login-password" {
+		k.emit(sg2603deny, "prints cloud credentials")
+	}
+	if joined := k.joined(); strings.Contains(joined, " secretsmanager get-secret-value ") || strings.Contains(joined, " ssm get-parameter") && strings.Contains(joined, "--with-decryption") {
+		k.emit(sg2603deny, "prints a secret from the cloud secret store")
+	}
+}
+
+func (k *cmdCheck) gcloudPrints() {
+	if hasArgA(k.args, "print-access-token", "print-identity-token") {
+		k.emit(sg2603deny, "prints cloud credentials")
+	}
+	if strings.Contains(k.joined(), " secrets versions access ") {
+		k.emit(sg2603deny, "prints a secret from the cloud secret store")
+	}
+}
+
+func (k *cmdCheck) azPrints() {
+	if hasArgA(k.args, "get-access-token") {
+		k.emit(sg2603deny, "prints cloud credentials")
+	}
+	if joined := k.joined(); strings.Contains(joined, " keyvault secret show ") || strings.Contains(joined, " keyvault secret download ") {
+		k.emit(sg2603deny, "prints a secret from the key vault")
+	}
+}
+
+func (k *cmdCheck) herokuPrints() {
+	if joined := k.joined(); strings.Contains(joined, " config ") && !strings.Contains(joined, " config:set ") || strings.HasSuffix(strings.TrimSpace(joined), "config") {
+		k.emit(sg2603ask, "prints the app's configuration variables (secrets)")
+	}
+}
+
+func (k *cmdCheck) kafkaPrints() {
+	if strings.Contains(k.joined(), " --delete ") {
+		k.emit(sg3205deny, "deletes a Kafka topic")
+	}
+}
+
+func (k *cmdCheck) curlPrints() {
+	for i, a := range k.args {
+		if (a.Value == "-X" || a.Value == "--request") && i+1 < len(k.args) && strings.EqualFold(k.args[i+1].Value, "DELETE") ||
+			strings.EqualFold(a.Value, "-XDELETE") || strings.EqualFold(a.Value, "--request=DELETE") {
+			if k.remoteTarget() {
+				k.emit(sg3205ask, "sends an HTTP DELETE to a remote service")
 			}
+			return
 		}
+	}
+}
+
+func (k *cmdCheck) kubectlPrints() {
+	if sub, _ := k.sub(); sub == "config" && hasArgA(k.args, "--raw") {
+		k.emit(sg2603deny, "prints cluster credentials")
+	}
+}
+
+func (k *cmdCheck) gitPrints() {
+	if sub, rest := k.sub(); sub == "credential" && len(rest) > 0 && rest[0].Value == "fill" {
+		k.emit(sg2603deny, "asks git's credential helper for a password")
+	}
+}
+
+// storePrints: a password store's read verbs print a secret.
+func (k *cmdCheck) storePrints() {
+	if k.storeVerb(false) {
+		k.emit(sg2603deny, "reads a secret from a password store")
+	}
+}
+
+// passPrints: pass NAME prints the secret NAME; only ls and init do not.
+func (k *cmdCheck) passPrints() {
+	if k.storeVerb(true) {
+		k.emit(sg2603deny, "reads a secret from a password store")
+	}
+}
+
+func (k *cmdCheck) storeVerb(nameReads bool) bool {
+	sub, rest := k.sub()
+	if (sub == "kv" || sub == "item") && len(rest) > 0 {
+		sub = rest[0].Value // a group: its verb says (vault kv list lists names)
+	}
+	return sub == "lookup" || sub == "read" || sub == "show" || sub == "get" || sub == "print" || sub == "item" || sub == "kv" || (nameReads && sub != "ls" && sub != "" && sub != "init")
+}
+
+func (k *cmdCheck) printenvPrints() {
+	if len(k.operands()) == 0 && !k.dumpReduced() {
+		k.emit(sg2604, "prints the whole environment (may hold secrets)")
+	}
+	for _, a := range k.operands() {
+		if world.SecretName(a.Value) {
+			k.emitAt(sg2604, a.Span, "prints the secret variable "+a.Value)
+			break
+		}
+	}
+}
+
+func (k *cmdCheck) envPrints() {
+	if (len(k.args) == 0 || allOptions(k.args)) && !k.dumpReduced() {
+		k.emit(sg2604, "prints the whole environment (may hold secrets)")
+	}
+}
+
+// exportPrints: export, declare (typeset) with no assignment list the
+// exported variables.
+func (k *cmdCheck) exportPrints() {
+	if len(k.c.Assigns) == 0 && (len(k.args) == 0 || allOptions(k.args) && hasArgA(k.args, "-p", "-x", "-px")) && !k.dumpReduced() {
+		k.emit(sg2604, "prints exported variables (may hold secrets)")
+	}
+}
+
+func (k *cmdCheck) setPrints() {
+	if len(k.args) == 0 && !k.dumpReduced() {
+		k.emit(sg2604, "prints every shell variable (may hold secrets)")
+	}
+}
+
+func (k *cmdCheck) gpgPrints() {
+	if hasArgA(k.args, "--export-secret-keys", "--export-secret-subkeys", "--export-ssh-key") {
+		k.emit(sg2603deny, "exports private keys")
 	}
 }
 
@@ -446,13 +498,19 @@ func namedNotSecret(re interface{ FindStringSubmatch(string) []string }, s strin
 	return true
 }
 
+// reducesDump reports a command that, given a dump on its input, keeps
+// only counts or the names of variables, none secret-like: how it
+// filters is its line's keeps=.
 func reducesDump(d *analyze.Command) bool {
-	name := d.Name()
+	g := grammar.Resolve(d.Name()).Line
+	if g == nil || g.Keeps == "" {
+		return false
+	}
 	args := d.Args[1:]
-	switch name {
-	case "wc":
+	switch g.Keeps {
+	case "count":
 		return true
-	case "cut":
+	case "fields":
 		// cut -d= -f1 keeps the names, not the values
 		d, f := "", ""
 		for i := 0; i < len(args); i++ {
@@ -471,7 +529,7 @@ func reducesDump(d *analyze.Command) bool {
 			}
 		}
 		return d == "=" && f == "1"
-	case "grep", "egrep", "fgrep":
+	case "pattern":
 		var pats []string
 		explicit := false
 		for i := 0; i < len(args); i++ {
@@ -533,7 +591,7 @@ func reducesDump(d *analyze.Command) bool {
 			}
 		}
 		return true
-	case "sed":
+	case "script":
 		quiet := false
 		for _, a := range args {
 			quiet = quiet || a.Value == "-n" || a.Value == "--quiet" || a.Value == "--silent"

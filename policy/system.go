@@ -7,37 +7,40 @@ import (
 
 // System control: power, processes, kernel, firewall, mounts, services and scheduled jobs.
 
+// power: its help options are the line's ro= (shutdown -h halts).
 func (k *cmdCheck) power() {
-	if k.name == "init" || k.name == "telinit" {
-		ops := k.operands()
-		if len(ops) == 0 || !(ops[0].Value == "0" || ops[0].Value == "6" || ops[0].Value == "1" || ops[0].Value == "s" || ops[0].Value == "S") {
-			return
-		}
-	}
-	if k.has("--help", "-h") && k.name != "shutdown" {
-		return
-	}
 	k.emit(sg2901, quote(k.said())+" shuts down or restarts the machine")
 }
 
-func (k *cmdCheck) kill() {
-	switch k.name {
-	case "killall5":
-		k.emit(sg2902, "killall5 kills every process")
-		return
-	case "pkill", "killall":
-		for _, a := range k.operands() {
-			n := strings.ToLower(a.Value)
-			if len(n) < 3 && !k.has("-x") || systemProcs[n] || a.Value == "." || a.Value == ".*" {
-				k.emitAt(sg2905, a.Span, quote(k.said())+" "+quote(a.Value)+" may kill system or unrelated processes")
-			}
-		}
-		if k.has("-u", "--user") || k.has("-1") {
-			k.emit(sg2905, quote(k.said())+" kills processes of a whole user")
-		}
+// runlevel: init and telinit change the power state only with the
+// runlevel of a halt, a reboot or single-user mode.
+func (k *cmdCheck) runlevel() {
+	ops := k.operands()
+	if len(ops) == 0 || !(ops[0].Value == "0" || ops[0].Value == "6" || ops[0].Value == "1" || ops[0].Value == "s" || ops[0].Value == "S") {
 		return
 	}
-	// kill: skip signal options
+	k.power()
+}
+
+func (k *cmdCheck) killall5() {
+	k.emit(sg2902, "killall5 kills every process")
+}
+
+// pkill: killing by name (pkill, killall).
+func (k *cmdCheck) pkill() {
+	for _, a := range k.operands() {
+		n := strings.ToLower(a.Value)
+		if len(n) < 3 && !k.has("-x") || systemProcs[n] || a.Value == "." || a.Value == ".*" {
+			k.emitAt(sg2905, a.Span, quote(k.said())+" "+quote(a.Value)+" may kill system or unrelated processes")
+		}
+	}
+	if k.has("-u", "--user") || k.has("-1") {
+		k.emit(sg2905, quote(k.said())+" kills processes of a whole user")
+	}
+}
+
+func (k *cmdCheck) kill() {
+	// skip signal options
 	args := k.args
 	for len(args) > 0 {
 		v := args[0].Value
@@ -87,60 +90,70 @@ func (k *cmdCheck) firewall() {
 			return
 		}
 	}
-	if k.name == "nft" && len(k.args) > 0 && (k.args[0].Value == "list") {
-		return
-	}
 	k.emit(sg2903deny, quote(k.said())+" changes the firewall")
 }
 
+// mount: with no operand it lists the mounts.
 func (k *cmdCheck) mount() {
-	ops := k.operands()
-	switch k.name {
-	case "mount":
-		if len(ops) == 0 || k.has("-l", "--list", "-h", "--help", "-V", "--version") {
-			return
-		}
-	case "swapon":
-		if k.has("-s", "--show", "--summary") || len(k.args) == 0 {
-			return
-		}
+	if len(k.operands()) == 0 {
+		return
 	}
+	k.umount()
+}
+
+// swapon: with no argument it shows the swap areas.
+func (k *cmdCheck) swapon() {
+	if len(k.args) == 0 {
+		return
+	}
+	k.umount()
+}
+
+func (k *cmdCheck) umount() {
 	k.emit(sg2903deny, quote(k.said())+" changes mounted file systems or swap")
 }
 
 func (k *cmdCheck) kmod() {
-	if k.has("-h", "--help", "--version", "-V") || k.name == "modprobe" && k.has("-n", "--dry-run", "--show-depends", "-c") {
-		return
-	}
 	k.emit(sg2903deny, quote(k.said())+" changes the running kernel")
 }
 
 func (k *cmdCheck) systemctl() {
 	sub := ""
-	user := k.has("--user")
 	for _, a := range k.args {
 		if !strings.HasPrefix(a.Value, "-") {
 			sub = a.Value
 			break
 		}
 	}
-	if k.name == "service" {
-		ops := k.operands()
-		if len(ops) >= 2 {
-			sub = ops[1].Value
-		} else {
-			return
+	k.unitVerb(sub)
+}
+
+// service NAME VERB: the verb follows the service's name.
+func (k *cmdCheck) service() {
+	if ops := k.operands(); len(ops) >= 2 {
+		k.unitVerb(ops[1].Value)
+	}
+}
+
+func (k *cmdCheck) launchctl() {
+	sub := ""
+	for _, a := range k.args {
+		if !strings.HasPrefix(a.Value, "-") {
+			sub = a.Value
+			break
 		}
 	}
-	if k.name == "launchctl" {
-		switch sub {
-		case "load", "bootstrap", "submit", "enable":
-			k.emit(sg2804, "launchctl "+sub+" installs a service that keeps running")
-		case "unload", "bootout", "remove", "stop", "kill", "disable", "reboot":
-			k.emit(sg2904deny, "launchctl "+sub+" changes system services")
-		}
-		return
+	switch sub {
+	case "load", "bootstrap", "submit", "enable":
+		k.emit(sg2804, "launchctl "+sub+" installs a service that keeps running")
+	case "unload", "bootout", "remove", "stop", "kill", "disable", "reboot":
+		k.emit(sg2904deny, "launchctl "+sub+" changes system services")
 	}
+}
+
+// unitVerb judges what a service manager's verb does to services.
+func (k *cmdCheck) unitVerb(sub string) {
+	user := k.has("--user")
 	switch sub {
 	case "poweroff", "reboot", "halt", "kexec", "suspend", "hibernate", "hybrid-sleep", "soft-reboot", "rescue", "emergency":
 		k.emit(sg2901, "systemctl "+sub+" stops or restarts the machine")
@@ -173,36 +186,43 @@ func (k *cmdCheck) crontab() {
 	k.emit(sg2803deny, "installs a new crontab (scheduled code keeps running)")
 }
 
+// at: with no argument it prints nothing and schedules nothing.
 func (k *cmdCheck) at() {
-	if k.has("-l", "-V", "-h") || k.name == "at" && len(k.args) == 0 {
+	if len(k.args) == 0 {
 		return
 	}
+	k.schedule()
+}
+
+func (k *cmdCheck) schedule() {
 	k.emit(sg2803ask, quote(k.said())+" schedules code to run later")
 }
 
 func (k *cmdCheck) ipcmd() {
-	switch k.name {
-	case "ip":
-		for _, a := range k.args {
-			switch a.Value {
-			case "add", "del", "delete", "set", "flush", "change", "replace", "append":
-				k.emit(sg2903deny, "ip "+a.Value+" changes the network configuration")
-				return
-			}
+	for _, a := range k.args {
+		switch a.Value {
+		case "add", "del", "delete", "set", "flush", "change", "replace", "append":
+			k.emit(sg2903deny, "ip "+a.Value+" changes the network configuration")
+			return
 		}
-	case "ifconfig":
-		for _, a := range k.args {
-			if a.Value == "down" || a.Value == "up" || strings.Contains(a.Value, ".") && len(k.args) > 1 {
-				k.emit(sg2903deny, "ifconfig changes the network configuration")
-				return
-			}
+	}
+}
+
+func (k *cmdCheck) ifconfig() {
+	for _, a := range k.args {
+		if a.Value == "down" || a.Value == "up" || strings.Contains(a.Value, ".") && len(k.args) > 1 {
+			k.emit(sg2903deny, "ifconfig changes the network configuration")
+			return
 		}
-	default:
-		for _, a := range k.args {
-			if strings.HasPrefix(a.Value, "set-") {
-				k.emit(sg2903ask, k.said()+" "+a.Value+" changes system settings")
-				return
-			}
+	}
+}
+
+// settings: the set-* verbs of the *ctl tools change system settings.
+func (k *cmdCheck) settings() {
+	for _, a := range k.args {
+		if strings.HasPrefix(a.Value, "set-") {
+			k.emit(sg2903ask, k.said()+" "+a.Value+" changes system settings")
+			return
 		}
 	}
 }

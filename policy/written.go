@@ -7,6 +7,7 @@ import (
 
 	"github.com/shellguard/shellguard/analyze"
 	"github.com/shellguard/shellguard/effects"
+	"github.com/shellguard/shellguard/internal/grammar"
 )
 
 // Data flow inside one command line: a file that an earlier command of
@@ -51,7 +52,7 @@ func (k *cmdCheck) writtenScripts() {
 	k.foundRuns()
 	// a written or downloaded file renamed, copied or linked keeps what
 	// it holds, under its new name or in the directory it is moved to
-	if (len(e.written) > 0 || len(e.downloaded) > 0) && (k.name == "mv" || k.name == "cp" || k.name == "ln" || k.name == "install") {
+	if (len(e.written) > 0 || len(e.downloaded) > 0) && k.copies() {
 		ops := k.operands()
 		if len(ops) == 2 && !ops[0].Dynamic && !ops[1].Dynamic {
 			src, dst := e.abs(ops[0].Value, k.c.Cwd), e.abs(ops[1].Value, k.c.Cwd)
@@ -225,6 +226,13 @@ func sortedKeys[V any](m map[string]V) []string {
 	return ks
 }
 
+// verbatim reports a program that, given no file, prints its input as
+// it is (+verbatim: cat).
+func verbatim(name string) bool {
+	g := grammar.Resolve(name).Line
+	return g != nil && g.Verbatim
+}
+
 // runsFile returns the path of the file k's command runs as a script or
 // a program, and the argument naming it; "" when it runs none.
 func (k *cmdCheck) runsFile() (string, *analyze.Arg) {
@@ -333,17 +341,18 @@ func (k *cmdCheck) printed() (string, bool) {
 			}
 		}
 		return b.String(), true
-	case "cat":
-		if len(args) > 0 {
-			return "", false // files the line does not show
-		}
-		for _, r := range c.Redirects {
-			switch r.Op {
-			case "<<", "<<-":
-				return r.Target.Value, true
-			case "<<<":
-				return r.Target.Value + "\n", true
-			}
+	}
+	// a program that prints its input as it is (+verbatim), given no
+	// file: the here-document or here-string it reads
+	if g := k.prog.Line; g == nil || !g.Verbatim || len(args) > 0 {
+		return "", false // files the line does not show
+	}
+	for _, r := range c.Redirects {
+		switch r.Op {
+		case "<<", "<<-":
+			return r.Target.Value, true
+		case "<<<":
+			return r.Target.Value + "\n", true
 		}
 	}
 	return "", false

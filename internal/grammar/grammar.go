@@ -219,6 +219,55 @@ type Grammar struct {
 	// Check names the policy check that the program's commands are
 	// handed to, beside the effects every command gets (check=).
 	Check string
+	// CheckRO lists words (options, or listing words such as status)
+	// with which a run of the program changes nothing (help, version,
+	// a listing, a rehearsal): its Check does not judge a command with
+	// one of them anywhere among its arguments (ro=). Its effects are
+	// judged as any command's.
+	CheckRO map[string]bool
+	// Prints names the policy check of what the program prints or does
+	// through its service (a secret from a store or a cloud, the
+	// environment, a hosted resource it deletes), run with the
+	// credential checks (prints=).
+	Prints string
+	// Targets says which words policy's write check takes for the paths
+	// the program writes (targets=): all (every operand), last (the last
+	// operand, made from the others), dest (the last of two or more and
+	// the values of write= options), moved (every operand of two or more),
+	// inplace (the operands beside code that edits in place), clone (the
+	// directory of a clone subcommand).
+	Targets string
+	// URLName: the program saves a download under the last part of its
+	// URL (urlname=): "*" always, unless it is told a file to write;
+	// otherwise with one of these options (curl -O), a short one also
+	// within a cluster (-sO).
+	URLName map[string]bool
+	// Keeps says how the program filters a listing it reads (keeps=):
+	// count (only counts, wc), fields (cut -d= -f1 keeps names), pattern
+	// (grep's patterns name the lines kept), script (sed -n /^NAME/p).
+	Keeps string
+	// Verbatim: given no operand, the program prints its standard input
+	// unchanged (cat), so a here-document fed to it is what it prints.
+	Verbatim bool
+	// External: what the program prints comes from outside the command
+	// line (the network, a file, a database: curl, cat, psql).
+	External bool
+	// EnvDump: given only options, the program prints the whole
+	// environment (env, printenv).
+	EnvDump bool
+	// Decodes: the program's output decodes its input (decodes=): "*"
+	// always (rev, zcat), otherwise with one of these options, a short
+	// one also in a cluster (base64 -d, xxd -r).
+	Decodes map[string]bool
+	// Warns names the informational warning about the program's or
+	// subcommand's commands (warns=): undo (with -r it deletes for
+	// good), discard, untracked, publish (git reset, clean, push).
+	Warns string
+	// Exit1 says what exit code 1 means (exit1=): nomatch, differ, false.
+	Exit1 string
+	// Waits: the program only waits (sleep); a loop of it and a check
+	// is polling.
+	Waits bool
 	// Variants: NAME.SUFFIX of the program or of one of its aliases is
 	// the program too (mkfs.minix, python3.14).
 	Variants bool
@@ -547,7 +596,7 @@ func newGrammar(name, family string) *Grammar {
 
 var grammarFlags = map[string]bool{"net": true, "mutating": true, "tree": true, "wrapper": true, "dashlong": true,
 	"stdin": true, "interp": true, "ro": true, "meta": true, "verbs": true, "destroy": true, "secrets": true, "abbrev": true, "gitshort": true,
-	"variants": true, "prefix": true, "opaque": true, "netclient": true, "cloud": true, "writes": true, "names": true, "treereads": true, "recursive": true, "resolves": true}
+	"variants": true, "prefix": true, "opaque": true, "netclient": true, "cloud": true, "writes": true, "names": true, "treereads": true, "recursive": true, "resolves": true, "verbatim": true, "external": true, "envdump": true, "waits": true}
 
 func splitList(v string) []string {
 	var out []string
@@ -596,6 +645,18 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 		return nil
 	case "resolves":
 		g.Resolves = true
+		return nil
+	case "verbatim":
+		g.Verbatim = true
+		return nil
+	case "external":
+		g.External = true
+		return nil
+	case "envdump":
+		g.EnvDump = true
+		return nil
+	case "waits":
+		g.Waits = true
 		return nil
 	case "mutating":
 		g.Mutating = true
@@ -729,6 +790,11 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 		addSet(&g.Describe, v)
 	case "dry":
 		addSet(&g.Dry, v)
+	case "ro":
+		if g.Parent != nil {
+			return fmt.Errorf("ro= is for a program's line, not a subcommand's")
+		}
+		addSet(&g.CheckRO, v)
 	case "recur":
 		addSet(&g.Recur, v)
 	case "skip1":
@@ -769,6 +835,41 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 			return fmt.Errorf("two checks %q and %q", g.Check, v)
 		}
 		g.Check = v
+	case "urlname":
+		if g.Parent != nil {
+			return fmt.Errorf("urlname= is for a program's line, not a subcommand's")
+		}
+		addSet(&g.URLName, v)
+	case "decodes":
+		addSet(&g.Decodes, v)
+	case "warns":
+		if !slices.Contains([]string{"undo", "discard", "untracked", "publish"}, v) {
+			return fmt.Errorf("unknown warns=%s", v)
+		}
+		g.Warns = v
+	case "exit1":
+		if !slices.Contains([]string{"nomatch", "differ", "false"}, v) {
+			return fmt.Errorf("unknown exit1=%s", v)
+		}
+		g.Exit1 = v
+	case "keeps":
+		if !slices.Contains([]string{"count", "fields", "pattern", "script"}, v) {
+			return fmt.Errorf("unknown keeps=%s", v)
+		}
+		g.Keeps = v
+	case "targets":
+		if g.Parent != nil {
+			return fmt.Errorf("targets= is for a program's line, not a subcommand's")
+		}
+		if !slices.Contains([]string{"all", "last", "dest", "moved", "inplace", "clone"}, v) {
+			return fmt.Errorf("unknown targets=%s", v)
+		}
+		g.Targets = v
+	case "prints":
+		if g.Parent != nil {
+			return fmt.Errorf("prints= is for a program's line, not a subcommand's")
+		}
+		g.Prints = v
 	case "alias":
 		for _, a := range splitList(v) {
 			if tab[a] != nil {
