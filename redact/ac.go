@@ -56,8 +56,9 @@ type automaton struct {
 	// The skip filter (see gridFilter): with it, scan steps the DFA only
 	// near the places where a keyword may start. skip is false when a
 	// keyword is shorter than two bytes.
-	skip bool
-	grid *gridFilter
+	skip  bool
+	grid  *gridFilter
+	start *startFilter
 }
 
 func lowerASCII(b byte) byte {
@@ -170,7 +171,7 @@ func newAutomaton(keywords []string) *automaton {
 	}
 	a.skip = len(keywords) > 0 && slices.IndexFunc(keywords, func(kw string) bool { return len(kw) < 2 }) < 0
 	if a.skip {
-		a.grid = newGridFilter(keywords)
+		a.grid, a.start = newGridFilter(keywords), newStartFilter(keywords)
 	}
 	// Memory for every row, touched only as rows are filled.
 	a.delta = make([]uint32, n*width)
@@ -274,6 +275,12 @@ func (a *automaton) scan(s uint32, p []byte, hit func(id int32, end int)) uint32
 	// filter finds the next place where one may start. Starting there
 	// from the root reaches the state the DFA would have reached stepping
 	// over every byte, as far as any keyword is concerned.
+	//
+	// Where the grid lets places through less than nearGap bytes apart
+	// (text dense with keywords), the scan asks the start filter instead,
+	// which answers place by place, until its answers are nearGap bytes
+	// apart again.
+	near := false
 	for i, until := 0, 0; i < len(p); {
 		for i < len(p) {
 			s = delta[s&acState+uint32(class[p[i]])]
@@ -290,7 +297,16 @@ func (a *automaton) scan(s uint32, p []byte, hit func(id int32, end int)) uint32
 		if s&acShallow == 0 || i >= len(p) {
 			break
 		}
+		if near {
+			k := a.start.candidate(p, i-1)
+			near = k-(i-1) < nearGap
+			if k > i-1 {
+				s, i = 0, k
+			}
+			continue
+		}
 		k, at := a.grid.candidate(p, i-1)
+		near = at-(i-1) < nearGap
 		if k > i-1 {
 			s, i = 0, k
 		}
@@ -298,6 +314,10 @@ func (a *automaton) scan(s uint32, p []byte, hit func(id int32, end int)) uint32
 	}
 	return s
 }
+
+// nearGap is the distance between the skip filter's answers below which a
+// scan takes the start filter rather than the grid.
+const nearGap = 32
 
 // completeAfter is how many bytes an automaton scans with lazily filled
 // rows before it fills the rest and switches to the plain loop: a large

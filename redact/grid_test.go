@@ -8,43 +8,54 @@ import (
 	"testing"
 )
 
-// firstKeyword is the exhaustive answer the skip filter approximates: the
-// first place at or after k where a keyword starts in p (letters compared
-// as the automaton compares them), or len(p).
-func firstKeyword(p []byte, k int, kws []string) int {
+// keywordStarts is the exhaustive answer the skip filters approximate:
+// the places where a keyword starts in p (letters compared as the
+// automaton compares them), in order.
+func keywordStarts(p []byte, kws []string) []int {
 	lp := []byte(lowerString(string(p)))
-	for s := k; s < len(p); s++ {
+	var starts []int
+	for s := range p {
 		for _, kw := range kws {
 			if bytes.HasPrefix(lp[s:], []byte(lowerString(kw))) {
-				return s
+				starts = append(starts, s)
+				break
 			}
 		}
 	}
-	return len(p)
+	return starts
 }
 
-// checkGrid checks the skip filter's answers for p against the exhaustive
-// search from every place: it may let through places where no keyword
-// starts (say "maybe" more often), never skip one where a keyword starts,
-// and the place it reports must be past its answer's start, so that a
-// scan makes progress.
-func checkGrid(t *testing.T, kws []string, p []byte) {
+// checkFilters checks the skip filters' answers for p against the
+// exhaustive search, from every place: they may let through places where
+// no keyword starts (say "maybe" more often), never skip one where a
+// keyword starts; and the grid's place must be past its answer's start,
+// so that a scan makes progress.
+func checkFilters(t *testing.T, kws []string, p []byte) {
 	t.Helper()
-	g := newGridFilter(kws)
+	g, f := newGridFilter(kws), newStartFilter(kws)
+	starts := keywordStarts(p, kws)
 	for k := 0; k < len(p); k++ {
+		want := len(p)
+		if i, _ := slices.BinarySearch(starts, k); i < len(starts) {
+			want = starts[i]
+		}
 		start, at := g.candidate(p, k)
-		if want := firstKeyword(p, k, kws); start > want {
-			t.Fatalf("keywords %q text %q from %d: filter skips to %d, past the keyword at %d", kws, p, k, start, want)
+		if start > want {
+			t.Fatalf("keywords %q text %q from %d: the grid skips to %d, past the keyword at %d", kws, p, k, start, want)
 		}
 		if start < k || at < start-1 || at > len(p) {
-			t.Fatalf("keywords %q text %q from %d: filter answers (%d, %d)", kws, p, k, start, at)
+			t.Fatalf("keywords %q text %q from %d: the grid answers (%d, %d)", kws, p, k, start, at)
+		}
+		if got := f.candidate(p, k); got > want || got < k {
+			t.Fatalf("keywords %q text %q from %d: the start filter answers %d, the keyword is at %d", kws, p, k, got, want)
 		}
 	}
 }
 
 // fragmentText is text made to trip the filter: pieces of the keywords
 // (their starts, ends and middles, in either case, at either parity),
-// whole keywords and bytes the filter folds together with keyword bytes.
+// whole keywords, bytes the filter folds together with keyword bytes and
+// now and then a stretch of spaces, digits and dots.
 func fragmentText(rnd *rand.Rand, kws []string, n int) []byte {
 	const noise = "@`[{\r\n\x00 .:~-_^|\x80\xff\xc3\x9fxyzXYZ"
 	var b []byte
@@ -64,6 +75,13 @@ func fragmentText(rnd *rand.Rand, kws []string, n int) []byte {
 		b = append(b, frag...)
 		for range rnd.IntN(3) {
 			b = append(b, noise[rnd.IntN(len(noise))])
+		}
+		if rnd.IntN(8) == 0 {
+			// A stretch where no keyword of the tests starts: a scan
+			// leaves the start filter for the grid there and back.
+			for range 1 + rnd.IntN(120) {
+				b = append(b, " 0.9\n"[rnd.IntN(5)])
+			}
 		}
 	}
 	return b[:n]
@@ -88,7 +106,7 @@ func TestGridNeverSkipsAKeyword(t *testing.T) {
 		if round%3 == 0 {
 			n = rnd.IntN(40) // short texts: the end of a piece
 		}
-		checkGrid(t, kws, fragmentText(rnd, kws, n))
+		checkFilters(t, kws, fragmentText(rnd, kws, n))
 	}
 }
 
@@ -100,16 +118,18 @@ func TestGridDefaultKeywords(t *testing.T) {
 	kws := slices.Clone(staticSet(false).kws)
 	kws = append(kws, lowerString("PässWÖRD-1234-xyz"), lowerString("ÜBER"), "fuzz-fake-value-9qx2", "ab")
 	rnd := rand.New(rand.NewPCG(3, 4))
-	for range 20 {
-		checkGrid(t, kws, fragmentText(rnd, kws, 400))
+	for range 100 {
+		checkFilters(t, kws, fragmentText(rnd, kws, 600))
 	}
-	text := ordinaryOutput(2000)
-	checkGrid(t, kws, text)
+	text := ordinaryOutput(20000)
+	checkFilters(t, kws, text)
 }
 
 // TestScanSkipMatchesEveryByte: a scan of the default keywords with the
-// skip filter reports exactly the hits of a scan that steps the automaton
-// over every byte, for text of keyword fragments in pieces of any size.
+// skip filters reports exactly the hits of a scan that steps the automaton
+// over every byte, for text of keyword fragments (where the scan takes the
+// start filter) and stretches without (where it takes the grid), in
+// pieces of any size.
 func TestScanSkipMatchesEveryByte(t *testing.T) {
 	kws := staticSet(false).kws
 	skip, every := newAutomaton(kws), newAutomaton(kws)
@@ -157,6 +177,6 @@ func FuzzGrid(f *testing.F) {
 		if len(kws) == 0 || len(kws) > 64 || len(text) > 1024 {
 			return
 		}
-		checkGrid(t, kws, text)
+		checkFilters(t, kws, text)
 	})
 }
