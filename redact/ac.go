@@ -53,12 +53,15 @@ type automaton struct {
 	// nStates is the number of DFA states.
 	nStates int
 
-	// The skip filter (see gridFilter): with it, scan steps the DFA only
-	// near the places where a keyword may start. skip is false when a
-	// keyword is shorter than two bytes.
-	skip  bool
-	grid  *gridFilter
-	start *startFilter
+	// The skip filters (see gridFilter and startFilter): with them, scan
+	// steps the DFA only near the places where a keyword may start. skip
+	// is false when a keyword is shorter than two bytes. The filters
+	// (0.6 MB) are built by finish, with the last rows: short texts
+	// never pay for them.
+	skip     bool
+	keywords []string
+	grid     *gridFilter
+	start    *startFilter
 }
 
 func lowerASCII(b byte) byte {
@@ -171,7 +174,7 @@ func newAutomaton(keywords []string) *automaton {
 	}
 	a.skip = len(keywords) > 0 && slices.IndexFunc(keywords, func(kw string) bool { return len(kw) < 2 }) < 0
 	if a.skip {
-		a.grid, a.start = newGridFilter(keywords), newStartFilter(keywords)
+		a.keywords = keywords
 	}
 	// Memory for every row, touched only as rows are filled.
 	a.delta = make([]uint32, n*width)
@@ -320,8 +323,9 @@ func (a *automaton) scan(s uint32, p []byte, hit func(id int32, end int)) uint32
 const nearGap = 32
 
 // completeAfter is how many bytes an automaton scans with lazily filled
-// rows before it fills the rest and switches to the plain loop: a large
-// output is worth the ~0.2 ms, a command line is not.
+// rows before it fills the rest, builds the skip filters and switches to
+// the plain loop: a large output is worth the ~1 ms, a command line is
+// not.
 const completeAfter = 64 << 10
 
 // scanLazy is scan while rows may still be missing.
@@ -352,8 +356,8 @@ func (a *automaton) hits(s uint32, i int, hit func(id int32, end int)) {
 	}
 }
 
-// finish fills every row that is still missing and clears acPending
-// everywhere, then sets complete.
+// finish fills every row that is still missing, builds the skip filters
+// and clears acPending everywhere, then sets complete.
 func (a *automaton) finish() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -362,6 +366,9 @@ func (a *automaton) finish() {
 	}
 	for st := 0; st < a.nStates; st++ {
 		a.fillRow(int32(st))
+	}
+	if a.skip {
+		a.grid, a.start = newGridFilter(a.keywords), newStartFilter(a.keywords)
 	}
 	for i := range a.delta {
 		if v := atomic.LoadUint32(&a.delta[i]); v&acPending != 0 {
