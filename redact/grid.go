@@ -12,15 +12,15 @@ import (
 //
 // It looks at the text as a grid of pairs: the pairs at k, k+2, k+4…
 // (bytes folded as foldPair folds them). Every keyword is given a window
-// of six bytes, from its offset o (chosen where its bytes are rarest):
-// three grid pairs hold the window when the keyword starts at a grid
-// place less o, and the window one byte further when it starts between.
-// Each of these two is a pattern of three pairs, with any byte allowed
-// where the keyword has none, and each pattern is put in one of ten
-// buckets. For every folded pair x, grid[x] has bit b set if x can be the
-// first pair of a pattern of bucket b, bit 10+b the second pair, bit 20+b
-// the third: a pattern may lie at grid place e only if
-// grid[x(e)] & grid[x(e+2)]>>10 & grid[x(e+4)]>>20 is not zero.
+// of six bytes from its offset o (-1 to gridMaxOff, chosen where its
+// bytes are rarest): three grid pairs hold the window when the keyword
+// starts at a grid place less o, and the window one byte further when it
+// starts between. Each of these two is a pattern of three pairs, with any
+// byte allowed where the keyword has none, and each pattern is put in one
+// of gridBuckets (21) buckets. For every folded pair x, tab[x] has bit b
+// set if x can be the first pair of a pattern of bucket b, bit 21+b the
+// second pair, bit 42+b the third: a pattern may lie at grid place e only
+// if tab[x(e)] & tab[x(e+2)]>>21 & tab[x(e+4)]>>42 is not zero.
 //
 // This is the idea of Hyperscan's FDR and of the Teddy searcher of Rust's
 // aho-corasick crate (a fingerprint of a few bytes a keyword, keywords
