@@ -1,7 +1,7 @@
 package redact
 
 import (
-	"encoding/binary"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -53,30 +53,16 @@ type automaton struct {
 	// nStates is the number of DFA states.
 	nStates int
 
-	// The skip filter (see candidate): with it, scan steps the DFA only
-	// near the places where a keyword may start. pre2 tells, for every
-	// two bytes folded by fold, whether a keyword of two or three bytes
-	// (preShort) or a longer one (preLong) starts with them; pre4 holds a
-	// hash of the first four folded bytes of every longer keyword. skip
-	// is false when a keyword is shorter than two bytes.
-	skip bool
-	pre2 *[1 << 16]uint8
-	pre4 [1 << 10]uint64
+	// The skip filters (see gridFilter and startFilter): with them, scan
+	// steps the DFA only near the places where a keyword may start. skip
+	// is false when a keyword is shorter than two bytes. The filters
+	// (0.6 MB) are built by finish, with the last rows: short texts
+	// never pay for them.
+	skip     bool
+	keywords []string
+	grid     *gridFilter
+	start    *startFilter
 }
-
-const (
-	preShort = 1 << iota
-	preLong
-)
-
-// fold maps four bytes so that text and keyword bytes the DFA takes as
-// equal (ASCII letters without case) map equally; it also maps some
-// bytes that differ together, which only makes the filter let through
-// more places.
-func fold(x uint32) uint32 { return x | 0x20202020 }
-
-// hash4 is the pre4 bit of four folded bytes.
-func hash4(x uint32) uint32 { return (x * 0x9E3779B1) >> 16 }
 
 func lowerASCII(b byte) byte {
 	if 'A' <= b && b <= 'Z' {
@@ -186,23 +172,9 @@ func newAutomaton(keywords []string) *automaton {
 			order = append(order, t)
 		}
 	}
-	a.skip = len(keywords) > 0
-	a.pre2 = new([1 << 16]uint8)
-	for _, kw := range keywords {
-		var x uint32
-		for i := 0; i < len(kw) && i < 4; i++ {
-			x |= uint32(kw[i]) << (8 * i)
-		}
-		switch x = fold(x); {
-		case len(kw) >= 4:
-			h := hash4(x) & 0xffff
-			a.pre4[h>>6] |= 1 << (h & 63)
-			a.pre2[uint16(x)] |= preLong
-		case len(kw) >= 2:
-			a.pre2[uint16(x)] |= preShort
-		default:
-			a.skip = false
-		}
+	a.skip = len(keywords) > 0 && slices.IndexFunc(keywords, func(kw string) bool { return len(kw) < 2 }) < 0
+	if a.skip {
+		a.keywords = keywords
 	}
 	// Memory for every row, touched only as rows are filled.
 	a.delta = make([]uint32, n*width)
@@ -301,11 +273,18 @@ func (a *automaton) scan(s uint32, p []byte, hit func(id int32, end int)) uint32
 		return s
 	}
 	// The DFA runs until it is back in a state of depth 0 or 1 after a
-	// byte p[i-1]: then no keyword can be under way but one starting at
-	// p[i-1], and the filter finds the next place where one may start (candidate).
-	// Starting there from the root reaches the state the DFA would have
-	// reached stepping over every byte, as far as any keyword is concerned.
-	for i := 0; i < len(p); {
+	// byte p[i-1], past the place the filter last let through: then no
+	// keyword can be under way but one starting at p[i-1], and the
+	// filter finds the next place where one may start. Starting there
+	// from the root reaches the state the DFA would have reached stepping
+	// over every byte, as far as any keyword is concerned.
+	//
+	// Where the grid lets places through less than nearGap bytes apart
+	// (text dense with keywords), the scan asks the start filter instead,
+	// which answers place by place, until its answers are nearGap bytes
+	// apart again.
+	near := false
+	for i, until := 0, 0; i < len(p); {
 		for i < len(p) {
 			s = delta[s&acState+uint32(class[p[i]])]
 			i++
@@ -313,77 +292,40 @@ func (a *automaton) scan(s uint32, p []byte, hit func(id int32, end int)) uint32
 				if s&acFlag != 0 {
 					a.hits(s, i-1, hit)
 				}
-				if s&acShallow != 0 {
+				if s&acShallow != 0 && i >= until {
 					break
 				}
 			}
 		}
-		if s&acShallow == 0 {
+		if s&acShallow == 0 || i >= len(p) {
 			break
 		}
-		if k := a.candidate(p, i-1); k > i-1 {
+		if near {
+			k := a.start.candidate(p, i-1)
+			near = k-(i-1) < nearGap
+			if k > i-1 {
+				s, i = 0, k
+			}
+			continue
+		}
+		k, at := a.grid.candidate(p, i-1)
+		near = at-(i-1) < nearGap
+		if k > i-1 {
 			s, i = 0, k
 		}
+		until = at + 2
 	}
 	return s
 }
 
-// candidate returns the first place at or after k where a keyword may start
-// in p, by the skip filter; the last three places always may.
-func (a *automaton) candidate(p []byte, k int) int {
-	const folds = 0x2020202020202020
-	// Eight places a round, from two loads.
-	for ; k+12 <= len(p); k += 8 {
-		x := binary.LittleEndian.Uint64(p[k:]) | folds
-		y := binary.LittleEndian.Uint64(p[k+4:]) | folds
-		if a.may(uint32(x)) {
-			return k
-		}
-		if a.may(uint32(x >> 8)) {
-			return k + 1
-		}
-		if a.may(uint32(x >> 16)) {
-			return k + 2
-		}
-		if a.may(uint32(x >> 24)) {
-			return k + 3
-		}
-		if a.may(uint32(y)) {
-			return k + 4
-		}
-		if a.may(uint32(y >> 8)) {
-			return k + 5
-		}
-		if a.may(uint32(y >> 16)) {
-			return k + 6
-		}
-		if a.may(uint32(y >> 24)) {
-			return k + 7
-		}
-	}
-	for ; k+4 <= len(p); k++ {
-		if a.may(fold(binary.LittleEndian.Uint32(p[k:]))) {
-			return k
-		}
-	}
-	return k
-}
-
-// may reports whether a keyword may start with the four folded bytes of
-// x (the first in the low byte): one load for most places of most text,
-// where no keyword starts with the first two bytes.
-func (a *automaton) may(x uint32) bool {
-	t := a.pre2[uint16(x)]
-	if t == 0 {
-		return false
-	}
-	h := hash4(x) & 0xffff
-	return t&preShort != 0 || a.pre4[h>>6]&(1<<(h&63)) != 0
-}
+// nearGap is the distance between the skip filter's answers below which a
+// scan takes the start filter rather than the grid.
+const nearGap = 32
 
 // completeAfter is how many bytes an automaton scans with lazily filled
-// rows before it fills the rest and switches to the plain loop: a large
-// output is worth the ~0.2 ms, a command line is not.
+// rows before it fills the rest, builds the skip filters and switches to
+// the plain loop: a large output is worth the ~1 ms, a command line is
+// not.
 const completeAfter = 64 << 10
 
 // scanLazy is scan while rows may still be missing.
@@ -414,8 +356,8 @@ func (a *automaton) hits(s uint32, i int, hit func(id int32, end int)) {
 	}
 }
 
-// finish fills every row that is still missing and clears acPending
-// everywhere, then sets complete.
+// finish fills every row that is still missing, builds the skip filters
+// and clears acPending everywhere, then sets complete.
 func (a *automaton) finish() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -424,6 +366,9 @@ func (a *automaton) finish() {
 	}
 	for st := 0; st < a.nStates; st++ {
 		a.fillRow(int32(st))
+	}
+	if a.skip {
+		a.grid, a.start = newGridFilter(a.keywords), newStartFilter(a.keywords)
 	}
 	for i := range a.delta {
 		if v := atomic.LoadUint32(&a.delta[i]); v&acPending != 0 {

@@ -139,3 +139,59 @@ func goroot(b *testing.B) string {
 	}
 	return strings.TrimSpace(string(out))
 }
+
+// BenchmarkKeywordScan is the keyword scan alone (the skip filter and the
+// automaton around the places it lets through), with every row of the
+// automaton filled, in 64 KiB pieces (a read of the output path): on
+// ordinary output, on log lines dense with keywords, on log text without
+// a keyword and on one byte repeated (the flood).
+func BenchmarkKeywordScan(b *testing.B) {
+	r := Default()
+	r.build()
+	a := r.ac
+	a.finish()
+	words := []string{"build", "compile", "module", "cache", "hit", "miss", "request", "handler", "config",
+		"value", "scope", "deadline", "file", "user", "ok", "failed", "warning", "unused", "variable", "package"}
+	rnd := rand.New(rand.NewPCG(2, 2))
+	var clean bytes.Buffer
+	for clean.Len() < 8<<20 {
+		fmt.Fprintf(&clean, "2026-11-27T10:%02d:%02dZ INFO %s %s latency=%dms code=%d src/%s/%s_%d.go:%d\n", rnd.IntN(60), rnd.IntN(60),
+			words[rnd.IntN(len(words))], words[rnd.IntN(len(words))], rnd.IntN(900), 200+rnd.IntN(300),
+			words[rnd.IntN(len(words))], words[rnd.IntN(len(words))], rnd.IntN(100), rnd.IntN(900))
+	}
+	var dense bytes.Buffer
+	for dense.Len() < 8<<20 {
+		fmt.Fprintf(&dense, "INFO token refresh for session %d; the password policy was checked\n"+
+			"task %d: the disk cache holds no api_key; ask for a bearer token first\n", rnd.IntN(1000), rnd.IntN(1000))
+	}
+	for _, in := range []struct {
+		name string
+		data []byte
+		hits bool
+	}{
+		{"ordinary", ordinaryOutput(8 << 20), true},
+		{"dense-keywords", dense.Bytes(), true},
+		{"no-keywords", clean.Bytes(), false},
+		{"one-byte", bytes.Repeat([]byte{'x'}, 8<<20), false},
+	} {
+		b.Run(in.name, func(b *testing.B) {
+			b.SetBytes(int64(len(in.data)))
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			hits := 0
+			cpu0 := testenv.ThreadCPU()
+			for b.Loop() {
+				var s uint32
+				for p := 0; p < len(in.data); p += 64 << 10 {
+					s = a.scan(s, in.data[p:min(p+64<<10, len(in.data))], func(int32, int) { hits++ })
+				}
+			}
+			if (hits > 0) != in.hits {
+				b.Fatalf("%d keyword hits", hits)
+			}
+			if d := testenv.ThreadCPU() - cpu0; d > 0 {
+				b.ReportMetric(float64(b.N)*float64(len(in.data))/d.Seconds()/1e6, "MB/cpu-s")
+			}
+		})
+	}
+}
