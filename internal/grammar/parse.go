@@ -77,9 +77,11 @@ func Parse(g *Grammar, args []analyze.Arg) *Parsed {
 				}
 				return p
 			}
-			if strings.HasPrefix(v, "--") || p.Grammar.Dashlong {
+			// a subcommand parses its options as the program does (terraform plan -out=FILE)
+			dashlong := p.Grammar.up(func(x *Grammar) bool { return x.Dashlong })
+			if strings.HasPrefix(v, "--") || dashlong {
 				name, val, eq := strings.Cut(v, "=")
-				if k := strings.IndexByte(v, ':'); !eq && k > 0 && p.Grammar.Dashlong && p.Grammar.TakesValue(v[:k]) {
+				if k := strings.IndexByte(v, ':'); !eq && k > 0 && dashlong && p.Grammar.TakesValue(v[:k]) {
 					name, val, eq = v[:k], v[k+1:], true // java -javaagent:JAR
 				}
 				o := Opt{Name: name, Arg: a}
