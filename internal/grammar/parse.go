@@ -55,6 +55,13 @@ func Parse(g *Grammar, args []analyze.Arg) *Parsed {
 		}
 		if !dd && isOpt(a) {
 			v := a.Value
+			if s := p.Grammar.Subs[v]; s != nil && len(p.Ops) == 0 {
+				// a line named by an option: brew --prefix, npm -v
+				p.Grammar = s
+				p.Chain = append(p.Chain, s)
+				p.Path = append(p.Path, v)
+				continue
+			}
 			if strings.HasPrefix(v, "--") {
 				name, val, eq := strings.Cut(v, "=")
 				if full := p.Grammar.Complete(name); full != name {
