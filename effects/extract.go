@@ -1045,7 +1045,7 @@ func (x *extractor) operand(i int, c *analyze.Command, p *grammar.Parsed, role g
 		if grammar.IsRemote(a.Value) {
 			return
 		}
-		x.emit(with(Effect{Kind: Read, Path: x.pathOf(a, cwd), Span: a.Span, Dynamic: a.Dynamic, Meta: p.Chain[0].Meta || p.MetaOpt(), Secret: p.Chain[0].Secrets}))
+		x.emit(with(Effect{Kind: Read, Path: x.pathOf(a, cwd), Span: a.Span, Dynamic: a.Dynamic, Meta: p.Grammar.IsMeta() || p.MetaOpt(), Secret: p.Chain[0].Secrets}))
 	case grammar.RoleWrite, grammar.RoleWriteDir:
 		if a.Value == "-" {
 			return

@@ -1006,7 +1006,8 @@ func (g *Grammar) Complete(o string) string {
 func (g *Grammar) wrapOpt(o string) bool {
 	return g.up(func(x *Grammar) bool { return x.WrapOpts[o] })
 }
-func (g *Grammar) IsNet() bool { return g.up(func(x *Grammar) bool { return x.Net }) }
+func (g *Grammar) IsNet() bool  { return g.up(func(x *Grammar) bool { return x.Net }) }
+func (g *Grammar) IsMeta() bool { return g.up(func(x *Grammar) bool { return x.Meta }) }
 
 func (g *Grammar) OptRole(o string) (Role, bool) {
 	for x := g; x != nil; x = x.Parent {

@@ -137,3 +137,35 @@ func TestEnvReader(t *testing.T) {
 		}
 	}
 }
+
+// TestSubcommandParsing: a subcommand line parses its options as its
+// program does (+dashlong, +meta of either line), and a line named by an
+// option word is chosen when that word comes before any operand.
+func TestSubcommandParsing(t *testing.T) {
+	tab := map[string]*Grammar{}
+	text := "tf +dashlong\ntf plan write=-out\n" +
+		"pm +mutating\npm --prefix +ro\npm hash +meta ops=read...\n"
+	if err := ParseGrammars(tab, "test", text); err != nil {
+		t.Fatal(err)
+	}
+	p := Parse(tab["tf"], argsOf("tf plan -out=plan.bin"))
+	if len(p.Opts) != 1 || p.Opts[0].Name != "-out" || p.Opts[0].Val.Value != "plan.bin" {
+		var names []string
+		for _, o := range p.Opts {
+			names = append(names, o.Name)
+		}
+		t.Errorf("tf plan -out=plan.bin: options %q, want -out with plan.bin", names)
+	}
+	for src, want := range map[string]string{
+		"pm --prefix openssl":     "pm --prefix", // the option word names the line
+		"pm hash --prefix x":      "pm hash",     // not once a subcommand is chosen…
+		"pm install x --prefix y": "pm",          // …nor after an operand
+	} {
+		if got := strings.Join(Parse(tab["pm"], argsOf(src)).Path, " "); got != want {
+			t.Errorf("%s: path %q, want %q", src, got, want)
+		}
+	}
+	if h := tab["pm"].Subs["hash"]; !h.IsMeta() || tab["pm"].IsMeta() {
+		t.Errorf("+meta of a subcommand line: sub %v, program %v", h.IsMeta(), tab["pm"].IsMeta())
+	}
+}

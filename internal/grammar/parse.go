@@ -55,6 +55,13 @@ func Parse(g *Grammar, args []analyze.Arg) *Parsed {
 		}
 		if !dd && isOpt(a) {
 			v := a.Value
+			if s := p.Grammar.Subs[v]; s != nil && len(p.Ops) == 0 {
+				// a line named by an option: brew --prefix, npm -v
+				p.Grammar = s
+				p.Chain = append(p.Chain, s)
+				p.Path = append(p.Path, v)
+				continue
+			}
 			if strings.HasPrefix(v, "--") {
 				name, val, eq := strings.Cut(v, "=")
 				if full := p.Grammar.Complete(name); full != name {
@@ -77,9 +84,11 @@ func Parse(g *Grammar, args []analyze.Arg) *Parsed {
 				}
 				return p
 			}
-			if strings.HasPrefix(v, "--") || p.Grammar.Dashlong {
+			// a subcommand parses its options as the program does (terraform plan -out=FILE)
+			dashlong := p.Grammar.up(func(x *Grammar) bool { return x.Dashlong })
+			if strings.HasPrefix(v, "--") || dashlong {
 				name, val, eq := strings.Cut(v, "=")
-				if k := strings.IndexByte(v, ':'); !eq && k > 0 && p.Grammar.Dashlong && p.Grammar.TakesValue(v[:k]) {
+				if k := strings.IndexByte(v, ':'); !eq && k > 0 && dashlong && p.Grammar.TakesValue(v[:k]) {
 					name, val, eq = v[:k], v[k+1:], true // java -javaagent:JAR
 				}
 				o := Opt{Name: name, Arg: a}
