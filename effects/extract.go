@@ -1045,7 +1045,8 @@ func (x *extractor) operand(i int, c *analyze.Command, p *grammar.Parsed, role g
 		if grammar.IsRemote(a.Value) {
 			return
 		}
-		x.emit(with(Effect{Kind: Read, Path: x.pathOf(a, cwd), Span: a.Span, Dynamic: a.Dynamic, Meta: p.Grammar.IsMeta() || p.MetaOpt(), Secret: p.Chain[0].Secrets}))
+		secret := p.Chain[0].Secrets || len(p.Chain[0].SecretsWith) > 0 && p.Has(p.Chain[0].SecretsWith...)
+		x.emit(with(Effect{Kind: Read, Path: x.pathOf(a, cwd), Span: a.Span, Dynamic: a.Dynamic, Meta: p.Grammar.IsMeta() || p.MetaOpt(), Secret: secret}))
 	case grammar.RoleWrite, grammar.RoleWriteDir:
 		if a.Value == "-" {
 			return

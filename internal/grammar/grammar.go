@@ -194,6 +194,8 @@ type Grammar struct {
 	RemoteOpts map[string]bool
 	// Secrets: what the tool reads it decrypts or reveals (sops, age).
 	Secrets bool
+	// SecretsWith: as Secrets, only with one of these options (gpg -d).
+	SecretsWith []string
 	// Reveals says when the subcommand prints a secret (gh auth token):
 	// "*" always; "-opt" with that option; "=NAME" when the first operand
 	// is NAME or starts with it (kubectl get secret); "@" when the first
@@ -813,6 +815,8 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 		g.Shell = append(g.Shell, splitList(v)...)
 	case "reveals":
 		g.Reveals = append(g.Reveals, splitList(v)...)
+	case "secrets":
+		g.SecretsWith = append(g.SecretsWith, splitList(v)...)
 	case "codereads":
 		g.CodeReads = append(g.CodeReads, splitList(v)...)
 	case "class":
