@@ -27,7 +27,29 @@ type Grant struct {
 	// Hosts are network destinations (host:port, exactly as the sandbox's
 	// proxy refused them) allowed beyond its allowlist.
 	Hosts []string `json:"hosts,omitempty" jsonschema:"host:port allowed beyond the network allowlist"`
-	Scope string   `json:"scope" jsonschema:"once, session or always (in this workspace)"`
+	// Paths are files and directories the sandbox refused and the user
+	// allowed: written (a writable root) or read (brought back into the
+	// hidden home directory).
+	Paths []PathGrant `json:"paths,omitempty" jsonschema:"paths the sandbox refused and the user allowed (write: writable; else readable in the hidden home)"`
+	Scope string      `json:"scope" jsonschema:"once, session or always (in this workspace)"`
+}
+
+// PathGrant is one path a sandboxed command may use beyond its sandbox.
+type PathGrant struct {
+	Path string `json:"path" jsonschema:"absolute path"`
+	// Write makes Path (a directory) writable; otherwise Path, in the
+	// hidden home directory, is readable.
+	Write bool `json:"write,omitempty" jsonschema:"writable (a directory); else readable in the hidden home"`
+	// Refused is the path the command was refused when the grant is its
+	// nearest existing directory (a write to a path that does not exist).
+	Refused string `json:"refused,omitempty" jsonschema:"the refused path, when the grant is its nearest existing directory"`
+}
+
+func (p PathGrant) String() string {
+	if p.Write {
+		return p.Path + " (write)"
+	}
+	return p.Path + " (read)"
 }
 
 // maxGrantsFile bounds what is read of the grants file.
@@ -39,11 +61,12 @@ type grantsFile struct {
 }
 
 type grantEntry struct {
-	Workspace string    `json:"workspace"`
-	Allow     []string  `json:"allow,omitempty"`
-	Hosts     []string  `json:"hosts,omitempty"` // network grants (host:port)
-	Command   string    `json:"command,omitempty"`
-	Added     time.Time `json:"added"`
+	Workspace string      `json:"workspace"`
+	Allow     []string    `json:"allow,omitempty"`
+	Hosts     []string    `json:"hosts,omitempty"` // network grants (host:port)
+	Paths     []PathGrant `json:"paths,omitempty"` // file-system grants
+	Command   string      `json:"command,omitempty"`
+	Added     time.Time   `json:"added"`
 }
 
 // Check is Guard.Check under the session's grants.
