@@ -10,7 +10,6 @@ package shellguard
 // exact grant (fsgrant.go).
 
 import (
-	"errors"
 	"os"
 	"path"
 	"path/filepath"
@@ -76,10 +75,19 @@ func hintOf(write ...string) func([]string) accessHint {
 // and is dropped (refusedPaths).
 var refusalForms = []refusalForm{
 	{"coreutils cannot", regexp.MustCompile(`cannot (?:create directory|create regular file|create fifo|create special file|touch|remove|overwrite|open) ` +
-		openQ + `([^\n]+?)` + closeQ + `(?: for writing)?: ` + denied), 1, hintOf("Permission denied", "Operation not permitted")},
+		openQ + `([^\n]+?)` + closeQ + `(?: for (reading|writing))?: (Permission denied|Read-only file system|Operation not permitted|No such file or directory)`), 1,
+		func(m []string) accessHint {
+			switch {
+			case m[3] == "No such file or directory":
+				return hintMissing
+			case m[2] == "reading" && m[3] != "Read-only file system":
+				return hintEither
+			}
+			return hintWrite
+		}},
 	{"coreutils link", regexp.MustCompile(`failed to create (?:symbolic|hard) link ` + openQ + `([^\n]+?)` + closeQ + `: ` + denied), 1,
 		hintOf("Permission denied", "Operation not permitted")},
-	{"program: path: message", regexp.MustCompile(`(?m)^(?:[\w.+-]+: )+(?:line \d+: )?([^:'‘’"\n]+): ` +
+	{"program: path: message", regexp.MustCompile(`(?m)^(?:[\w./+-]+: )+(?:line \d+: )?([^:'‘’"\n]+): ` +
 		`(Permission denied|Read-only file system|Operation not permitted|No such file or directory)$`), 1, hintOf()},
 	{"python errno", regexp.MustCompile(`\[Errno (1|2|13|30)\] [A-Za-z -]+: ['"]([^\n]+?)['"]`), 2, hintOf()},
 	{"node errno", regexp.MustCompile(`\b(EACCES|EROFS|EPERM|ENOENT): [a-z -]+, (\w+) '([^\n]+?)'`), 3,
@@ -381,6 +389,3 @@ func describe(r world.Resource) string {
 	}
 	return "a " + r.Class.String() + " location"
 }
-
-// errNoPathGrant is a path grant that may not be given or kept.
-var errNoPathGrant = errors.New("not a path a grant may name")

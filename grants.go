@@ -114,6 +114,7 @@ func (s *Session) withGrants(req Request) Request {
 	s.grantMu.Lock()
 	req.grants = slices.Clone(s.grants)
 	req.hosts = slices.Concat(req.hosts, s.hosts)
+	req.paths = slices.Concat(req.paths, s.paths)
 	s.grantMu.Unlock()
 	req.sess = s
 	return req
@@ -183,8 +184,12 @@ func (g *Guard) loadGrants() {
 		if _, err := sandbox.NetGrantEntries(e.Hosts); err != nil {
 			continue
 		}
+		if slices.ContainsFunc(e.Paths, func(pg PathGrant) bool { return !g.pathGrantOK(pg) }) {
+			continue
+		}
 		g.always = append(g.always, e.Allow...)
 		g.hosts = append(g.hosts, e.Hosts...)
+		g.paths = append(g.paths, e.Paths...)
 	}
 }
 
@@ -296,6 +301,11 @@ func (g *Guard) rememberAlways(e grantEntry) error {
 	for _, h := range e.Hosts {
 		if !slices.Contains(g.hosts, h) {
 			g.hosts = append(g.hosts, h)
+		}
+	}
+	for _, pg := range e.Paths {
+		if !slices.Contains(g.paths, pg) {
+			g.paths = append(g.paths, pg)
 		}
 	}
 	return nil
