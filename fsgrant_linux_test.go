@@ -282,3 +282,41 @@ func TestPathGrantNeverCredentials(t *testing.T) {
 		t.Fatalf("asked about a credential store: %+v", e.asks())
 	}
 }
+
+// A file of the hidden HOME is granted read-only, for one run.
+func TestPathGrantReadHome(t *testing.T) {
+	e := newPathEnv(t)
+	notes := filepath.Join(e.home, "notes", "todo.txt")
+	if err := os.MkdirAll(filepath.Dir(notes), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(notes, []byte("remember the milk\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.ws, "n.sh"), []byte("cat \"$HOME/notes/todo.txt\" && echo more >> \"$HOME/notes/todo.txt\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g := e.guard(t, true)
+	e.set("once")
+	res, err := g.Run(context.Background(), Request{Command: "bash ./n.sh"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Sandbox == nil || !res.Sandbox.Has(sandbox.LayerHome) {
+		testenv.SkipOrFail(t, "no hidden HOME here: %+v", res.SandboxWarnings)
+	}
+	if asks := e.asks(); len(asks) != 1 || !slices.Equal(asks[0].Paths, []PathGrant{{Path: notes}}) {
+		t.Fatalf("asked %+v", asks)
+	}
+	if !strings.Contains(res.Stdout, "remember the milk") || res.Grant == nil || res.Grant.Scope != "once" {
+		t.Fatalf("the run made again did not read it: %+v", res)
+	}
+	// Read-only: the append is refused, and not asked about again (one
+	// run made again at most).
+	if b, _ := os.ReadFile(notes); string(b) != "remember the milk\n" {
+		t.Fatalf("a read grant let the command write: %q", b)
+	}
+	if res.ExitCode == nil || *res.ExitCode == 0 || len(e.asks()) != 1 {
+		t.Fatalf("exit %v, %d asks", res.ExitCode, len(e.asks()))
+	}
+}
