@@ -45,6 +45,18 @@ type PathGrant struct {
 	Refused string `json:"refused,omitempty" jsonschema:"the refused path, when the grant is its nearest existing directory"`
 }
 
+// Question says in plain words what the sandbox refused and what the
+// grant allows, for a person asked about it.
+func (p PathGrant) Question() string {
+	switch {
+	case !p.Write:
+		return fmt.Sprintf("It was refused reading %s, which the sandbox hides in the home directory. Granted, the command runs once more and may read it (read-only).", p.Path)
+	case p.Refused != "":
+		return fmt.Sprintf("It was refused writing %s. Granted, the command runs once more and may write in %s (its nearest existing directory) and everything under it.", p.Refused, p.Path)
+	}
+	return fmt.Sprintf("It was refused writing in %s. Granted, the command runs once more and may write there and everything under it.", p.Path)
+}
+
 func (p PathGrant) String() string {
 	if p.Write {
 		return p.Path + " (write)"

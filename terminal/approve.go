@@ -77,24 +77,11 @@ func Approver(g *shellguard.Guard, o *Options) shellguard.Approver {
 	}
 }
 
-// PathQuestion says in plain words what a path grant allows: the path
-// refused, and what would be granted for the command's one run made
-// again.
-func PathQuestion(p shellguard.PathGrant) string {
-	switch {
-	case !p.Write:
-		return fmt.Sprintf("reading %s, which the sandbox hides in the home directory. Granted, the command runs once more and may read it (read-only).", p.Path)
-	case p.Refused != "":
-		return fmt.Sprintf("writing %s. Granted, the command runs once more and may write in %s (its nearest existing directory) and everything under it.", p.Refused, p.Path)
-	}
-	return fmt.Sprintf("writing in %s. Granted, the command runs once more and may write there and everything under it.", p.Path)
-}
-
 // SandboxApprover returns a function for shellguard.Config.ApproveSandbox
 // (or, bound to a request, Request.ApproveSandbox) that puts each
 // expansion to the person at the terminal while the command's connection
 // waits (a host), or before the command runs once more (a path): the
-// command, the host or path the sandbox refused (PathQuestion), and
+// command, the host or path the sandbox refused (PathGrant.Question), and
 // "Allow exactly that? [y]es for this run, [s]ession, [a]lways, [N]o"
 // (always when g can keep grants,
 // session unless o.NoSession). Anything else declines. A terminal that
@@ -116,7 +103,7 @@ func SandboxApprover(g *shellguard.Guard, o *Options) func(ctx context.Context, 
 			fmt.Fprintf(tty, "\nshellguard: the command\n  %s\nconnects to %s, which the network allowlist does not list; the connection waits.\n", req.Command, strings.Join(ask.Hosts, ", "))
 		}
 		for _, p := range ask.Paths {
-			fmt.Fprintf(tty, "\nshellguard: the sandbox refused the command\n  %s\n%s\n", req.Command, PathQuestion(p))
+			fmt.Fprintf(tty, "\nshellguard: the sandbox refused the command\n  %s\n%s\n", req.Command, p.Question())
 		}
 		choices := map[string]string{"y": "once", "yes": "once"}
 		prompt := "Allow exactly that? [y]es for this run"

@@ -115,9 +115,9 @@ func TestSandboxApprover(t *testing.T) {
 		grant shellguard.PathGrant
 		shown []string
 	}{
-		{shellguard.PathGrant{Path: "/srv/out", Write: true, Refused: "/srv/out/new/f"}, []string{"writing /srv/out/new/f", "write in /srv/out (its nearest existing directory)"}},
+		{shellguard.PathGrant{Path: "/srv/out", Write: true, Refused: "/srv/out/new/f"}, []string{"refused writing /srv/out/new/f", "write in /srv/out (its nearest existing directory)"}},
 		{shellguard.PathGrant{Path: "/srv/out", Write: true}, []string{"writing in /srv/out"}},
-		{shellguard.PathGrant{Path: "/home/u/notes.txt"}, []string{"reading /home/u/notes.txt", "(read-only)"}},
+		{shellguard.PathGrant{Path: "/home/u/notes.txt"}, []string{"refused reading /home/u/notes.txt", "(read-only)"}},
 	} {
 		tty := &fakeTTY{Reader: strings.NewReader("y\n")}
 		scope, err := SandboxApprover(guard(t), &Options{Open: func() (io.ReadWriteCloser, error) { return tty, nil }, NoSession: true})(ctx, req, shellguard.Grant{Paths: []shellguard.PathGrant{tc.grant}})
