@@ -133,6 +133,7 @@ func refusedPaths(text, cwd string) []candidate {
 			if !filepath.IsAbs(p) {
 				p = filepath.Join(cwd, p)
 			}
+			m[f.path] = "" // the hint reads the message, never the path
 			ms = append(ms, match{idx[2*f.path], idx[2*f.path+1], candidate{filepath.Clean(p), f.hint(m)}})
 		}
 	}

@@ -41,6 +41,7 @@ func TestRefusedPathForms(t *testing.T) {
 		{"git lock", "error: could not lock config file /srv/repo/.gitconfig: Permission denied", "/srv/repo/.gitconfig", hintWrite},
 		{"git clone", "fatal: could not create work tree dir '/srv/clone': Read-only file system", "/srv/clone", hintWrite},
 		{"git index", "fatal: Unable to create '/srv/repo/.git/index.lock': Read-only file system", "/srv/repo/.git/index.lock", hintWrite},
+		{"path named like a message", "OSError: [Errno 13] Permission denied: '30'", "/w/30", hintEither},
 		{"missing", "cat: /home/u/notes.txt: No such file or directory", "/home/u/notes.txt", hintMissing},
 		{"python missing", "FileNotFoundError: [Errno 2] No such file or directory: '/home/u/notes.txt'", "/home/u/notes.txt", hintMissing},
 		{"node missing", "Error: ENOENT: no such file or directory, open '/home/u/notes.txt'", "/home/u/notes.txt", hintMissing},
