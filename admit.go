@@ -110,6 +110,13 @@ func (g *Guard) admit(ctx context.Context, req Request) (admission, error) {
 	case policy.Deny:
 		return a, &DeniedError{Verdict: a.verdict}
 	case policy.Ask:
+		if req.again != nil && req.again.approved {
+			// The run made again after a path grant: the same command,
+			// approved a moment ago, is not asked about twice.
+			yes := true
+			a.approved = &yes
+			break
+		}
 		approve := req.Approve
 		if approve == nil && g.cfg.Approver != nil {
 			approve = func(ctx context.Context, v policy.Verdict) (bool, error) { return g.cfg.Approver(ctx, req, v) }

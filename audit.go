@@ -130,6 +130,18 @@ func (g *Guard) event(req Request, a admission, res *Result) audit.Event {
 	if res.Grant != nil && len(res.Grant.Hosts) > 0 {
 		ev.NetGrantScope = res.Grant.Scope
 	}
+	if g.cfg.Sandbox != nil && !res.Unsandboxed {
+		g.grantMu.RLock()
+		for _, pg := range slices.Concat(g.paths, req.paths) {
+			if s := pg.String(); !slices.Contains(ev.FSGranted, s) {
+				ev.FSGranted = append(ev.FSGranted, s)
+			}
+		}
+		g.grantMu.RUnlock()
+	}
+	if res.Grant != nil && len(res.Grant.Paths) > 0 {
+		ev.FSGrantScope = res.Grant.Scope
+	}
 	return ev
 }
 

@@ -47,15 +47,24 @@ func (l *liveGrants) grant() *Grant {
 	return &Grant{Hosts: slices.Clone(l.hosts), Scope: l.scope}
 }
 
+// sandboxApprover is req's sandbox approver (its own, else
+// Config.ApproveSandbox), or nil.
+func (g *Guard) sandboxApprover(req Request) func(ctx context.Context, ask Grant) (string, error) {
+	if req.ApproveSandbox != nil {
+		return req.ApproveSandbox
+	}
+	if g.cfg.ApproveSandbox != nil {
+		return func(ctx context.Context, ask Grant) (string, error) { return g.cfg.ApproveSandbox(ctx, req, ask) }
+	}
+	return nil
+}
+
 // liveAsk is the question the proxy puts while req's command runs
 // (sandbox.Handle.OnNetAsk): the sandbox approver (req's, else
 // Config.ApproveSandbox) asked about one host:port. Allowed hosts are
 // recorded in lg. Nil without an approver.
 func (g *Guard) liveAsk(ctx context.Context, req Request, lg *liveGrants) func(context.Context, string) bool {
-	approve := req.ApproveSandbox
-	if approve == nil && g.cfg.ApproveSandbox != nil {
-		approve = func(ctx context.Context, ask Grant) (string, error) { return g.cfg.ApproveSandbox(ctx, req, ask) }
-	}
+	approve := g.sandboxApprover(req)
 	if approve == nil {
 		return nil
 	}

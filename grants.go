@@ -27,7 +27,41 @@ type Grant struct {
 	// Hosts are network destinations (host:port, exactly as the sandbox's
 	// proxy refused them) allowed beyond its allowlist.
 	Hosts []string `json:"hosts,omitempty" jsonschema:"host:port allowed beyond the network allowlist"`
-	Scope string   `json:"scope" jsonschema:"once, session or always (in this workspace)"`
+	// Paths are files and directories the sandbox refused and the user
+	// allowed: written (a writable root) or read (brought back into the
+	// hidden home directory).
+	Paths []PathGrant `json:"paths,omitempty" jsonschema:"paths the sandbox refused and the user allowed (write: writable; else readable in the hidden home)"`
+	Scope string      `json:"scope" jsonschema:"once, session or always (in this workspace)"`
+}
+
+// PathGrant is one path a sandboxed command may use beyond its sandbox.
+type PathGrant struct {
+	Path string `json:"path" jsonschema:"absolute path"`
+	// Write makes Path (a directory) writable; otherwise Path, in the
+	// hidden home directory, is readable.
+	Write bool `json:"write,omitempty" jsonschema:"writable (a directory); else readable in the hidden home"`
+	// Refused is the path the command was refused when the grant is its
+	// nearest existing directory (a write to a path that does not exist).
+	Refused string `json:"refused,omitempty" jsonschema:"the refused path, when the grant is its nearest existing directory"`
+}
+
+// Question says in plain words what the sandbox refused and what the
+// grant allows, for a person asked about it.
+func (p PathGrant) Question() string {
+	switch {
+	case !p.Write:
+		return fmt.Sprintf("It was refused reading %s, which the sandbox hides in the home directory. Granted, the command runs once more and may read it (read-only).", p.Path)
+	case p.Refused != "":
+		return fmt.Sprintf("It was refused writing %s. Granted, the command runs once more and may write in %s (its nearest existing directory) and everything under it.", p.Refused, p.Path)
+	}
+	return fmt.Sprintf("It was refused writing in %s. Granted, the command runs once more and may write there and everything under it.", p.Path)
+}
+
+func (p PathGrant) String() string {
+	if p.Write {
+		return p.Path + " (write)"
+	}
+	return p.Path + " (read)"
 }
 
 // maxGrantsFile bounds what is read of the grants file.
@@ -39,11 +73,12 @@ type grantsFile struct {
 }
 
 type grantEntry struct {
-	Workspace string    `json:"workspace"`
-	Allow     []string  `json:"allow,omitempty"`
-	Hosts     []string  `json:"hosts,omitempty"` // network grants (host:port)
-	Command   string    `json:"command,omitempty"`
-	Added     time.Time `json:"added"`
+	Workspace string      `json:"workspace"`
+	Allow     []string    `json:"allow,omitempty"`
+	Hosts     []string    `json:"hosts,omitempty"` // network grants (host:port)
+	Paths     []PathGrant `json:"paths,omitempty"` // file-system grants
+	Command   string      `json:"command,omitempty"`
+	Added     time.Time   `json:"added"`
 }
 
 // Check is Guard.Check under the session's grants.
@@ -91,6 +126,7 @@ func (s *Session) withGrants(req Request) Request {
 	s.grantMu.Lock()
 	req.grants = slices.Clone(s.grants)
 	req.hosts = slices.Concat(req.hosts, s.hosts)
+	req.paths = slices.Concat(req.paths, s.paths)
 	s.grantMu.Unlock()
 	req.sess = s
 	return req
@@ -160,8 +196,12 @@ func (g *Guard) loadGrants() {
 		if _, err := sandbox.NetGrantEntries(e.Hosts); err != nil {
 			continue
 		}
+		if slices.ContainsFunc(e.Paths, func(pg PathGrant) bool { return !g.pathGrantOK(pg) }) {
+			continue
+		}
 		g.always = append(g.always, e.Allow...)
 		g.hosts = append(g.hosts, e.Hosts...)
+		g.paths = append(g.paths, e.Paths...)
 	}
 }
 
@@ -273,6 +313,11 @@ func (g *Guard) rememberAlways(e grantEntry) error {
 	for _, h := range e.Hosts {
 		if !slices.Contains(g.hosts, h) {
 			g.hosts = append(g.hosts, h)
+		}
+	}
+	for _, pg := range e.Paths {
+		if !slices.Contains(g.paths, pg) {
+			g.paths = append(g.paths, pg)
 		}
 	}
 	return nil

@@ -166,9 +166,10 @@ type Guard struct {
 	auditEnds sync.WaitGroup // task ends being written (audit.go)
 
 	grantMu   sync.RWMutex
-	always    []string // remembered grants of this workspace (grants.go)
-	hosts     []string // remembered network grants of this workspace
-	grantsErr error    // why they cannot be kept (GrantsError)
+	always    []string    // remembered grants of this workspace (grants.go)
+	hosts     []string    // remembered network grants of this workspace
+	paths     []PathGrant // remembered file-system grants of this workspace
+	grantsErr error       // why they cannot be kept (GrantsError)
 
 	reviewOnce sync.Once
 	reviewErr  error // why review runs cannot hold changes here (review.go)

@@ -151,8 +151,15 @@ func (g *Guard) fill(res *Result, rr runner.Result, tag *runTag) {
 	res.Duration = rr.Duration.Seconds()
 	g.fillSandbox(res, rr.Launch)
 	if gr := tag.live.grant(); gr != nil {
+		if res.Grant != nil { // a run made again after path grants
+			gr.Paths = res.Grant.Paths
+			if scopeRank[res.Grant.Scope] > scopeRank[gr.Scope] {
+				gr.Scope = res.Grant.Scope
+			}
+		}
 		res.Grant = gr
 	}
+	g.fillRefused(res, tag)
 	res.Redactions = int(tag.redactions.Load())
 	hintNetwork(res)
 	hintExitCode(res, tag.verdict)

@@ -77,6 +77,12 @@ type Request struct {
 	// sess is the Session running it (Session.withGrants), for grants
 	// "for this session" given while it runs.
 	sess *Session
+	// paths are file-system grants beyond the sandbox: the session's, and
+	// on a run made again, the ones just given (fsgrant.go).
+	paths []PathGrant
+	// again is set on the one run made again after path grants: what was
+	// granted for it, and whether the first run's ask was approved.
+	again *rerun
 }
 
 // Run runs req and waits for it. Cancelling ctx stops the command and
@@ -88,7 +94,16 @@ type Request struct {
 // A denied command, or an ask that no approver accepted, is not started:
 // the Result carries the decision and reasons and the error is a
 // *DeniedError (errors.Is(err, ErrDenied)).
-func (g *Guard) Run(ctx context.Context, req Request) (res Result, err error) {
+func (g *Guard) Run(ctx context.Context, req Request) (Result, error) {
+	res, tag, err := g.run(ctx, req)
+	if again, ok := g.askPaths(ctx, req, &res, tag, err); ok {
+		res, _, err = g.run(ctx, again)
+	}
+	return res, err
+}
+
+// run is Run, once.
+func (g *Guard) run(ctx context.Context, req Request) (res Result, tag *runTag, err error) {
 	defer safe.Recover("Guard.Run", nil, func(e error) { err, res.Error = e, e.Error() })
 	safe.Point("Guard.Run")
 	steptime.Mark("run.begin")
@@ -97,18 +112,19 @@ func (g *Guard) Run(ctx context.Context, req Request) (res Result, err error) {
 	var started int64
 	defer func() { g.record(req, a, &res, err, started); steptime.Mark("run.record") }()
 	if err != nil {
-		return res, err
+		return res, nil, err
 	}
 	if started, err = g.auditStart(req, a, &res); err != nil {
-		return res, err
+		return res, nil, err
 	}
 	rr, err := runner.Run(ctx, opts)
 	if rr.Pid == 0 { // nothing was started
-		return res, err
+		return res, nil, err
 	}
 	steptime.Mark("run.ran")
-	g.fill(&res, rr, opts.Tag.(*runTag))
-	return res, err
+	tag = opts.Tag.(*runTag)
+	g.fill(&res, rr, tag)
+	return res, tag, err
 }
 
 // runTag travels with a started command (runner.Options.Tag): what
@@ -118,6 +134,12 @@ type runTag struct {
 	redactions   atomic.Int64
 	backgrounded atomic.Bool // moved to the background by Session.Run
 	live         *liveGrants // hosts allowed while it ran (expand.go)
+	// spec and dir are the sandbox and cwd it ran with (nil: none), by
+	// which the paths it was refused are judged (fsrefused.go); pathAsks
+	// are the grants that would lift them.
+	spec     *sandbox.Spec
+	dir      string
+	pathAsks []PathGrant
 }
 
 // prepare admits req and builds its runner options. The returned Result
@@ -126,6 +148,11 @@ func (g *Guard) prepare(ctx context.Context, req Request) (runner.Options, admis
 	res := Result{Command: g.redactor().String(req.Command), Cwd: g.resolveCwd(req.Cwd)}
 	a, err := g.admit(ctx, req)
 	res.admitted(a)
+	if req.again != nil {
+		gr := req.again.grant
+		res.Grant = &Grant{Paths: slices.Clone(gr.Paths), Scope: gr.Scope}
+		res.Warnings = append(res.Warnings, g.message(req.again.warning))
+	}
 	if err != nil {
 		return runner.Options{}, a, res, err
 	}
@@ -152,9 +179,10 @@ func (g *Guard) prepare(ctx context.Context, req Request) (runner.Options, admis
 			opts.Launcher = l
 		}
 	}
-	tag := &runTag{admission: a}
+	tag := &runTag{admission: a, dir: opts.Dir}
 	if l, ok := opts.Launcher.(sandboxLauncher); ok {
 		tag.live = l.live
+		tag.spec = &l.spec
 	}
 	opts.Filter = g.filter(&tag.redactions)
 	opts.Tag = tag
@@ -190,7 +218,9 @@ func (g *Guard) options(ctx context.Context, req Request) (runner.Options, error
 		}
 		g.grantMu.RLock()
 		spec.NetGrants = slices.Concat(g.hosts, req.hosts)
+		paths := slices.Concat(g.paths, req.paths)
 		g.grantMu.RUnlock()
+		g.withPaths(&spec, paths)
 		l := sandboxLauncher{spec: spec, live: &liveGrants{}}
 		l.netAsk = g.liveAsk(ctx, req, l.live)
 		if req.Review || spec.Review {

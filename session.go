@@ -146,8 +146,9 @@ type Session struct {
 	sandboxed int
 
 	grantMu sync.Mutex
-	hosts   []string // network grants for the session (expand.go)
-	grants  []string // approvals remembered for the session (grants.go)
+	hosts   []string    // network grants for the session (expand.go)
+	paths   []PathGrant // file-system grants for the session (fsgrant.go)
+	grants  []string    // approvals remembered for the session (grants.go)
 }
 
 // sessions is the Guard's record of its open sessions.
@@ -368,18 +369,23 @@ func (s *Session) wrap(t *runner.Task) *Task {
 // as Guard.Run would. Cancelling ctx before that stops the command;
 // closing the session stops it too and Run returns ErrSessionClosed.
 func (s *Session) Run(ctx context.Context, req Request) (Result, error) {
-	return s.run(ctx, s.withGrants(req))
+	req = s.withGrants(req)
+	res, tag, err := s.run(ctx, req)
+	if again, ok := s.g.askPaths(ctx, req, &res, tag, err); ok {
+		res, _, err = s.run(ctx, again)
+	}
+	return res, err
 }
 
-// run is Run, req with the session's grants.
-func (s *Session) run(ctx context.Context, req Request) (res Result, err error) {
+// run is Run once, req with the session's grants. tag is nil when
+// nothing ran in the foreground.
+func (s *Session) run(ctx context.Context, req Request) (res Result, tag *runTag, err error) {
 	defer safe.Recover("Session.Run", nil, func(e error) { err, res.Error = e, e.Error() })
 	safe.Point("Session.Run")
 	steptime.Mark("run.begin")
 	opts, a, res, err := s.g.prepare(ctx, req)
 	steptime.Mark("run.prepare")
 	var started int64
-	var tag *runTag
 	defer func() {
 		if tag != nil && tag.backgrounded.Load() {
 			return // its end is written when it ends
@@ -388,20 +394,20 @@ func (s *Session) run(ctx context.Context, req Request) (res Result, err error) 
 		steptime.Mark("run.record")
 	}()
 	if err != nil {
-		return res, err
+		return res, tag, err
 	}
 	if err = s.useTmp(&opts, true); err != nil {
-		return res, err
+		return res, tag, err
 	}
 	if started, err = s.g.auditStart(req, a, &res); err != nil {
-		return res, err
+		return res, tag, err
 	}
 	tag = opts.Tag.(*runTag)
 	outW, errW := detachable(req.Stdout), detachable(req.Stderr)
 	opts.Stdout, opts.Stderr = outW.writer(), errW.writer()
 	t, err := s.table.StartUnlisted(opts)
 	if err != nil {
-		return res, err
+		return res, tag, err
 	}
 	steptime.Mark("run.started")
 	var budget <-chan time.Time
@@ -419,18 +425,18 @@ func (s *Session) run(ctx context.Context, req Request) (res Result, err error) 
 			rr := t.Process().Result()
 			s.g.fill(&res, rr, tag)
 			if t.Status(runner.ReadOptions{}).EndedBy == runner.EndedSessionClosed {
-				return res, ErrSessionClosed
+				return res, tag, ErrSessionClosed
 			}
-			return res, rr.Err
+			return res, tag, rr.Err
 		case <-ctx.Done():
 			t.Process().Stop(runner.StopCanceled)
 			<-t.Done()
 			rr := t.Process().Result()
 			s.g.fill(&res, rr, tag)
 			if rr.Stopped == runner.StopCanceled {
-				return res, ctx.Err()
+				return res, tag, ctx.Err()
 			}
-			return res, rr.Err
+			return res, tag, rr.Err
 		case <-budget:
 			budget = nil
 			if s.table.Adopt(t) != nil {
@@ -447,7 +453,7 @@ func (s *Session) run(ctx context.Context, req Request) (res Result, err error) 
 			res = s.wrap(t).result(t.Status(runner.ReadOptions{Mode: runner.ReadNew}), maxOut)
 			res.Warnings = warnings
 			s.recordWhenDone(req, s.wrap(t), started)
-			return res, nil
+			return res, tag, nil
 		}
 	}
 }

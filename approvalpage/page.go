@@ -45,6 +45,14 @@ type Ask struct {
 	// waits; the answer allows exactly that destination, and "session"
 	// and "always" remember it (Offer is not used).
 	Host string
+	// Path, when set, makes the ask a sandbox path question: the command
+	// ran and the sandbox refused it writing (PathWrite) or reading a
+	// path; the answer runs it once more with exactly Path writable (a
+	// directory: PathRefused's nearest existing one when PathRefused is
+	// set) or readable, and "session" and "always" remember it.
+	Path        string
+	PathWrite   bool
+	PathRefused string
 	// Changes, when set, make the ask a review: the command ran, and
 	// these changes of the workspace wait to land; the answer applies
 	// all of them, the chosen ones, or none (deny).
@@ -298,7 +306,7 @@ func (p *Page) answer(w http.ResponseWriter, r *http.Request) {
 }
 
 // remembers reports whether an answer to a may hold beyond once.
-func (a Ask) remembers() bool { return a.Offer != nil || a.Host != "" }
+func (a Ask) remembers() bool { return a.Offer != nil || a.Host != "" || a.Path != "" }
 
 // view is what the template renders.
 type view struct {
@@ -389,7 +397,8 @@ td.cmd{font-family:monospace}
 <div>Asked {{.Age}} ago{{if .Ask.Cwd}} in <code>{{.Ask.Cwd}}</code>{{end}}{{if .Ask.Purpose}}: {{.Ask.Purpose}}{{end}}</div>
 <pre>{{range .Parts}}{{if .Marked}}<mark title="{{.Title}}">{{.Text}}</mark>{{else}}{{.Text}}{{end}}{{end}}</pre>
 {{range .Reasons}}<div class="reason"><span class="id">{{.ID}} [{{.Decision}}]</span> {{.Message}}</div>{{end}}
-{{if .Ask.Changes}}{{else if .Ask.Host}}<p class="net">It is running, and waits while it connects to <span class="rule">{{.Ask.Host}}</span>, which the sandbox's network allowlist does not name. Allowing lets exactly that destination through; "this session" and "always" remember it.</p>
+{{if .Ask.Changes}}{{else if .Ask.Path}}<p class="net">It ran, and the sandbox refused it {{if .Ask.PathWrite}}writing{{else}}reading{{end}} <span class="rule">{{if .Ask.PathRefused}}{{.Ask.PathRefused}}{{else}}{{.Ask.Path}}{{end}}</span>. Allowing runs it once more with {{if .Ask.PathWrite}}<span class="rule">{{.Ask.Path}}</span>{{if .Ask.PathRefused}} (its nearest existing directory){{end}} and everything under it writable{{else}}exactly that path readable (read-only){{end}}; "this session" and "always" remember it.</p>
+{{else if .Ask.Host}}<p class="net">It is running, and waits while it connects to <span class="rule">{{.Ask.Host}}</span>, which the sandbox's network allowlist does not name. Allowing lets exactly that destination through; "this session" and "always" remember it.</p>
 {{else if .CanScope}}<p>"This session" and "always" remember exactly: {{range .Ask.Offer}}<span class="rule">{{.}}</span> {{end}}</p>{{else}}<p class="none">This answer can only be given once.</p>{{end}}
 {{if .Ask.Changes}}<form method="post" action="answer"><input type="hidden" name="id" value="{{.ID}}">
 <p>It ran, and changed the workspace. Nothing of it has landed yet: apply which?</p>

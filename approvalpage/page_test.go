@@ -222,6 +222,53 @@ func TestPageNetworkQuestion(t *testing.T) {
 	}
 }
 
+// A path question names the refused path, the directory a write grant
+// would open and the scopes; its answer arrives as given.
+func TestPagePathQuestion(t *testing.T) {
+	p, err := Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	got := make(chan Answer, 1)
+	go func() {
+		a, _ := p.Ask(context.Background(), Ask{Command: "make dist", Path: "/srv/out", PathWrite: true, PathRefused: "/srv/out/new/f"})
+		got <- a
+	}()
+	for p.Pending() == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	_, body := get(t, p.URL())
+	for _, want := range []string{"make dist", `refused it writing <span class="rule">/srv/out/new/f</span>`, `<span class="rule">/srv/out</span> (its nearest existing directory)`,
+		`value="once"`, `value="session"`, `value="always"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the page lacks %q:\n%s", want, body)
+		}
+	}
+	if code := postAnswer(t, p, "1", "session", origin(p)); code != http.StatusSeeOther {
+		t.Errorf("the answer: %d", code)
+	}
+	if a := <-got; !a.Allow || a.Scope != "session" {
+		t.Errorf("answer %+v", a)
+	}
+	go func() {
+		a, _ := p.Ask(context.Background(), Ask{Command: "cat notes", Path: "/home/u/notes.txt"})
+		got <- a
+	}()
+	for p.Pending() == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if _, body := get(t, p.URL()); !strings.Contains(body, `refused it reading <span class="rule">/home/u/notes.txt</span>`) || !strings.Contains(body, "(read-only)") {
+		t.Errorf("the read question:\n%s", body)
+	}
+	if code := postAnswer(t, p, "2", "deny", origin(p)); code != http.StatusSeeOther {
+		t.Errorf("deny: %d", code)
+	}
+	if a := <-got; a.Allow {
+		t.Errorf("denied, answer %+v", a)
+	}
+}
+
 // A review lists each change with its diff and a checkbox; the answer is
 // every change, the checked ones, or none; the buttons of other asks do
 // not answer it.

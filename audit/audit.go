@@ -83,6 +83,12 @@ type Event struct {
 	// long that grant holds (once, session or always).
 	NetGranted    []string `json:"net_granted,omitempty"`
 	NetGrantScope string   `json:"net_grant_scope,omitempty"`
+	// FSGranted are the paths a person granted beyond the sandbox's
+	// file-system rules that this run had ("/dir (write)", "/file
+	// (read)"); FSGrantScope is set on a run made again after such a
+	// grant: how long it holds.
+	FSGranted    []string `json:"fs_granted,omitempty"`
+	FSGrantScope string   `json:"fs_grant_scope,omitempty"`
 	// ExitCode is nil when the command did not run (denied, failed to
 	// start); -1 when it was killed on timeout.
 	ExitCode     *int   `json:"exit_code"`

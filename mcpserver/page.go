@@ -127,11 +127,17 @@ func (s *Server) pageNetAsk(sess *shellguard.Session, in *input) func(context.Co
 		return nil
 	}
 	return func(ctx context.Context, g shellguard.Grant) (string, error) {
-		if len(g.Hosts) != 1 {
+		a := approvalpage.Ask{Command: in.Command, Cwd: in.Cwd, Purpose: in.Description,
+			NoAlways: s.guardOf(sess).GrantsError() != nil, Session: fmt.Sprintf("%p", sess)}
+		switch {
+		case len(g.Hosts) == 1 && len(g.Paths) == 0:
+			a.Host = g.Hosts[0]
+		case len(g.Paths) == 1 && len(g.Hosts) == 0:
+			a.Path, a.PathWrite, a.PathRefused = g.Paths[0].Path, g.Paths[0].Write, g.Paths[0].Refused
+		default:
 			return "", nil
 		}
-		ans, err := p.Ask(ctx, approvalpage.Ask{Command: in.Command, Cwd: in.Cwd, Purpose: in.Description, Host: g.Hosts[0],
-			NoAlways: s.guardOf(sess).GrantsError() != nil, Session: fmt.Sprintf("%p", sess)})
+		ans, err := p.Ask(ctx, a)
 		if err != nil || !ans.Allow {
 			return "", err
 		}

@@ -50,17 +50,23 @@ const reviewTTL = 10 * time.Minute
 // paths are always listed).
 const reviewMaxMessage = 32 << 10
 
-// netKey names a network question's input request; its form has
-// rememberKey (once, session, always) and is accepted or declined.
-const netKey = "shellguard_network"
+// netKey names a network question's input request, pathKey a path
+// question's; their forms have rememberKey (once, session, always) and
+// are accepted or declined.
+const (
+	netKey  = "shellguard_network"
+	pathKey = "shellguard_path"
+)
 
-// question is what a running command waits on: a review of its changes or
-// a network destination.
+// question is what a running command waits on: a review of its changes, a
+// network destination, or a path the sandbox refused (the command waits to
+// run once more).
 type question struct {
 	review  bool
-	changes []shellguard.Change // review
-	host    string              // network: host:port
-	reply   chan answer         // holds one answer
+	changes []shellguard.Change   // review
+	host    string                // network: host:port
+	path    *shellguard.PathGrant // a path grant
+	reply   chan answer           // holds one answer
 }
 
 type answer struct {
@@ -256,10 +262,16 @@ func (s *Server) runAsking(ctx context.Context, ss *mcp.ServerSession, sess *she
 		}
 	}
 	netAsk := func(qctx context.Context, g shellguard.Grant) (string, error) {
-		if len(g.Hosts) != 1 {
-			return "", errors.New("a network question names one destination")
+		q := &question{}
+		switch {
+		case len(g.Hosts) == 1 && len(g.Paths) == 0:
+			q.host = g.Hosts[0]
+		case len(g.Paths) == 1 && len(g.Hosts) == 0:
+			q.path = &g.Paths[0]
+		default:
+			return "", errors.New("a sandbox question names one destination or one path")
 		}
-		a, ok := put(qctx, &question{host: g.Hosts[0]})
+		a, ok := put(qctx, q)
 		if !ok {
 			return "", qctx.Err()
 		}
@@ -286,6 +298,9 @@ func (s *Server) runAsking(ctx context.Context, ss *mcp.ServerSession, sess *she
 func (s *Server) askOnPage(qctx context.Context, page *approvalpage.Page, p *pendingRun, q *question) (answer, bool) {
 	a := approvalpage.Ask{Command: p.in.Command, Cwd: p.in.Cwd, Purpose: p.in.Description, Host: q.host,
 		NoAlways: !p.always, Session: fmt.Sprintf("%p", p.sess)}
+	if q.path != nil {
+		a.Path, a.PathWrite, a.PathRefused = q.path.Path, q.path.Write, q.path.Refused
+	}
 	if q.review {
 		a.Changes = append([]shellguard.Change{}, q.changes...) // never nil: a review
 	}
@@ -348,9 +363,12 @@ func (s *Server) await(ctx context.Context, p *pendingRun, first bool) *mcp.Call
 		id := s.asking.put(p)
 		var req *mcp.ElicitParams
 		key := netKey
-		if q.review {
+		switch {
+		case q.review:
 			key, req = reviewKey, reviewRequest(p.in, q.changes)
-		} else {
+		case q.path != nil:
+			key, req = pathKey, pathRequest(p.in, *q.path, p.always)
+		default:
 			req = netRequest(p.in, q.host, p.always)
 		}
 		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{key: req}, RequestState: s.signReview(p.in, id, time.Now())}
@@ -411,6 +429,12 @@ func netRequest(in *input, host string, always bool) *mcp.ElicitParams {
 		fmt.Fprintf(&b, "\nPurpose: %s\n", in.Description)
 	}
 	b.WriteString("\nAccept to allow exactly " + host + " and choose how long that holds; decline to keep it refused.")
+	return scopeForm(b.String(), always)
+}
+
+// scopeForm is a form asking how long a sandbox grant holds: once, for
+// the session, or always in this workspace (when it can be kept).
+func scopeForm(message string, always bool) *mcp.ElicitParams {
 	choices := []string{"once", "session"}
 	names := []string{"For this command", "For this session"}
 	if always {
@@ -420,7 +444,24 @@ func netRequest(in *input, host string, always bool) *mcp.ElicitParams {
 	schema, _ := json.Marshal(map[string]any{"type": "object", "properties": map[string]any{
 		rememberKey: map[string]any{"type": "string", "title": "Allow", "enum": choices, "enumNames": names, "default": "once"},
 	}})
-	return &mcp.ElicitParams{Mode: "form", Message: b.String(), RequestedSchema: json.RawMessage(schema)}
+	return &mcp.ElicitParams{Mode: "form", Message: message, RequestedSchema: json.RawMessage(schema)}
+}
+
+// pathRequest is the form of a path question: run the command once more
+// with exactly that path allowed (once, for the session, always in this
+// workspace) or decline.
+func pathRequest(in *input, pg shellguard.PathGrant, always bool) *mcp.ElicitParams {
+	var b strings.Builder
+	fmt.Fprintf(&b, "The sandbox refused the command\n\n%s\n\n%s\n", in.Command, pg.Question())
+	if in.Description != "" {
+		fmt.Fprintf(&b, "\nPurpose: %s\n", in.Description)
+	}
+	access := "reading"
+	if pg.Write {
+		access = "writing"
+	}
+	b.WriteString("\nAccept to allow exactly " + access + " " + pg.Path + " and choose how long that holds; decline to keep it refused (the command is not run again).")
+	return scopeForm(b.String(), always)
 }
 
 // pickedPaths reads the review form: all, none, or select with one path

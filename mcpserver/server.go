@@ -326,7 +326,7 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (r *mcp.C
 	if in.TaskID != "" {
 		return s.taskOp(ctx, sess, in, live), nil
 	}
-	for _, k := range []string{reviewKey, netKey} {
+	for _, k := range []string{reviewKey, netKey, pathKey} {
 		if resp, ok := req.Params.InputResponses[k]; ok {
 			return s.answerRun(ctx, in, resp, req.Params.RequestState), nil
 		}
@@ -406,10 +406,10 @@ func (s *Server) handle(ctx context.Context, req *mcp.CallToolRequest) (r *mcp.C
 			if gerr != nil {
 				res.Warnings = append(res.Warnings, "the approval holds for this call only: "+gerr.Error())
 			}
-			// A grant of hosts the sandbox refused while the command ran
-			// (the library's Config.ApproveSandbox) stays: a warning
-			// says it too.
-			if grant != nil || res.Grant == nil || len(res.Grant.Hosts) == 0 {
+			// A grant of hosts or paths the sandbox refused (the
+			// library's Config.ApproveSandbox) stays: a warning says it
+			// too.
+			if grant != nil || res.Grant == nil || len(res.Grant.Hosts) == 0 && len(res.Grant.Paths) == 0 {
 				res.Grant = grant
 			}
 		}

@@ -41,3 +41,17 @@ func TestLayerJSONKeys(t *testing.T) {
 		t.Errorf("decoded %+v, %v", back, err)
 	}
 }
+
+// MapText filters the refused paths as it does every other name the
+// command chose, and leaves the original alone.
+func TestMapTextFSRefused(t *testing.T) {
+	a := Applied{FSRefused: []FSRefusal{{Path: "/srv/\x1b]0;x\x07out", Access: "write", Grantable: true, Why: ""}}}
+	b := a.MapText(func(s string) string { return "<" + s + ">" })
+	want := FSRefusal{Path: "</srv/\x1b]0;x\x07out>", Access: "<write>", Grantable: true, Why: "<>"}
+	if len(b.FSRefused) != 1 || b.FSRefused[0] != want {
+		t.Errorf("mapped %+v, want %+v", b.FSRefused, want)
+	}
+	if a.FSRefused[0].Path != "/srv/\x1b]0;x\x07out" {
+		t.Errorf("the original changed: %+v", a.FSRefused)
+	}
+}

@@ -344,6 +344,22 @@ type Applied struct {
 	// Net is what the command did through the allowlist proxy (net.go);
 	// filled in when the run's handle is closed.
 	Net *NetUse `json:"net,omitempty"`
+	// FSRefused are the paths the command's error output says it could
+	// not write or read where the sandbox is what refused them (filled in
+	// by shellguard after a failed foreground run).
+	FSRefused []FSRefusal `json:"fs_refused,omitempty"`
+}
+
+// FSRefusal is one file access the sandbox refused.
+type FSRefusal struct {
+	Path string `json:"path"`
+	// Access is "write" (outside every writable root) or "read" (in the
+	// hidden HOME, or a masked path).
+	Access string `json:"access"`
+	// Grantable: a sandbox approver may be asked to allow exactly this
+	// access; Why says why not otherwise.
+	Grantable bool   `json:"grantable"`
+	Why       string `json:"why,omitempty"`
 }
 
 // MapText returns a copy of a with f applied to every text in it that
@@ -385,6 +401,13 @@ func (a Applied) MapText(f func(string) string) Applied {
 			}
 		}
 		a.Post = p
+	}
+	if a.FSRefused != nil {
+		rs := make([]FSRefusal, len(a.FSRefused))
+		for i, r := range a.FSRefused {
+			rs[i] = FSRefusal{Path: f(r.Path), Access: f(r.Access), Grantable: r.Grantable, Why: f(r.Why)}
+		}
+		a.FSRefused = rs
 	}
 	if a.Net != nil {
 		n := &NetUse{Proxy: f(a.Net.Proxy), Refused: texts(a.Net.Refused), Grantable: texts(a.Net.Grantable), Granted: texts(a.Net.Granted),

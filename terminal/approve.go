@@ -80,8 +80,10 @@ func Approver(g *shellguard.Guard, o *Options) shellguard.Approver {
 // SandboxApprover returns a function for shellguard.Config.ApproveSandbox
 // (or, bound to a request, Request.ApproveSandbox) that puts each
 // expansion to the person at the terminal while the command's connection
-// waits: the command, the host the sandbox refused, and "Allow it? [y]es
-// once, [s]ession, [a]lways, [N]o" (always when g can keep grants,
+// waits (a host), or before the command runs once more (a path): the
+// command, the host or path the sandbox refused (PathGrant.Question), and
+// "Allow exactly that? [y]es for this run, [s]ession, [a]lways, [N]o"
+// (always when g can keep grants,
 // session unless o.NoSession). Anything else declines. A terminal that
 // cannot be opened is an error: nothing is granted.
 func SandboxApprover(g *shellguard.Guard, o *Options) func(ctx context.Context, req shellguard.Request, ask shellguard.Grant) (string, error) {
@@ -89,7 +91,7 @@ func SandboxApprover(g *shellguard.Guard, o *Options) func(ctx context.Context, 
 		o = &Options{}
 	}
 	return func(ctx context.Context, req shellguard.Request, ask shellguard.Grant) (string, error) {
-		if len(ask.Hosts) == 0 {
+		if len(ask.Hosts) == 0 && len(ask.Paths) == 0 {
 			return "", nil // nothing this approver knows how to grant
 		}
 		tty, done, err := o.ask("ask")
@@ -97,7 +99,12 @@ func SandboxApprover(g *shellguard.Guard, o *Options) func(ctx context.Context, 
 			return "", err
 		}
 		defer done()
-		fmt.Fprintf(tty, "\nshellguard: the command\n  %s\nconnects to %s, which the network allowlist does not list; the connection waits.\n", req.Command, strings.Join(ask.Hosts, ", "))
+		if len(ask.Hosts) > 0 {
+			fmt.Fprintf(tty, "\nshellguard: the command\n  %s\nconnects to %s, which the network allowlist does not list; the connection waits.\n", req.Command, strings.Join(ask.Hosts, ", "))
+		}
+		for _, p := range ask.Paths {
+			fmt.Fprintf(tty, "\nshellguard: the sandbox refused the command\n  %s\n%s\n", req.Command, p.Question())
+		}
 		choices := map[string]string{"y": "once", "yes": "once"}
 		prompt := "Allow exactly that? [y]es for this run"
 		if !o.NoSession {

@@ -110,6 +110,27 @@ func TestSandboxApprover(t *testing.T) {
 			t.Errorf("typed %q: the question shown was %q", tc.typed, shown)
 		}
 	}
+	// A path: the refused path and the directory granted are named.
+	for _, tc := range []struct {
+		grant shellguard.PathGrant
+		shown []string
+	}{
+		{shellguard.PathGrant{Path: "/srv/out", Write: true, Refused: "/srv/out/new/f"}, []string{"refused writing /srv/out/new/f", "write in /srv/out (its nearest existing directory)"}},
+		{shellguard.PathGrant{Path: "/srv/out", Write: true}, []string{"writing in /srv/out"}},
+		{shellguard.PathGrant{Path: "/home/u/notes.txt"}, []string{"refused reading /home/u/notes.txt", "(read-only)"}},
+	} {
+		tty := &fakeTTY{Reader: strings.NewReader("y\n")}
+		scope, err := SandboxApprover(guard(t), &Options{Open: func() (io.ReadWriteCloser, error) { return tty, nil }, NoSession: true})(ctx, req, shellguard.Grant{Paths: []shellguard.PathGrant{tc.grant}})
+		shown := tty.out.String()
+		if err != nil || scope != "once" || !strings.Contains(shown, req.Command) || !strings.Contains(shown, "[y]es for this run, [a]lways in this workspace, [N]o") {
+			t.Errorf("%+v: %q %v, shown %q", tc.grant, scope, err, shown)
+		}
+		for _, s := range tc.shown {
+			if !strings.Contains(shown, s) {
+				t.Errorf("%+v: %q not shown in %q", tc.grant, s, shown)
+			}
+		}
+	}
 	g, err := shellguard.New(shellguard.Config{Workspace: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
