@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+
+	"github.com/shellguard/shellguard/internal/testenv"
 )
 
 // At the terminal, "[a]lways" runs the command and writes one exact rule
@@ -265,5 +267,78 @@ func TestTTYNetworkAskLive(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(ws, "runs")); string(b) != "x\n" {
 		t.Errorf("the command ran %q times", b)
+	}
+}
+
+// At the terminal, a path the sandbox refused is asked about after the
+// command failed ("[y]es for this run"), and the command runs once more
+// with exactly that directory writable: the canary outside the workspace
+// gets one line, and nothing is remembered.
+func TestTTYPathAsk(t *testing.T) {
+	bin, err := exec.LookPath("shellguard")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Not under /tmp: a sandboxed command has a /tmp of its own.
+	scratch, err := os.MkdirTemp("/var/tmp", "sg-ttypath-")
+	if err != nil {
+		t.Skip(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(scratch) })
+	ws, outside, home := filepath.Join(scratch, "ws"), filepath.Join(scratch, "outside"), filepath.Join(scratch, "home")
+	for _, d := range []string{ws, outside, home} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	canary := filepath.Join(outside, "canary")
+	if err := os.WriteFile(filepath.Join(ws, "w.sh"), []byte("echo written >> "+canary+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	x := exec.Command(bin, "run", "--workspace", ws, "--", "bash ./w.sh")
+	x.Dir = ws
+	x.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME=")
+	f, err := pty.Start(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	timer := time.AfterFunc(60*time.Second, func() { x.Process.Kill() })
+	defer timer.Stop()
+	r := bufio.NewReader(f)
+	var seen strings.Builder
+	for !strings.Contains(seen.String(), "[N]o: ") {
+		b, err := r.ReadByte()
+		if err != nil {
+			if b, _ := os.ReadFile(canary); len(b) != 0 {
+				testenv.SkipOrFail(t, "no file-system sandbox here: the write outside went through")
+			}
+			t.Fatalf("no path question: %v\n%s", err, seen.String())
+		}
+		seen.WriteByte(b)
+	}
+	if !strings.Contains(seen.String(), outside) {
+		t.Errorf("the question does not name the directory a grant opens:\n%s", seen.String())
+	}
+	if b, _ := os.ReadFile(canary); len(b) != 0 {
+		t.Fatalf("the first run wrote outside the workspace: %q", b)
+	}
+	f.Write([]byte("y\n"))
+	var rest strings.Builder
+	done := make(chan struct{})
+	go func() { // drain the rest, so the command never blocks on the terminal
+		defer close(done)
+		io.Copy(&rest, r)
+	}()
+	if err := x.Wait(); err != nil {
+		t.Fatalf("granted once: %v\n%s", err, seen.String())
+	}
+	f.Close()
+	<-done
+	if b, err := os.ReadFile(canary); err != nil || string(b) != "written\n" {
+		t.Errorf("canary after the run made again: %q %v\n%s%s", b, err, seen.String(), rest.String())
+	}
+	if _, err := os.Stat(filepath.Join(home, ".config", "shellguard", "grants.json")); err == nil {
+		t.Error("a grant for this run only was written to grants.json")
 	}
 }
