@@ -133,7 +133,7 @@ func (g *Guard) event(req Request, a admission, res *Result) audit.Event {
 	if g.cfg.Sandbox != nil && !res.Unsandboxed {
 		g.grantMu.RLock()
 		for _, pg := range slices.Concat(g.paths, req.paths) {
-			if s := pg.String(); !slices.Contains(ev.FSGranted, s) {
+			if s := pg.text(); !slices.Contains(ev.FSGranted, s) {
 				ev.FSGranted = append(ev.FSGranted, s)
 			}
 		}

@@ -101,7 +101,7 @@ func (g *Guard) askPaths(ctx context.Context, req Request, res *Result, tag *run
 				sc = "once" // not kept: this run only
 			}
 		default:
-			res.Warnings = append(res.Warnings, "sandbox: the user declined to allow "+g.message(pg.String())+": the refusal stands")
+			res.Warnings = append(res.Warnings, "sandbox: the user declined to allow "+g.message(pg.text())+": the refusal stands")
 			continue
 		}
 		granted = append(granted, pg)
@@ -114,7 +114,7 @@ func (g *Guard) askPaths(ctx context.Context, req Request, res *Result, tag *run
 	}
 	names := make([]string, len(granted))
 	for i, pg := range granted {
-		names[i] = pg.String()
+		names[i] = pg.text()
 	}
 	code := 0
 	if res.ExitCode != nil {

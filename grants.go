@@ -57,7 +57,7 @@ func (p PathGrant) Question() string {
 	return fmt.Sprintf("It was refused writing in %s. Granted, the command runs once more and may write there and everything under it.", p.Path)
 }
 
-func (p PathGrant) String() string {
+func (p PathGrant) text() string {
 	if p.Write {
 		return p.Path + " (write)"
 	}

@@ -24,7 +24,10 @@ import (
 // line cannot be written ahead, matched with errors.Is.
 // 58 -> 59: Change, what a review run shows its reviewer, named here so
 // that a face writes a reviewer without importing the sandbox.
-const rootBudget = 59
+// 59 -> 61: PathGrant, one exact grant of a path the sandbox refused
+// (Grant.Paths, as Hosts for the network), and PathGrant.Question, the
+// words the terminal, the MCP form and the approval page all ask it in.
+const rootBudget = 61
 
 // exportedNames lists the exported names of the package at importPath
 // (its non-test files for this platform), methods as "Type.Method".
