@@ -46,3 +46,53 @@ func TestRemoveStaleSessions(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionSweepRace: a server starting (RemoveStaleSessions) while
+// another makes a session never takes the new session for a dead one. The
+// lock file used to appear before it was locked, and a sweep in that
+// window took the lock and removed the directory being made (seen under
+// load: "session tmp: mkdir …/tmp: no such file or directory").
+func TestSessionSweepRace(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	stop := make(chan struct{})
+	swept := make(chan struct{})
+	go func() {
+		defer close(swept)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				RemoveStaleSessions()
+			}
+		}
+	}()
+	errs := make(chan error, 4)
+	done := make(chan struct{})
+	for w := 0; w < 4; w++ {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := 0; i < 300; i++ {
+				s, err := NewSessionTmp()
+				if err != nil {
+					errs <- err
+					return
+				}
+				if _, err := os.Stat(filepath.Join(s.Dir(), "tmp")); err != nil {
+					errs <- err
+					return
+				}
+				s.Close()
+			}
+		}()
+	}
+	for w := 0; w < 4; w++ {
+		<-done
+	}
+	close(stop)
+	<-swept
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
