@@ -416,7 +416,13 @@ func gitSubcommand(sub string, args []Arg, u *unwrapped) {
 				code.Value = a.Value[2:]
 			}
 		case "fetch", "pull", "clone", "ls-remote", "archive", "push":
-			for _, o := range []string{"--upload-pack", "--receive-pack", "--exec", "-u"} {
+			opts := []string{"--upload-pack", "--receive-pack", "--exec"}
+			if sub == "clone" || sub == "ls-remote" {
+				// -u is --upload-pack there only: push -u is
+				// --set-upstream, fetch -u --update-head-ok
+				opts = append(opts, "-u")
+			}
+			for _, o := range opts {
 				if code, ok = valueOf(i, a, o); ok {
 					break
 				}

@@ -180,6 +180,10 @@ type Effect struct {
 	Text string
 	// Dest is the URL or host of Net.
 	Dest string
+	// Remote names the destination of a Net that names no host: the
+	// one the program's configuration gives (a git remote such as
+	// "origin", "the configured remote", "the default registry").
+	Remote string
 	// Sends is set when Net sends local data; SendsWhat describes it
 	// ("file", "stdin", "env").
 	Sends     bool
@@ -243,7 +247,11 @@ func (e Effect) Describe() string {
 			b.WriteString("runs code given in " + e.Text)
 		}
 	case Net:
-		b.WriteString("connects to " + e.Dest)
+		if e.Dest == "" && e.Remote != "" {
+			b.WriteString("connects to " + e.Remote)
+		} else {
+			b.WriteString("connects to " + e.Dest)
+		}
 		if e.Sends {
 			b.WriteString(" and sends " + e.SendsWhat)
 		}

@@ -61,6 +61,8 @@ type extractor struct {
 	namerefs map[string]string
 	// remotes added in this command text (git remote add NAME URL)
 	remotes map[string]string
+	// localDest: commands whose remote is a repository on this machine
+	localDest map[int]bool
 }
 
 // varValues records printf -v assignments of literal text and namerefs
@@ -830,12 +832,6 @@ func (x *extractor) apply(i int, c *analyze.Command, p *grammar.Parsed) {
 	switch p.Grammar.Name {
 	case "git config":
 		x.gitConfig(c, p, cwd, with)
-	case "git push":
-		if len(p.Ops) > 0 {
-			if url, ok := x.remotes[p.Ops[0].Value]; ok {
-				x.emit(with(Effect{Kind: Net, Dest: url, Sends: true, SendsWhat: "the repository (remote " + p.Ops[0].Value + " added in this command)"}))
-			}
-		}
 	}
 	if len(p.TreeVerb) > 0 && p.Grammar.IsNet() {
 		x.treeSends(c, p, cwd, with)
@@ -926,6 +922,7 @@ func (x *extractor) apply(i int, c *analyze.Command, p *grammar.Parsed) {
 	// xargs and find -exec append derived operands
 	x.appended(i, c, p, recursive, with)
 	x.reveals(p, with)
+	x.publishes(i, p, with)
 	x.netFlow(i, c, p, sends, with)
 	x.stdinCode(i, c, p, with)
 	x.interpreter(i, c, p, with)
@@ -1086,6 +1083,17 @@ func (x *extractor) operand(i int, c *analyze.Command, p *grammar.Parsed, role g
 		if p.Grammar.IsNet() {
 			x.emit(with(Effect{Kind: Net, Dest: a.Value, Span: a.Span, Dynamic: a.Dynamic}))
 		}
+	case grammar.RoleRepo:
+		x.repo(p, a, cwd, with)
+	case grammar.RoleImage:
+		e := Effect{Kind: Net, Dest: imageRegistry(a.Value), Span: a.Span, Dynamic: a.Dynamic}
+		if a.Dynamic || grammar.IsURL(a.Value) {
+			e.Dest = a.Value
+		}
+		if e.Dest == "" {
+			e.Remote = "the default registry"
+		}
+		x.emit(with(e))
 	case grammar.RoleSignal:
 		x.emit(with(Effect{Kind: Signal, Target: a.Value, Span: a.Span, Dynamic: a.Dynamic}))
 	case grammar.RolePackage:

@@ -2,6 +2,7 @@ package effects
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/shellguard/shellguard/analyze"
@@ -593,4 +594,114 @@ func (x *extractor) wrapping(i int, c *analyze.Command) *analyze.Command {
 		}
 	}
 	return nil
+}
+
+// repo: a repository's remote given as a URL or host:path is that host;
+// a path is another repository on this machine (a push writes into it,
+// anything else reads it); a name is the remote the repository's
+// configuration gives, unless this command line added it.
+func (x *extractor) repo(p *grammar.Parsed, a analyze.Arg, cwd string, with func(Effect) Effect) {
+	v := a.Value
+	switch {
+	case a.Dynamic:
+		x.emit(with(Effect{Kind: Net, Dest: v, Span: a.Span, Dynamic: true}))
+	case grammar.IsRemote(v):
+		if f, ok := fileURL(v); ok {
+			a.Value = f
+			x.localRepo(p, a, cwd, with)
+			return
+		}
+		x.emit(with(Effect{Kind: Net, Dest: v, Span: a.Span}))
+	case grammar.LooksLikePath(v) || strings.Contains(v, "/"):
+		x.localRepo(p, a, cwd, with)
+	default:
+		if url, ok := x.remotes[v]; ok {
+			x.emit(with(Effect{Kind: Net, Dest: url, Span: a.Span, Via: "remote " + v + " added in this command"}))
+			return
+		}
+		x.emit(with(Effect{Kind: Net, Remote: "remote " + v, Span: a.Span}))
+	}
+}
+
+func (x *extractor) localRepo(p *grammar.Parsed, a analyze.Arg, cwd string, with func(Effect) Effect) {
+	k := Read
+	if p.Grammar.Sends {
+		k = Write
+	}
+	e := with(Effect{Kind: k, Path: x.pathOf(a, cwd), Span: a.Span})
+	x.emit(e)
+	if x.localDest == nil {
+		x.localDest = map[int]bool{}
+	}
+	x.localDest[e.Cmd] = true
+}
+
+// imageRegistry returns the registry an image reference names in its
+// first part (ghcr.io/org/app, localhost:5000/app), or "" for the
+// configured default registry (alpine, org/app).
+func imageRegistry(ref string) string {
+	first, _, ok := strings.Cut(ref, "/")
+	if !ok || !(strings.ContainsAny(first, ".:") || first == "localhost") {
+		return ""
+	}
+	return first
+}
+
+// publishes: a +sends subcommand uploads what it publishes (its read
+// operands, else the repository, image or package it names) to every
+// destination it contacts. A line whose operands name its destination
+// (a remote, an image) contacts the one its configuration gives when
+// they name none.
+func (x *extractor) publishes(i int, p *grammar.Parsed, with func(Effect) Effect) {
+	g := p.Grammar
+	if p.DryRun() {
+		return // a rehearsal: npm publish --dry-run uploads nothing
+	}
+	if !g.Sends && !slices.ContainsFunc(g.Ops, func(r grammar.Role) bool { return r == grammar.RoleRepo || r == grammar.RoleImage }) {
+		return
+	}
+	var nets []int
+	var files []Path
+	for k, e := range x.out {
+		switch {
+		case e.Cmd != i:
+		case e.Kind == Net:
+			nets = append(nets, k)
+		case e.Kind == Read && e.Path.Known() && g.Sends:
+			files = append(files, e.Path)
+		}
+	}
+	if len(nets) == 0 && x.localDest[i] {
+		return // the destination is a repository on this machine
+	}
+	if len(nets) == 0 {
+		remote := "the configured remote"
+		if slices.Contains(g.Ops, grammar.RoleImage) || !slices.Contains(g.Ops, grammar.RoleRepo) {
+			remote = "the configured registry"
+		}
+		x.emit(with(Effect{Kind: Net, Remote: remote}))
+		nets = append(nets, len(x.out)-1)
+	}
+	if !g.Sends {
+		return
+	}
+	var more []Effect
+	for _, k := range nets {
+		e := &x.out[k]
+		if e.Sends {
+			continue
+		}
+		e.Sends = true
+		e.SendsWhat = "what " + g.Name + " publishes"
+		for j, f := range files {
+			if j == 0 {
+				e.Path, e.SendsWhat = f, f.String()
+				continue
+			}
+			m := *e
+			m.Path, m.SendsWhat = f, f.String()
+			more = append(more, m)
+		}
+	}
+	x.out = append(x.out, more...)
 }

@@ -903,6 +903,9 @@ func (k *cmdCheck) net(ef effects.Effect, sp analyze.Span, desc string) {
 			return
 		}
 	}
+	if ef.Dest == "" && ef.Remote != "" {
+		return // the destination its configuration gives: git push to origin, a publish to the default registry
+	}
 	dest := ef.Dest
 	if dest == "" {
 		dest = "a remote host"

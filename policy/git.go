@@ -81,14 +81,13 @@ func (k *cmdCheck) git() {
 	}
 	for _, a := range rest {
 		v := a.Value
-		if strings.HasPrefix(v, "--upload-pack") || strings.HasPrefix(v, "--receive-pack") || (sub == "clone" || sub == "fetch" || sub == "ls-remote") && v == "-u" ||
+		if strings.HasPrefix(v, "--upload-pack") || strings.HasPrefix(v, "--receive-pack") || (sub == "clone" || sub == "ls-remote") && v == "-u" ||
 			sub == "grep" && (strings.HasPrefix(v, "-O") || strings.HasPrefix(v, "--open-files-in-pager")) {
 			k.emitAt(sg2507ask, a.Span, "git "+sub+" "+v+" runs a command of its own")
 		}
 	}
 	switch sub {
 	case "push":
-		k.gitPushURL(rest)
 		switch {
 		case flags('f', "--force", "--mirror"):
 			k.emit(sg3101deny, "git push --force rewrites remote history")
@@ -231,17 +230,5 @@ func (k *cmdCheck) gitConfigPair(a analyze.Arg) {
 	case progs.GitExecKey(key) && plainTool(val):
 	case progs.GitExecKey(key):
 		k.emitAt(sg2507ask, a.Span, "git -c "+key+" sets a command git will run")
-	}
-}
-
-// gitPushURL flags pushes to an explicit URL rather than a configured
-// remote: the repository can leave for any host.
-func (k *cmdCheck) gitPushURL(rest []analyze.Arg) {
-	for _, a := range rest {
-		v := a.Value
-		if strings.Contains(v, "://") && !localURL(v) || strings.Contains(v, "@") && strings.Contains(v, ":") && !strings.HasPrefix(v, "-") {
-			k.emitAt(sg2702, a.Span, "pushes the repository to an explicit URL "+quote(v))
-			return
-		}
 	}
 }

@@ -47,6 +47,8 @@ const (
 	RoleMethod               // an HTTP method (anything else there is the URL)
 	RolePackage              // a package spec; one from a URL or a code host is code from the network
 	RoleIndex                // a package source, index, repository or channel the command adds or takes packages from
+	RoleRepo                 // a repository's remote: a configured name (origin) or a URL (git push REMOTE)
+	RoleImage                // a container image or artifact reference; a first part with a dot, a port or localhost is its registry
 	roleCount
 )
 
@@ -54,7 +56,7 @@ var roleNames = map[string]Role{"arg": RoleArg, "read": RoleRead, "write": RoleW
 	"exec": RoleExec, "code": RoleCode, "url": RoleURL, "send": RoleSend, "dir": RoleDir, "mode": RoleMode,
 	"owner": RoleOwner, "cmd": RoleCmd, "signal": RoleSignal, "remote": RoleRemote, "writedir": RoleWriteDir,
 	"prog": RoleProg, "mod": RoleModule, "cfg": RoleConfig, "method": RoleMethod, "pkg": RolePackage,
-	"index": RoleIndex}
+	"index": RoleIndex, "repo": RoleRepo, "image": RoleImage}
 
 // RoleName returns the name of a role as the grammar files spell it.
 func RoleName(r Role) string {
@@ -101,6 +103,10 @@ type Grammar struct {
 	Stdin bool
 	// Net is set for network clients: RoleURL operands are contacted.
 	Net bool
+	// Sends: the subcommand uploads what it publishes (a repository, an
+	// image, a package, the files it reads) to its destination, the one
+	// its operands name or else the one its configuration names.
+	Sends bool
 	// NetClient: the program moves bytes between this machine and a host
 	// named on its command line (curl, nc, ssh, rsync): what is piped
 	// into it may be sent, what it prints came from the network.
@@ -598,7 +604,7 @@ func newGrammar(name, family string) *Grammar {
 
 var grammarFlags = map[string]bool{"net": true, "mutating": true, "tree": true, "wrapper": true, "dashlong": true,
 	"stdin": true, "interp": true, "ro": true, "meta": true, "verbs": true, "destroy": true, "secrets": true, "abbrev": true, "gitshort": true,
-	"variants": true, "prefix": true, "opaque": true, "netclient": true, "cloud": true, "writes": true, "names": true, "treereads": true, "recursive": true, "resolves": true, "verbatim": true, "external": true, "envdump": true, "waits": true}
+	"variants": true, "prefix": true, "opaque": true, "netclient": true, "cloud": true, "writes": true, "names": true, "treereads": true, "recursive": true, "resolves": true, "verbatim": true, "external": true, "envdump": true, "waits": true, "sends": true}
 
 func splitList(v string) []string {
 	var out []string
@@ -659,6 +665,9 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 		return nil
 	case "waits":
 		g.Waits = true
+		return nil
+	case "sends":
+		g.Sends = true
 		return nil
 	case "mutating":
 		g.Mutating = true
