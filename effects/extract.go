@@ -756,6 +756,12 @@ func (x *extractor) apply(i int, c *analyze.Command, p *grammar.Parsed) {
 	case "tar":
 		x.tar(i, c, p, with)
 		return
+	}
+	if len(p.Grammar.Modes) > 0 {
+		x.archiver(c, p, with)
+		return
+	}
+	switch name {
 	case "dd":
 		for _, a := range c.Args[1:] {
 			if k, v, ok := strings.Cut(a.Value, "="); ok {
@@ -923,6 +929,12 @@ func (x *extractor) apply(i int, c *analyze.Command, p *grammar.Parsed) {
 	x.appended(i, c, p, recursive, with)
 	x.reveals(p, with)
 	x.publishes(i, p, with)
+	if !p.DryRun() {
+		for _, f := range p.Grammar.Creates {
+			x.emit(with(Effect{Kind: Write, Path: x.pathOf(analyze.Arg{Value: f, Span: c.Span}, cwd), Span: c.Span}))
+		}
+	}
+	x.sockets(i, c, p, with)
 	x.netFlow(i, c, p, sends, with)
 	x.stdinCode(i, c, p, with)
 	x.interpreter(i, c, p, with)
@@ -1085,6 +1097,8 @@ func (x *extractor) operand(i int, c *analyze.Command, p *grammar.Parsed, role g
 		}
 	case grammar.RoleRepo:
 		x.repo(p, a, cwd, with)
+	case grammar.RoleAddr:
+		// read as a pair by x.sockets
 	case grammar.RoleImage:
 		e := Effect{Kind: Net, Dest: imageRegistry(a.Value), Span: a.Span, Dynamic: a.Dynamic}
 		if a.Dynamic || grammar.IsURL(a.Value) {

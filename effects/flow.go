@@ -705,3 +705,148 @@ func (x *extractor) publishes(i int, p *grammar.Parsed, with func(Effect) Effect
 	}
 	x.out = append(x.out, more...)
 }
+
+// connectTypes are the socket address types (socat) whose first
+// parameter is the host contacted: HOST:PORT, or the proxy's host for
+// SOCKS and PROXY.
+var connectTypes = map[string]bool{"tcp": true, "tcp4": true, "tcp6": true, "tcp-connect": true, "udp": true, "udp4": true,
+	"udp6": true, "udp-connect": true, "udp-sendto": true, "udp4-sendto": true, "udp6-sendto": true, "sctp": true, "sctp-connect": true,
+	"dccp-connect": true, "openssl": true, "ssl": true, "openssl-connect": true, "openssl-dtls-client": true, "socks4": true, "socks4a": true,
+	"socks5": true, "socks5-connect": true, "proxy": true, "proxy-connect": true, "ip-sendto": true, "ip4-sendto": true, "ip6-sendto": true}
+
+// sockets reads the socket addresses of a relay (socat ADDR1 ADDR2): a
+// connection contacts its host; a listener (TYPE-LISTEN, -RECV,
+// -RECVFROM) accepts connections on its bind address (all by default);
+// EXEC and SYSTEM run a program; FILE, OPEN, GOPEN and PIPE are read (and
+// written when the data flows into them: the second address with -u, the
+// first with -U); CREATE is written. A file relayed to the other side is
+// sent there, or served to whoever connects to a listener. The relay's
+// own stdin and stdout ("-", STDIO) are netFlow's.
+func (x *extractor) sockets(i int, c *analyze.Command, p *grammar.Parsed, with func(Effect) Effect) {
+	n := len(p.Ops)
+	var files []Path
+	var nets []int
+	for j, a := range p.Ops {
+		if p.Grammar.RoleAt(j, n) != grammar.RoleAddr {
+			continue
+		}
+		typ, params, ok := strings.Cut(a.Value, ":")
+		if a.Dynamic && (!ok || strings.ContainsAny(typ, "$`")) {
+			x.emit(with(Effect{Kind: Net, Dest: a.Value, Span: a.Span, Dynamic: true}))
+			nets = append(nets, len(x.out)-1)
+			continue
+		}
+		if !ok {
+			continue // "-", STDIO, STDIN: the relay's own streams
+		}
+		params, opts, _ := strings.Cut(params, ",")
+		t := strings.ToLower(typ)
+		switch {
+		case t == "exec" || t == "system":
+			code := CodeLiteral
+			if a.Dynamic {
+				code = CodeComputed
+			}
+			x.emit(with(Effect{Kind: Exec, Code: code, Text: params, Span: a.Span, Dynamic: a.Dynamic}))
+		case strings.HasSuffix(t, "-listen") || strings.HasSuffix(t, "-l") || strings.HasSuffix(t, "-recv") || strings.HasSuffix(t, "-recvfrom"):
+			bind := "0.0.0.0"
+			for _, o := range strings.Split(opts, ",") {
+				if v, ok := strings.CutPrefix(o, "bind="); ok && v != "" {
+					bind = v
+				}
+			}
+			x.emit(with(Effect{Kind: Net, Dest: bind, Text: "listen", Span: a.Span, Dynamic: a.Dynamic}))
+			nets = append(nets, len(x.out)-1)
+		case connectTypes[t]:
+			host := params
+			if strings.HasPrefix(host, "[") {
+				if k := strings.IndexByte(host, ']'); k > 0 {
+					host = host[:k+1]
+				}
+			} else if k := strings.IndexByte(host, ':'); k >= 0 {
+				host = host[:k]
+			}
+			x.emit(with(Effect{Kind: Net, Dest: host, Span: a.Span, Dynamic: a.Dynamic}))
+			nets = append(nets, len(x.out)-1)
+		case t == "file" || t == "open" || t == "gopen" || t == "pipe" && params != "" || t == "create":
+			b := a
+			b.Value = params
+			pa := x.pathOf(b, c.Cwd)
+			into := t == "create" || j == 1 && p.Has("-u") || j == 0 && p.Has("-U")
+			if into {
+				x.emit(with(Effect{Kind: Write, Path: pa, Span: a.Span}))
+				continue
+			}
+			x.emit(with(Effect{Kind: Read, Path: pa, Span: a.Span}))
+			files = append(files, pa)
+		}
+	}
+	if len(files) == 0 {
+		return
+	}
+	for _, k := range nets {
+		e := &x.out[k]
+		e.Sends, e.Path, e.SendsWhat = true, files[0], files[0].String()
+		if e.Text == "listen" {
+			e.Text = "serve"
+		}
+	}
+}
+
+// archiver: a modes= archiver (pax). Its options choose the mode:
+// extract reads the archive (-f, else stdin) and writes what it holds
+// into the working directory; create reads the operands and writes the
+// archive (-f, else stdout); both copy the operands into the last one;
+// neither lists the archive.
+func (x *extractor) archiver(c *analyze.Command, p *grammar.Parsed, with func(Effect) Effect) {
+	g := p.Grammar
+	var extract, create bool
+	var archive *analyze.Arg
+	for _, o := range p.Opts {
+		switch g.Modes[o.Name] {
+		case "extract":
+			extract = true
+		case "create":
+			create = true
+		}
+		if g.Archive[o.Name] && o.HasVal && o.Val.Value != "-" {
+			a := o.Val
+			archive = &a
+		}
+	}
+	ops := p.Ops
+	switch {
+	case extract && create:
+		if len(ops) == 0 {
+			return
+		}
+		dest := ops[len(ops)-1]
+		for _, a := range ops[:len(ops)-1] {
+			x.emit(with(Effect{Kind: Read, Path: x.pathOf(a, c.Cwd), Span: a.Span}))
+		}
+		x.writeInto(x.pathOf(dest, c.Cwd), g.Name+" copy", dest.Span, with)
+	case create:
+		for _, a := range ops {
+			x.emit(with(Effect{Kind: Read, Path: x.pathOf(a, c.Cwd), Span: a.Span}))
+		}
+		if archive != nil {
+			x.emit(with(Effect{Kind: Write, Path: x.pathOf(*archive, c.Cwd), Span: archive.Span}))
+		}
+	default:
+		if archive != nil {
+			x.emit(with(Effect{Kind: Read, Path: x.pathOf(*archive, c.Cwd), Span: archive.Span}))
+		}
+		if extract {
+			x.writeInto(Path{Abs: c.Cwd, Raw: c.Cwd}, g.Name+" extract", c.Span, with)
+		}
+	}
+}
+
+// writeInto reports files written under dir that only a run knows.
+func (x *extractor) writeInto(dir Path, via string, sp analyze.Span, with func(Effect) Effect) {
+	if dir.Abs == "" || dir.Origin == OriginUnknown {
+		x.emit(with(Effect{Kind: Write, Path: Path{Raw: via, Origin: OriginUnknown}, Span: sp}))
+		return
+	}
+	x.emit(with(Effect{Kind: Write, Path: Path{Abs: dir.Abs, Raw: dir.Raw, Origin: OriginDerived, Via: via}, Span: sp}))
+}

@@ -69,6 +69,14 @@ func (e *evaluator) textSinks() {
 				if strings.Contains(flags, "i") {
 					integer[n] = true
 				}
+				if strings.Contains(flags, "i") && !strings.Contains(flags, "A") {
+					for _, a := range c.Args[1:] {
+						if m, v, ok := strings.Cut(a.Value, "="); ok && m == n && !a.Dynamic && subscriptCode(v) {
+							e.emit(sg4020, -1, analyze.Span{Start: 0, End: len(e.res.Src)}, "integer variable "+n+" is given text with a command in a subscript: bash evaluates it and runs the command")
+							return
+						}
+					}
+				}
 				if strings.Contains(flags, "A") {
 					assoc[n] = true
 				}
@@ -103,7 +111,7 @@ func (e *evaluator) textSinks() {
 		for _, c := range e.res.Commands {
 			for _, a := range c.Assigns {
 				v := a.Value
-				if round == 0 && strings.Contains(v.Value, "[") && (strings.Contains(v.Value, "$(") || strings.Contains(v.Value, "`")) && !v.Dynamic {
+				if round == 0 && subscriptCode(v.Value) && !v.Dynamic {
 					prepared[a.Name] = true
 				}
 				for _, j := range v.Subst {
@@ -161,6 +169,32 @@ func (e *evaluator) textSinks() {
 	}
 	ctxs := append(arithContexts(src), lets...)
 	ctxs = append(ctxs, substringBounds(src)...)
+	// text that holds a subscript with a command, given literally where
+	// bash evaluates it as arithmetic (let 'x=a[$(cmd)]', an integer
+	// variable, a variable that arithmetic or a subscript reads): the
+	// command runs though no expansion shows it
+	for n := range prepared {
+		if integer[n] {
+			e.emit(sg4020, -1, whole, "integer variable "+n+" is given text with a command in a subscript: bash evaluates it and runs the command")
+			return
+		}
+	}
+	for _, ctx := range lets {
+		if subscriptCode(ctx) {
+			e.emit(sg4020, -1, whole, "let evaluates "+quote(ctx)+" as arithmetic: the command in its subscript runs")
+			return
+		}
+	}
+	if len(prepared) > 0 {
+		for _, ctx := range append(ctxs, subscripts(src, assoc)...) {
+			for n := range prepared {
+				if containsWord(ctx, n) {
+					e.emit(sg4020, -1, whole, "arithmetic on "+n+", which holds a subscript with a command: bash runs it")
+					return
+				}
+			}
+		}
+	}
 	for _, ctx := range ctxs {
 		if n, ok := externalSubst(ctx); ok {
 			e.emit(sg4020, -1, whole, "arithmetic on the output of "+n+": bash evaluates it, and a subscript in it runs commands")
@@ -187,6 +221,40 @@ func (e *evaluator) textSinks() {
 			}
 		}
 	}
+}
+
+// subscriptCode reports text with a subscript that holds a command
+// substitution (a[$(cmd)], a[`cmd`]): evaluated as arithmetic, bash
+// runs the command.
+func subscriptCode(v string) bool {
+	i := strings.IndexByte(v, '[')
+	return i >= 0 && (strings.Contains(v[i:], "$(") || strings.Contains(v[i:], "`"))
+}
+
+// subscripts returns the subscripts of indexed arrays in src, in
+// expansions and assignments (${a[SUB]}, a[SUB]=): bash evaluates them
+// as arithmetic. Associative arrays take theirs as strings.
+func subscripts(src string, assoc map[string]bool) []string {
+	var out []string
+	for off := 0; off < len(src) && len(out) < 256; {
+		i := strings.IndexByte(src[off:], '[')
+		if i < 0 {
+			break
+		}
+		i += off
+		off = i + 1
+		k := i
+		for k > 0 && isIdentByte(src[k-1]) {
+			k--
+		}
+		if name := src[k:i]; name == "" || !isName(name) || assoc[name] {
+			continue
+		}
+		if j := strings.IndexByte(src[i:], ']'); j > 0 {
+			out = append(out, src[i+1:i+j])
+		}
+	}
+	return out
 }
 
 // letClauses returns the text of let commands (the parser keeps them as
@@ -888,6 +956,10 @@ func (k *cmdCheck) net(ef effects.Effect, sp analyze.Span, desc string) {
 		}
 		p := e.resolve(ef.Path.Abs)
 		if p != e.home && p != "/" && (within(p, e.ws) || e.inRoots(p)) {
+			return
+		}
+		if r := world.Classify(p, e.classOpts()); r.Class == world.ClassCredential {
+			e.emit(sg4002, k.i, sp, desc+" to anyone who can reach "+quote(ef.Dest)+": "+r.What)
 			return
 		}
 		e.emit(sg4003, k.i, sp, desc+" to anyone who can reach "+quote(ef.Dest))

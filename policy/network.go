@@ -4,7 +4,9 @@ import (
 	"strings"
 
 	"github.com/shellguard/shellguard/analyze"
+	"github.com/shellguard/shellguard/effects"
 	"github.com/shellguard/shellguard/internal/grammar"
+	"github.com/shellguard/shellguard/internal/world"
 )
 
 // Network tools: uploads, raw sockets, remote shells.
@@ -115,7 +117,28 @@ func (k *cmdCheck) socat() {
 			return
 		}
 	}
+	if k.onlyThisMachine() {
+		return // a local relay (a port forward to localhost): its addresses say so
+	}
 	k.emit(sg2706, "socat opens raw network connections")
+}
+
+// onlyThisMachine reports a command whose every connection and listener
+// is on this machine's loopback (a listener on all interfaces is not),
+// known from its effects, and that has at least one.
+func (k *cmdCheck) onlyThisMachine() bool {
+	n := 0
+	for _, ef := range k.e.effs[k.i] {
+		if ef.Kind != effects.Net {
+			continue
+		}
+		h := world.HostOf(ef.Dest)
+		if ef.Dynamic || ef.Dest == "" || !world.Loopback(h) || h == "0.0.0.0" || h == "::" {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 func (k *cmdCheck) curl() {

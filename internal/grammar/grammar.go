@@ -49,6 +49,7 @@ const (
 	RoleIndex                // a package source, index, repository or channel the command adds or takes packages from
 	RoleRepo                 // a repository's remote: a configured name (origin) or a URL (git push REMOTE)
 	RoleImage                // a container image or artifact reference; a first part with a dot, a port or localhost is its registry
+	RoleAddr                 // a socket address TYPE:PARAMS,OPTS (socat): a connection, a listener, a program or a file
 	roleCount
 )
 
@@ -56,7 +57,7 @@ var roleNames = map[string]Role{"arg": RoleArg, "read": RoleRead, "write": RoleW
 	"exec": RoleExec, "code": RoleCode, "url": RoleURL, "send": RoleSend, "dir": RoleDir, "mode": RoleMode,
 	"owner": RoleOwner, "cmd": RoleCmd, "signal": RoleSignal, "remote": RoleRemote, "writedir": RoleWriteDir,
 	"prog": RoleProg, "mod": RoleModule, "cfg": RoleConfig, "method": RoleMethod, "pkg": RolePackage,
-	"index": RoleIndex, "repo": RoleRepo, "image": RoleImage}
+	"index": RoleIndex, "repo": RoleRepo, "image": RoleImage, "addr": RoleAddr}
 
 // RoleName returns the name of a role as the grammar files spell it.
 func RoleName(r Role) string {
@@ -103,6 +104,14 @@ type Grammar struct {
 	Stdin bool
 	// Net is set for network clients: RoleURL operands are contacted.
 	Net bool
+	// Modes: an archiver whose options choose what a run does (pax -r
+	// extracts, -w creates, both copy, neither lists): option → "extract"
+	// or "create". Archive lists the options that name the archive.
+	Modes   map[string]string
+	Archive map[string]bool
+	// Creates lists the files, relative to the working directory, that
+	// every run of the subcommand writes (docker init: Dockerfile …).
+	Creates []string
 	// Sends: the subcommand uploads what it publishes (a repository, an
 	// image, a package, the files it reads) to its destination, the one
 	// its operands name or else the one its configuration names.
@@ -826,6 +835,33 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 		g.Reveals = append(g.Reveals, splitList(v)...)
 	case "secrets":
 		g.SecretsWith = append(g.SecretsWith, splitList(v)...)
+	case "modes":
+		for _, kv := range splitList(v) {
+			o, m, ok := strings.Cut(kv, ":")
+			if !ok || o == "" || o[0] != '-' || m != "extract" && m != "create" {
+				return fmt.Errorf("modes entry %q is not -OPT:extract or -OPT:create", kv)
+			}
+			if g.Modes == nil {
+				g.Modes = map[string]string{}
+			}
+			g.Modes[o] = m
+			addSet(&g.Switches, o)
+		}
+	case "archive":
+		for _, o := range splitList(v) {
+			if o[0] != '-' {
+				return fmt.Errorf("option %q does not start with -", o)
+			}
+		}
+		addSet(&g.Archive, v)
+		addSet(&g.Value, v)
+	case "creates":
+		for _, f := range splitList(v) {
+			if strings.HasPrefix(f, "/") || strings.HasPrefix(f, "~") || strings.Contains(f, "..") {
+				return fmt.Errorf("creates=%s: a file relative to the working directory", f)
+			}
+		}
+		g.Creates = append(g.Creates, splitList(v)...)
 	case "codereads":
 		g.CodeReads = append(g.CodeReads, splitList(v)...)
 	case "class":
