@@ -1099,6 +1099,8 @@ func (x *extractor) operand(i int, c *analyze.Command, p *grammar.Parsed, role g
 		x.repo(p, a, cwd, with)
 	case grammar.RoleAddr:
 		// read as a pair by x.sockets
+	case grammar.RoleExpose:
+		x.emit(with(Effect{Kind: Net, Text: "serve", Remote: "the tunnel's public address", Sends: true, SendsWhat: "the local service at " + a.Value, Span: a.Span, Dynamic: a.Dynamic}))
 	case grammar.RoleImage:
 		e := Effect{Kind: Net, Dest: imageRegistry(a.Value), Span: a.Span, Dynamic: a.Dynamic}
 		if a.Dynamic || grammar.IsURL(a.Value) {

@@ -950,6 +950,10 @@ func (k *cmdCheck) net(ef effects.Effect, sp analyze.Span, desc string) {
 	if ef.Text == "serve" && !(world.Loopback(host) && host != "0.0.0.0" && host != "::") {
 		// a directory served to the network: the workspace is the
 		// agent's own; anything else leaves through the server
+		if ef.Path.Raw == "" && ef.Path.Abs == "" && ef.SendsWhat != "" {
+			e.emit(sg4003, k.i, sp, ef.Program+" makes "+ef.SendsWhat+" reachable from the internet through "+ef.Remote)
+			return
+		}
 		if !ef.Path.Known() {
 			e.emit(sg4003, k.i, sp, desc+": a directory known only at run time")
 			return

@@ -50,6 +50,7 @@ const (
 	RoleRepo                 // a repository's remote: a configured name (origin) or a URL (git push REMOTE)
 	RoleImage                // a container image or artifact reference; a first part with a dot, a port or localhost is its registry
 	RoleAddr                 // a socket address TYPE:PARAMS,OPTS (socat): a connection, a listener, a program or a file
+	RoleExpose               // a local port or address a tunnel makes reachable from outside (ngrok http 8080)
 	roleCount
 )
 
@@ -57,7 +58,7 @@ var roleNames = map[string]Role{"arg": RoleArg, "read": RoleRead, "write": RoleW
 	"exec": RoleExec, "code": RoleCode, "url": RoleURL, "send": RoleSend, "dir": RoleDir, "mode": RoleMode,
 	"owner": RoleOwner, "cmd": RoleCmd, "signal": RoleSignal, "remote": RoleRemote, "writedir": RoleWriteDir,
 	"prog": RoleProg, "mod": RoleModule, "cfg": RoleConfig, "method": RoleMethod, "pkg": RolePackage,
-	"index": RoleIndex, "repo": RoleRepo, "image": RoleImage, "addr": RoleAddr}
+	"index": RoleIndex, "repo": RoleRepo, "image": RoleImage, "addr": RoleAddr, "expose": RoleExpose}
 
 // RoleName returns the name of a role as the grammar files spell it.
 func RoleName(r Role) string {
