@@ -67,7 +67,7 @@ var Catalog = []*Finding{
 	sg2303deny, sg2303ask, sg2304, sg2305, sg2306, sg2401deny, sg2401ask, sg2402, sg2403, sg2404,
 	sg2405deny, sg2405ask, sg2406, sg2501, sg2502, sg2503, sg2504, sg2505, sg2506, sg2507deny,
 	sg2507ask, sg2508, sg2510, sg2511, sg2512, sg2601deny, sg2601ask, sg2602, sg2603deny, sg2603ask,
-	sg2604, sg2701, sg2702, sg2703, sg2704, sg2705floor, sg2705deny, sg2706, sg2707, sg2801deny,
+	sg2604, sg2702, sg2703, sg2704, sg2705floor, sg2705deny, sg2706, sg2707, sg2801deny,
 	sg2801ask, sg2802, sg2803deny, sg2803ask, sg2804, sg2805deny, sg2805ask, sg2806, sg2901, sg2902,
 	sg2903deny, sg2903ask, sg2904deny, sg2904ask, sg2905, sg3001, sg3002, sg3101deny, sg3101ask,
 	sg3102, sg3103, sg3104, sg3105, sg3106, sg3107, sg3108, sg3201deny, sg3201ask, sg3202deny,

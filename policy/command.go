@@ -275,7 +275,7 @@ func init() {
 		"crontab": (*cmdCheck).crontab, "at": (*cmdCheck).at, "schedule": (*cmdCheck).schedule, "ip": (*cmdCheck).ipcmd,
 		"ifconfig": (*cmdCheck).ifconfig, "settings": (*cmdCheck).settings,
 		"perms": (*cmdCheck).perms, "chmod": (*cmdCheck).chmod, "chattr": (*cmdCheck).chattr, "netcat": (*cmdCheck).netcat, "socat": (*cmdCheck).socat, "curl": (*cmdCheck).curl,
-		"wget": (*cmdCheck).wget, "scp": (*cmdCheck).scp, "find": (*cmdCheck).find, "sed": (*cmdCheck).sed, "awk": (*cmdCheck).awk,
+		"wget": (*cmdCheck).wget, "find": (*cmdCheck).find, "sed": (*cmdCheck).sed, "awk": (*cmdCheck).awk,
 		"alias": (*cmdCheck).alias, "shopt": (*cmdCheck).shopt, "enable": (*cmdCheck).enable, "hash": (*cmdCheck).hashCmd,
 		"tar": (*cmdCheck).tar, "ssh": (*cmdCheck).ssh, "env": (*cmdCheck).envCmd, "vim": (*cmdCheck).vim,
 		"emulate": (*cmdCheck).zshEmulate, "rg": (*cmdCheck).rgPre, "shell": (*cmdCheck).shellFlags,

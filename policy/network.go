@@ -58,27 +58,6 @@ func (k *cmdCheck) remoteTarget() bool {
 	return remote
 }
 
-func (k *cmdCheck) upload(file string, sp analyze.Span) {
-	e := k.e
-	if file == "-" || file == "" {
-		up := e.upstream(k.c)
-		if anyOf(up, isEnvDump) || anyOf(up, e.readsCredentials) {
-			k.emitAt(sg2701, sp, "uploads credentials or the environment")
-		} else if len(up) > 0 && k.remoteTarget() {
-			k.emitAt(sg2702, sp, "uploads piped data to a remote host")
-		}
-		return
-	}
-	p := e.abs(file, k.c.Cwd)
-	if what := e.credentialPath(p); what != "" || secretFile(file) || p != "" && strings.HasPrefix(p, "/etc/") {
-		k.emitAt(sg2701, sp, "uploads a secret or system file "+quote(file))
-		return
-	}
-	if k.remoteTarget() {
-		k.emitAt(sg2702, sp, "uploads the local file "+quote(file)+" to a remote host")
-	}
-}
-
 func (k *cmdCheck) netcat() {
 	for i, a := range k.args {
 		v := a.Value
@@ -87,14 +66,6 @@ func (k *cmdCheck) netcat() {
 			return
 		}
 		_ = i
-	}
-	for _, r := range k.c.Redirects {
-		if (r.Op == "<" || r.Op == "<>") && !r.Target.Dynamic {
-			k.upload(r.Target.Value, r.Span)
-		}
-	}
-	if k.c.StdinPipe {
-		k.upload("-", k.c.Span)
 	}
 	if k.hasShort('l', "--listen") {
 		k.emit(sg2706, "opens a listening network socket")
@@ -141,47 +112,11 @@ func (k *cmdCheck) onlyThisMachine() bool {
 	return n > 0
 }
 
+// curl: what it sends, to where, is effects'; options read from a file
+// can send anything.
 func (k *cmdCheck) curl() {
 	for i, a := range k.args {
-		v := a.Value
-		next := func() (analyze.Arg, bool) {
-			if i+1 < len(k.args) {
-				return k.args[i+1], true
-			}
-			return analyze.Arg{}, false
-		}
-		switch {
-		case v == "-d" || v == "--data" || v == "--data-binary" || v == "--data-urlencode" || v == "--json" || v == "--data-ascii":
-			if n, ok := next(); ok {
-				d := n.Value
-				if j := strings.Index(d, "=@"); j >= 0 && v == "--data-urlencode" {
-					d = d[j+1:]
-				}
-				if strings.HasPrefix(d, "@") {
-					k.upload(d[1:], n.Span)
-				}
-			}
-		case v == "-F" || v == "--form":
-			if n, ok := next(); ok {
-				if j := strings.Index(n.Value, "=@"); j >= 0 {
-					f := n.Value[j+2:]
-					if s := strings.IndexByte(f, ';'); s >= 0 {
-						f = f[:s]
-					}
-					k.upload(f, n.Span)
-				} else if j := strings.Index(n.Value, "=<"); j >= 0 {
-					k.upload(n.Value[j+2:], n.Span)
-				}
-			}
-		case v == "-T" || v == "--upload-file":
-			if n, ok := next(); ok {
-				k.upload(n.Value, n.Span)
-			}
-		case strings.HasPrefix(v, "--data-binary=@") || strings.HasPrefix(v, "--data=@") || strings.HasPrefix(v, "--upload-file="):
-			k.upload(v[strings.IndexAny(v, "@=")+1:], a.Span)
-		case strings.HasPrefix(v, "-d@"):
-			k.upload(v[3:], a.Span)
-		case (v == "-K" || v == "--config") && i+1 < len(k.args):
+		if v := a.Value; (v == "-K" || v == "--config") && i+1 < len(k.args) {
 			k.emitAt(sg2702, a.Span, "curl reads options from a file")
 		}
 	}
@@ -204,45 +139,11 @@ func (k *cmdCheck) outputFlag(short, long string) {
 
 func (k *cmdCheck) wget() {
 	for _, a := range k.args {
-		v := a.Value
-		if strings.HasPrefix(v, "--post-file=") || strings.HasPrefix(v, "--body-file=") {
-			k.upload(v[strings.IndexByte(v, '=')+1:], a.Span)
-		}
-	}
-	for i, a := range k.args {
-		if (a.Value == "--post-file" || a.Value == "--body-file") && i+1 < len(k.args) {
-			k.upload(k.args[i+1].Value, k.args[i+1].Span)
-		}
 		if strings.HasPrefix(a.Value, "-O") && len(a.Value) > 2 {
 			k.e.writeTarget(k.i, a.Span, a.Value[2:], a.Dynamic, k.c.Cwd, "wget writes")
 		}
 	}
 	k.outputFlag("-O", "--output-document")
-}
-
-func (k *cmdCheck) scp() {
-	// rsync --list-only and a dry run list files, nothing is
-	// transferred: the line's ro= words and dry= options
-	ops := k.operands()
-	if len(ops) < 2 {
-		return
-	}
-	dst := ops[len(ops)-1].Value
-	remoteDst := strings.Contains(dst, ":") && !strings.HasPrefix(dst, "/") && !strings.HasPrefix(dst, ".")
-	if !remoteDst {
-		return
-	}
-	for _, s := range ops[:len(ops)-1] {
-		if strings.Contains(s.Value, ":") && !strings.HasPrefix(s.Value, "/") {
-			continue
-		}
-		p := k.e.abs(s.Value, k.c.Cwd)
-		if k.e.credentialPath(p) != "" || secretFile(s.Value) {
-			k.emitAt(sg2701, s.Span, "copies a secret file "+quote(s.Value)+" to a remote host")
-		} else {
-			k.emitAt(sg2702, s.Span, "copies "+quote(s.Value)+" to a remote host")
-		}
-	}
 }
 
 func (k *cmdCheck) ssh() {
