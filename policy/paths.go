@@ -230,77 +230,33 @@ func (e *evaluator) persistenceTarget(p string) string {
 	return ""
 }
 
-// credentialPath reports paths that hold secrets.
+// credentialPath reports a credential store or secret outside the
+// workspace, by world's one table (key files, token stores, browser
+// profiles, /etc/shadow, /proc/*/environ, another user's home): touching
+// one is denied. A secret file of the workspace (.env) is not a store;
+// reading it is asked about (SG4001). Inside the workspace only what
+// lies in a hidden directory is a store (a workspace that is home keeps
+// ~/.ssh and ~/.aws stores).
 func (e *evaluator) credentialPath(p string) string {
 	if p == "" {
 		return ""
 	}
-	h := e.home
-	rel := ""
-	if within(p, h) {
-		rel = strings.TrimPrefix(strings.TrimPrefix(p, h), "/")
-	} else if i := strings.Index(p, "/home/"); i == 0 {
-		// another user's home
-		parts := strings.SplitN(p[len("/home/"):], "/", 2)
-		if len(parts) == 2 {
-			rel = parts[1]
-		}
-	} else if strings.HasPrefix(p, "/root/") {
-		rel = p[len("/root/"):]
-	}
-	if rel != "" {
-		switch {
-		case rel == ".ssh":
-			return "~/.ssh"
-		case strings.HasPrefix(rel, ".ssh/"):
-			b := path.Base(rel)
-			if strings.HasSuffix(b, ".pub") || b == "known_hosts" || b == "known_hosts.old" || b == "config" || b == "authorized_keys" {
-				return ""
-			}
-			return "~/" + rel
-		}
-		for _, c := range credRel {
-			if rel == c || strings.HasPrefix(rel, c+"/") {
-				return "~/" + rel
-			}
-		}
-		for _, c := range browserRel {
-			if strings.HasPrefix(rel, c) {
-				return "browser profile ~/" + rel
-			}
+	if e.inWorkspace(p) {
+		rel := strings.TrimPrefix(strings.TrimPrefix(p, e.ws), "/")
+		if !strings.HasPrefix(rel, ".") || !strings.Contains(rel, "/") && rel != ".ssh" && rel != ".gnupg" && rel != ".aws" {
+			return ""
 		}
 	}
-	switch {
-	case p == "/etc/shadow" || p == "/etc/gshadow" || p == "/etc/shadow-" || p == "/etc/master.passwd" || within(p, "/etc/sudoers") || within(p, "/etc/sudoers.d") || within(p, "/etc/ssh/ssh_host_rsa_key") || strings.HasPrefix(p, "/etc/ssh/ssh_host_") && !strings.HasSuffix(p, ".pub"):
-		return p
-	case strings.HasPrefix(p, "/proc/") && (strings.HasSuffix(p, "/environ") || strings.HasSuffix(p, "/mem")):
-		return p
-	case p == "/proc/kcore" || within(p, "/var/run/secrets") || within(p, "/run/secrets"):
-		return p
+	if r := world.Classify(p, e.classOpts()); r.Class == world.ClassCredential {
+		return r.What
 	}
 	return ""
 }
 
-var credRel = []string{".aws", ".netrc", ".git-credentials", ".docker/config.json",
-	".kube/config", ".kube", ".config/gh/hosts.yml", ".config/gh", ".gnupg", ".npmrc", ".pypirc", ".password-store",
-	".config/gcloud", ".azure", ".vault-token", ".terraform.d/credentials.tfrc.json", ".cargo/credentials", ".cargo/credentials.toml",
-	".config/hub", ".gem/credentials", ".m2/settings-security.xml", ".pgpass", ".my.cnf", ".local/share/keyrings",
-	"Library/Keychains", ".config/op", ".op", ".bash_history", ".zsh_history", ".psql_history", ".mysql_history", ".python_history",
-	".config/rclone/rclone.conf", ".s3cfg", ".boto", ".ansible/vault_pass", ".config/doctl", ".fly", ".config/heroku", ".heroku",
-	".electrum", ".bitcoin/wallet.dat", ".ethereum/keystore", ".config/solana/id.json", "Library/Application Support/Exodus", ".config/Exodus"}
-
-var browserRel = []string{".config/google-chrome", ".config/chromium", ".config/BraveSoftware", ".mozilla/firefox", ".config/microsoft-edge",
-	"Library/Application Support/Google/Chrome", "Library/Application Support/Firefox", "Library/Cookies", "snap/firefox", "snap/chromium"}
-
-// secretFile reports files that usually hold secrets even inside the
-// workspace (.env, keys); only relevant when they leave the machine.
-func secretFile(p string) bool {
-	b := path.Base(p)
-	return b == ".env" || strings.HasPrefix(b, ".env.") && b != ".env.example" && b != ".env.sample" && b != ".env.template" ||
-		strings.HasSuffix(b, ".pem") || strings.HasSuffix(b, ".key") || strings.HasPrefix(b, "id_rsa") && !strings.HasSuffix(b, ".pub") ||
-		strings.HasPrefix(b, "id_ed25519") && !strings.HasSuffix(b, ".pub") || b == "credentials" || b == "credentials.json" || b == ".npmrc" || b == ".pypirc" || b == ".netrc" ||
-		strings.HasSuffix(b, ".p12") || strings.HasSuffix(b, ".pfx") || b == "secrets.yml" || b == "secrets.yaml" || b == "service-account.json"
-}
+// secretFile reports a name that usually holds a secret wherever it is
+// (.env, a private key, credentials.json): only relevant when it leaves
+// the machine.
+func secretFile(p string) bool { return unknownSecretName(p) }
 
 // globBase returns the directory part of a glob pattern before the first
 // pattern character, and whether the pattern is directly in that directory

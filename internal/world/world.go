@@ -279,7 +279,7 @@ var credHome = []string{".aws", ".netrc", ".git-credentials", ".docker/config.js
 	"Library/Keychains", ".config/op", ".op", ".bash_history", ".zsh_history", ".psql_history", ".mysql_history",
 	".python_history", ".node_repl_history", ".sqlite_history", ".rediscli_history", ".lesshst", ".config/rclone",
 	".s3cfg", ".boto", ".ansible/vault_pass", ".config/doctl", ".fly", ".config/heroku", ".heroku", ".electrum",
-	".bitcoin", ".ethereum/keystore", ".config/solana", ".config/Exodus", ".huggingface/token",
+	".bitcoin", ".ethereum/keystore", ".config/solana", ".config/Exodus", "Library/Application Support/Exodus", ".huggingface/token",
 	".cache/huggingface/token", ".config/huggingface", ".config/sops", ".config/age", ".age", ".config/git/credentials",
 	".config/gitlab", ".config/glab-cli", ".config/netlify", ".config/vercel", ".vercel", ".wrangler",
 	".config/configstore", ".config/firebase", ".config/stripe", ".oci", ".ovh.conf", ".config/hcloud", ".doppler",
