@@ -722,7 +722,13 @@ func (k *cmdCheck) effect(ef effects.Effect) {
 			return
 		}
 		if r := world.Classify(p, e.classOpts()); r.Class == world.ClassCredential {
-			e.emit(sg4001, k.i, sp, ef.Program+" reads "+r.What)
+			if e.credentialPath(p) != "" && !strings.HasPrefix(p, "/proc/") {
+				// a store (a key file, a token store): the concept and
+				// severity of the check of the words that name it
+				e.emit(sg2601deny, k.i, sp, ef.Program+" reads "+r.What)
+			} else {
+				e.emit(sg4001, k.i, sp, ef.Program+" reads "+r.What)
+			}
 			return
 		} else if r.Class == world.ClassDevice {
 			// a raw disk or memory device holds every secret on it

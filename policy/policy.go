@@ -177,6 +177,11 @@ func (e *evaluator) emit(r *Finding, cmd int, span analyze.Span, msg string) {
 	if msg == "" {
 		msg = r.Summary
 	}
+	for _, f := range e.fs {
+		if f.row.ID == r.ID && f.row.Decision == r.Decision && f.span == span {
+			return // one concept at one place is said once, whichever check found it first
+		}
+	}
 	e.fs = append(e.fs, finding{row: r, msg: msg, span: span, cmd: cmd})
 }
 
