@@ -80,27 +80,38 @@ func (g *Guard) liveAsk(ctx context.Context, req Request, lg *liveGrants) func(c
 		if err != nil || qctx.Err() != nil {
 			return false
 		}
-		switch scope {
-		case "once":
-		case "session":
-			s := req.sess
-			if s == nil {
-				scope = "once" // no session to keep it: this run only
-				break
-			}
-			s.grantMu.Lock()
-			if !slices.Contains(s.hosts, hp) {
-				s.hosts = append(s.hosts, hp)
-			}
-			s.grantMu.Unlock()
-		case "always":
-			if g.rememberAlways(grantEntry{Hosts: []string{hp}, Command: req.Command}) != nil {
-				scope = "once" // not kept: this run only
-			}
-		default:
+		if scope = keepGrant(g, req, scope, hp, func(s *Session) *[]string { return &s.hosts }, grantEntry{Hosts: []string{hp}, Command: req.Command}); scope == "" {
 			return false
 		}
 		lg.add(hp, scope)
 		return true
 	}
+}
+
+// keepGrant keeps one approved grant (a host, a path) for the scope the
+// person chose: once (this run), the session (added to its list under
+// grantMu) or always (the user config). It returns the scope the grant
+// is kept for, "once" when there is no session or the config cannot
+// take it, and "" when the answer grants nothing.
+func keepGrant[T comparable](g *Guard, req Request, scope string, item T, list func(*Session) *[]T, always grantEntry) string {
+	switch scope {
+	case "once":
+	case "session":
+		s := req.sess
+		if s == nil {
+			return "once" // no session to keep it: this run only
+		}
+		s.grantMu.Lock()
+		if l := list(s); !slices.Contains(*l, item) {
+			*l = append(*l, item)
+		}
+		s.grantMu.Unlock()
+	case "always":
+		if g.rememberAlways(always) != nil {
+			return "once" // not kept: this run only
+		}
+	default:
+		return ""
+	}
+	return scope
 }

@@ -83,24 +83,8 @@ func (g *Guard) askPaths(ctx context.Context, req Request, res *Result, tag *run
 		if err != nil || ctx.Err() != nil {
 			break
 		}
-		switch sc {
-		case "once":
-		case "session":
-			s := req.sess
-			if s == nil {
-				sc = "once" // no session to keep it: this run only
-				break
-			}
-			s.grantMu.Lock()
-			if !slices.Contains(s.paths, pg) {
-				s.paths = append(s.paths, pg)
-			}
-			s.grantMu.Unlock()
-		case "always":
-			if g.rememberAlways(grantEntry{Paths: []PathGrant{pg}, Command: req.Command}) != nil {
-				sc = "once" // not kept: this run only
-			}
-		default:
+		sc = keepGrant(g, req, sc, pg, func(s *Session) *[]PathGrant { return &s.paths }, grantEntry{Paths: []PathGrant{pg}, Command: req.Command})
+		if sc == "" {
 			res.Warnings = append(res.Warnings, "sandbox: the user declined to allow "+g.message(pg.text())+": the refusal stands")
 			continue
 		}
