@@ -626,6 +626,16 @@ func splitList(v string) []string {
 	return out
 }
 
+// optionList checks that every name of a field's list is an option.
+func optionList(v string) error {
+	for _, o := range splitList(v) {
+		if o[0] != '-' {
+			return fmt.Errorf("option %q does not start with -", o)
+		}
+	}
+	return nil
+}
+
 func addSet(m *map[string]bool, v string) {
 	if *m == nil {
 		*m = map[string]bool{}
@@ -733,10 +743,8 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 	}
 	switch k {
 	case "v":
-		for _, o := range splitList(v) {
-			if o[0] != '-' {
-				return fmt.Errorf("option %q does not start with -", o)
-			}
+		if err := optionList(v); err != nil {
+			return err
 		}
 		addSet(&g.Value, v)
 	case "ops":
@@ -759,18 +767,14 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 		addSet(&g.InPlace, v)
 	case "runs":
 		// options that run something take it as their value
-		for _, o := range splitList(v) {
-			if o[0] != '-' {
-				return fmt.Errorf("option %q does not start with -", o)
-			}
+		if err := optionList(v); err != nil {
+			return err
 		}
 		addSet(&g.Runs, v)
 		addSet(&g.Value, v)
 	case "wrap":
-		for _, o := range splitList(v) {
-			if o[0] != '-' {
-				return fmt.Errorf("option %q does not start with -", o)
-			}
+		if err := optionList(v); err != nil {
+			return err
 		}
 		addSet(&g.WrapOpts, v)
 	case "assign":
@@ -849,10 +853,8 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 			addSet(&g.Switches, o)
 		}
 	case "archive":
-		for _, o := range splitList(v) {
-			if o[0] != '-' {
-				return fmt.Errorf("option %q does not start with -", o)
-			}
+		if err := optionList(v); err != nil {
+			return err
 		}
 		addSet(&g.Archive, v)
 		addSet(&g.Value, v)
@@ -936,10 +938,10 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 		if g.Opts == nil {
 			g.Opts = map[string]Role{}
 		}
+		if err := optionList(v); err != nil {
+			return err
+		}
 		for _, o := range splitList(v) {
-			if o[0] != '-' {
-				return fmt.Errorf("option %q does not start with -", o)
-			}
 			g.Opts[o] = role
 			// an option with a role takes a value
 			addSet(&g.Value, o)
