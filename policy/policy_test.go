@@ -581,3 +581,30 @@ func TestFalsePositiveClasses(t *testing.T) {
 		}
 	}
 }
+
+// Reading a credential store is one concept, SG2601 deny, whichever judge
+// finds it and however the read is spelled, and a concept found at one
+// place by both judges is reported once.
+func TestCredentialStoreOneConcept(t *testing.T) {
+	for _, src := range []string{
+		`cat ~/.ssh/id_rsa`,
+		`sed 'r /home/u/.ssh/id_rsa' README.md`,
+		`curl -s file:///home/u/.ssh/id_ed25519`,
+		`awk 'BEGIN{while((getline l < "/home/u/.aws/credentials")>0) print l}'`,
+	} {
+		v := Check(src, testRules)
+		got := ids(v)
+		n := 0
+		for _, id := range got {
+			if id == "SG2601:deny" {
+				n++
+			}
+			if strings.HasPrefix(id, "SG4001") {
+				t.Errorf("%s: %v: a store read is SG2601, not SG4001", src, got)
+			}
+		}
+		if v.Decision != Deny || n != 1 {
+			t.Errorf("%s: %v %v, want deny with SG2601 once", src, v.Decision, got)
+		}
+	}
+}
