@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -118,4 +119,72 @@ func FuzzQuickCheck(f *testing.F) {
 			t.Fatalf("%q: quick %q, built %q", in, got, want)
 		}
 	})
+}
+
+// TestPairIndexAgrees: the keywords the pair index finds in a text are
+// exactly those bytes.Contains finds, keyword by keyword, in the same
+// order, on every keyword alone, at every offset, with neighbours, and on
+// random text over the keywords' own bytes.
+func TestPairIndexAgrees(t *testing.T) {
+	for _, noGitleaks := range []bool{false, true} {
+		kws := staticKeywords(noGitleaks)
+		if len(kws) > maxStaticKeywords {
+			t.Fatalf("%d shared keywords, more than maxStaticKeywords (%d)", len(kws), maxStaticKeywords)
+		}
+		r, err := New(Options{NoGitleaks: noGitleaks, Secrets: []string{"Sup3rS3cretValue!"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var inputs []string
+		var alphabet []byte
+		for i, kw := range kws {
+			inputs = append(inputs, kw, "x"+kw, kw+"y", kw+kws[(i+1)%len(kws)], strings.ToUpper(kw)+" sup3rs3cretvalue!")
+			alphabet = append(alphabet, kw...)
+		}
+		rng := rand.New(rand.NewPCG(3, 4))
+		for i := 0; i < 3000; i++ {
+			b := make([]byte, rng.IntN(quickMax+1))
+			for j := range b {
+				b[j] = alphabet[rng.IntN(len(alphabet))]
+			}
+			inputs = append(inputs, string(b))
+		}
+		// Lists with keywords of every length: one byte, empty, sharing
+		// a first pair.
+		small := newPairIndex([]string{"", "a", "ab", "abc", "abd", "b", "ba", "zz"})
+		for _, in := range inputs[:500] {
+			var got []int32
+			small.each([]byte(in+"zz ab"), func(k int32) {
+				if !slices.Contains(got, k) {
+					got = append(got, k)
+				}
+			})
+			for k, kw := range small.kws {
+				if want := kw != "" && strings.Contains(in+"zz ab", kw); want != slices.Contains(got, int32(k)) {
+					t.Fatalf("%q: keyword %q found %v, want %v", in, kw, !want, want)
+				}
+			}
+		}
+		found := 0
+		for _, in := range inputs {
+			got, short := r.shortHits([]byte(in))
+			if !short {
+				t.Fatalf("%q: not checked as a short text", in)
+			}
+			low := bytes.ToLower([]byte(in))
+			var want []string
+			for _, kw := range r.quick {
+				if bytes.Contains(low, []byte(kw)) && !slices.Contains(want, kw) {
+					want = append(want, kw)
+				}
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("%q: index found %q, one by one %q", in, got, want)
+			}
+			found += len(got)
+		}
+		if found == 0 {
+			t.Fatal("no keyword was found at all")
+		}
+	}
 }

@@ -30,6 +30,7 @@ package redact
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -336,13 +337,13 @@ func (r *Redactor) compile() {
 	r.ac = newAutomaton(kws)
 }
 
-// shortHits reports whether p is short and the automaton not built yet,
-// and if so which of the keywords (compared as the automaton compares
-// them: ASCII letters without case) p holds. No rule can act on a short
-// text that holds none, and only the rules of the keywords it holds can
-// act on one that holds some (see narrow).
+// shortHits reports whether p is short, and if so which of the keywords
+// (compared as the automaton compares them: ASCII letters without case) p
+// holds. No rule can act on a short text that holds none, and only the
+// rules of the keywords it holds can act on one that holds some (see
+// narrowWriter).
 func (r *Redactor) shortHits(p []byte) (kws []string, short bool) {
-	if r.quick == nil || len(p) > quickMax || r.built.Load() {
+	if r.quick == nil || len(p) > quickMax {
 		return nil, false
 	}
 	var buf [quickMax]byte
@@ -350,7 +351,23 @@ func (r *Redactor) shortHits(p []byte) (kws []string, short bool) {
 	for i, c := range p {
 		low[i] = lowerASCII(c)
 	}
-	for _, kw := range r.quick {
+	// The shared keywords through their index, in r.quick's order; the
+	// instance's own (few: secret values, custom patterns) one by one.
+	static := staticIndex(r.noGitleaks)
+	var seen [(maxStaticKeywords + 63) / 64]uint64
+	any := false
+	static.each(low, func(k int32) {
+		seen[k/64] |= 1 << (k % 64)
+		any = true
+	})
+	if any {
+		for k, kw := range static.kws {
+			if seen[k/64]&(1<<(k%64)) != 0 {
+				kws = append(kws, kw)
+			}
+		}
+	}
+	for _, kw := range r.quick[len(static.kws):] {
 		if bytes.Contains(low, []byte(kw)) && !slices.Contains(kws, kw) {
 			kws = append(kws, kw)
 		}
@@ -461,6 +478,7 @@ func staticKeywords(noGitleaks bool) []string {
 		}
 		slices.Sort(out)
 		kwLists[k] = slices.Compact(out)
+		kwIndex[k] = newPairIndex(kwLists[k])
 	})
 	return kwLists[k]
 }
@@ -468,7 +486,80 @@ func staticKeywords(noGitleaks bool) []string {
 var (
 	kwOnce  [2]sync.Once
 	kwLists [2][]string
+	kwIndex [2]*pairIndex
 )
+
+// staticIndex is the index of staticKeywords(noGitleaks), built with it.
+func staticIndex(noGitleaks bool) *pairIndex {
+	staticKeywords(noGitleaks)
+	if noGitleaks {
+		return kwIndex[1]
+	}
+	return kwIndex[0]
+}
+
+// maxStaticKeywords bounds the shared keywords (a bit set of them lives
+// on the stack of shortHits); TestStaticKeywordsFit checks it.
+const maxStaticKeywords = 1024
+
+// A pairIndex finds which of a sorted list of keywords (ASCII-lowered) a
+// lowered text holds, in one pass over the text: a bit per byte pair says
+// whether some keyword starts with it, and only where one does are the
+// keywords of that pair (a run of the sorted list) compared. Building it
+// costs a pass over the list, where the automaton costs milliseconds.
+type pairIndex struct {
+	kws  []string             // sorted
+	bits [1 << 16 / 64]uint64 // pairs some keyword starts with
+	ones []int32              // one-byte keywords
+}
+
+func newPairIndex(kws []string) *pairIndex {
+	x := &pairIndex{kws: kws}
+	for i, kw := range kws {
+		switch len(kw) {
+		case 0:
+		case 1:
+			x.ones = append(x.ones, int32(i))
+		default:
+			pr := uint16(kw[0])<<8 | uint16(kw[1])
+			x.bits[pr/64] |= 1 << (pr % 64)
+		}
+	}
+	return x
+}
+
+// each calls found with the index of every keyword low holds (a keyword
+// held several times may be reported several times).
+func (x *pairIndex) each(low []byte, found func(int32)) {
+	for i := 0; i+1 < len(low); i++ {
+		c0, c1 := low[i], low[i+1]
+		pr := uint16(c0)<<8 | uint16(c1)
+		if x.bits[pr/64]&(1<<(pr%64)) == 0 {
+			continue
+		}
+		// The first keyword of two bytes or more not below the pair.
+		k, _ := slices.BinarySearchFunc(x.kws, pr, func(kw string, pr uint16) int {
+			switch len(kw) {
+			case 0:
+				return -1
+			case 1:
+				return cmp.Compare(uint16(kw[0])<<8, pr|0xff) // "x" sorts before "x?"
+			default:
+				return cmp.Compare(uint16(kw[0])<<8|uint16(kw[1]), pr)
+			}
+		})
+		for ; k < len(x.kws) && len(x.kws[k]) >= 2 && x.kws[k][0] == c0 && x.kws[k][1] == c1; k++ {
+			if bytes.HasPrefix(low[i:], []byte(x.kws[k])) {
+				found(int32(k))
+			}
+		}
+	}
+	for _, k := range x.ones {
+		if bytes.IndexByte(low, x.kws[k][0]) >= 0 {
+			found(k)
+		}
+	}
+}
 
 func lowerString(s string) string {
 	b := []byte(s)
@@ -489,6 +580,9 @@ func (r *Redactor) Bytes(p []byte) []byte {
 		w.Write(p)
 	case len(kws) == 0:
 		return p
+	case r.built.Load(): // the whole rule set is at hand: cheaper than narrowing it
+		w = r.NewWriter(&out)
+		w.Write(p)
 	default:
 		w = r.narrowWriter(&out, p, kws)
 	}
