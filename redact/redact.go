@@ -355,12 +355,12 @@ func (r *Redactor) shortHits(p []byte) (kws []string, short bool) {
 	// instance's own (few: secret values, custom patterns) one by one.
 	static := staticIndex(r.noGitleaks)
 	var seen [(maxStaticKeywords + 63) / 64]uint64
-	any := false
+	hit := false
 	static.each(low, func(k int32) {
 		seen[k/64] |= 1 << (k % 64)
-		any = true
+		hit = true
 	})
-	if any {
+	if hit {
 		for k, kw := range static.kws {
 			if seen[k/64]&(1<<(k%64)) != 0 {
 				kws = append(kws, kw)
