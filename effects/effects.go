@@ -247,13 +247,20 @@ func (e Effect) Describe() string {
 			b.WriteString("runs code given in " + e.Text)
 		}
 	case Net:
+		dest := e.Dest
 		if e.Dest == "" && e.Remote != "" {
-			b.WriteString("connects to " + e.Remote)
-		} else {
-			b.WriteString("connects to " + e.Dest)
+			dest = e.Remote
 		}
-		if e.Sends {
-			b.WriteString(" and sends " + e.SendsWhat)
+		switch {
+		case e.Text == "listen":
+			b.WriteString("listens on " + dest)
+		case e.Text == "serve" && e.Sends:
+			b.WriteString("serves " + e.SendsWhat + " on " + dest)
+		default:
+			b.WriteString("connects to " + dest)
+			if e.Sends {
+				b.WriteString(" and sends " + e.SendsWhat)
+			}
 		}
 	case Env:
 		b.WriteString("sets " + e.Name)

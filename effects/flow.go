@@ -709,19 +709,37 @@ func (x *extractor) publishes(i int, p *grammar.Parsed, with func(Effect) Effect
 // connectTypes are the socket address types (socat) whose first
 // parameter is the host contacted: HOST:PORT, or the proxy's host for
 // SOCKS and PROXY.
-var connectTypes = map[string]bool{"tcp": true, "tcp4": true, "tcp6": true, "tcp-connect": true, "udp": true, "udp4": true,
-	"udp6": true, "udp-connect": true, "udp-sendto": true, "udp4-sendto": true, "udp6-sendto": true, "sctp": true, "sctp-connect": true,
-	"dccp-connect": true, "openssl": true, "ssl": true, "openssl-connect": true, "openssl-dtls-client": true, "socks4": true, "socks4a": true,
-	"socks5": true, "socks5-connect": true, "proxy": true, "proxy-connect": true, "ip-sendto": true, "ip4-sendto": true, "ip6-sendto": true}
+var connectTypes = map[string]bool{"tcp": true, "tcp4": true, "tcp6": true, "tcp-connect": true, "tcp4-connect": true,
+	"tcp6-connect": true, "udp": true, "udp4": true, "udp6": true, "udp-connect": true, "udp4-connect": true, "udp6-connect": true,
+	"udp-sendto": true, "udp4-sendto": true, "udp6-sendto": true, "udp-datagram": true, "udp4-datagram": true,
+	"udp6-datagram": true, "udplite-connect": true, "udplite4-connect": true, "udplite6-connect": true, "udplite-sendto": true,
+	"sctp": true, "sctp4": true, "sctp6": true, "sctp-connect": true, "sctp4-connect": true, "sctp6-connect": true,
+	"dccp-connect": true, "dccp4-connect": true, "dccp6-connect": true, "openssl": true, "ssl": true, "openssl-connect": true,
+	"openssl-dtls-client": true, "openssl-sctp-connect": true, "socks": true, "socks4": true, "socks4a": true, "socks5": true,
+	"socks5-connect": true, "proxy": true, "proxy-connect": true, "ip": true, "ip4": true, "ip6": true, "ip-sendto": true,
+	"ip4-sendto": true, "ip6-sendto": true, "ip-datagram": true, "ip4-datagram": true, "ip6-datagram": true}
+
+// execTypes are the socket address types that run their parameter: a
+// program with arguments (EXEC) or a shell command line (SYSTEM, SHELL).
+var execTypes = map[string]bool{"exec": true, "system": true, "shell": true}
+
+// localTypes are the socket address types that stay on this machine
+// and name no file the relay reads or writes as data: its own streams
+// and descriptors, terminals, local (unix and abstract) sockets, message
+// queues. Every other type is taken as a connection to the address.
+var localTypes = map[string]bool{"stdio": true, "stdin": true, "stdout": true, "stderr": true, "fd": true, "fdin": true,
+	"fdout": true, "pty": true, "readline": true, "pipe": true, "socketpair": true, "shell-pipe": true}
 
 // sockets reads the socket addresses of a relay (socat ADDR1 ADDR2): a
 // connection contacts its host; a listener (TYPE-LISTEN, -RECV,
 // -RECVFROM) accepts connections on its bind address (all by default);
-// EXEC and SYSTEM run a program; FILE, OPEN, GOPEN and PIPE are read (and
-// written when the data flows into them: the second address with -u, the
-// first with -U); CREATE is written. A file relayed to the other side is
-// sent there, or served to whoever connects to a listener. The relay's
-// own stdin and stdout ("-", STDIO) are netFlow's.
+// EXEC, SYSTEM and SHELL run a program; FILE, OPEN, GOPEN, PIPE and a
+// bare path are read (and written when the data flows into them: the
+// second address with -u, the first with -U); CREATE is written. A file
+// relayed to the other side is sent there, or served to whoever connects
+// to a listener. An address of two halves (READ!!WRITE) is both. An
+// address of a type not known here is taken as a connection to it. The
+// relay's own stdin and stdout ("-", STDIO) are netFlow's.
 func (x *extractor) sockets(i int, c *analyze.Command, p *grammar.Parsed, with func(Effect) Effect) {
 	n := len(p.Ops)
 	var files []Path
@@ -730,55 +748,30 @@ func (x *extractor) sockets(i int, c *analyze.Command, p *grammar.Parsed, with f
 		if p.Grammar.RoleAt(j, n) != grammar.RoleAddr {
 			continue
 		}
-		typ, params, ok := strings.Cut(a.Value, ":")
-		if a.Dynamic && (!ok || strings.ContainsAny(typ, "$`")) {
+		if typ, _, ok := strings.Cut(a.Value, ":"); a.Dynamic && (!ok || strings.ContainsAny(typ, "$`")) {
 			x.emit(with(Effect{Kind: Net, Dest: a.Value, Span: a.Span, Dynamic: true}))
 			nets = append(nets, len(x.out)-1)
 			continue
 		}
-		if !ok {
-			continue // "-", STDIO, STDIN: the relay's own streams
-		}
-		params, opts, _ := strings.Cut(params, ",")
-		t := strings.ToLower(typ)
-		switch {
-		case t == "exec" || t == "system":
-			code := CodeLiteral
-			if a.Dynamic {
-				code = CodeComputed
+		for rest := a.Value; rest != ""; {
+			half, after, dual := strings.Cut(rest, "!!")
+			typ, _, ok := strings.Cut(half, ":")
+			if ok && execTypes[strings.ToLower(typ)] {
+				// The rest of the address is the program: "!!" in it is
+				// the program's.
+				_, code, _ := strings.Cut(rest, ":")
+				x.socketExec(a, code, with)
+				break
 			}
-			x.emit(with(Effect{Kind: Exec, Code: code, Text: params, Span: a.Span, Dynamic: a.Dynamic}))
-		case strings.HasSuffix(t, "-listen") || strings.HasSuffix(t, "-l") || strings.HasSuffix(t, "-recv") || strings.HasSuffix(t, "-recvfrom"):
-			bind := "0.0.0.0"
-			for _, o := range strings.Split(opts, ",") {
-				if v, ok := strings.CutPrefix(o, "bind="); ok && v != "" {
-					bind = v
-				}
+			if k := x.socketAddr(j, c, p, a, half, with); k.net >= 0 {
+				nets = append(nets, k.net)
+			} else if k.file != nil {
+				files = append(files, *k.file)
 			}
-			x.emit(with(Effect{Kind: Net, Dest: bind, Text: "listen", Span: a.Span, Dynamic: a.Dynamic}))
-			nets = append(nets, len(x.out)-1)
-		case connectTypes[t]:
-			host := params
-			if strings.HasPrefix(host, "[") {
-				if k := strings.IndexByte(host, ']'); k > 0 {
-					host = host[:k+1]
-				}
-			} else if k := strings.IndexByte(host, ':'); k >= 0 {
-				host = host[:k]
+			if !dual {
+				break
 			}
-			x.emit(with(Effect{Kind: Net, Dest: host, Span: a.Span, Dynamic: a.Dynamic}))
-			nets = append(nets, len(x.out)-1)
-		case t == "file" || t == "open" || t == "gopen" || t == "pipe" && params != "" || t == "create":
-			b := a
-			b.Value = params
-			pa := x.pathOf(b, c.Cwd)
-			into := t == "create" || j == 1 && p.Has("-u") || j == 0 && p.Has("-U")
-			if into {
-				x.emit(with(Effect{Kind: Write, Path: pa, Span: a.Span}))
-				continue
-			}
-			x.emit(with(Effect{Kind: Read, Path: pa, Span: a.Span}))
-			files = append(files, pa)
+			rest = after
 		}
 	}
 	if len(files) == 0 {
@@ -791,6 +784,88 @@ func (x *extractor) sockets(i int, c *analyze.Command, p *grammar.Parsed, with f
 			e.Text = "serve"
 		}
 	}
+}
+
+// socketExec emits the program an EXEC, SYSTEM or SHELL address runs
+// (code: its parameters, options included).
+func (x *extractor) socketExec(a analyze.Arg, code string, with func(Effect) Effect) {
+	params, _, _ := strings.Cut(code, ",")
+	src := CodeLiteral
+	if a.Dynamic {
+		src = CodeComputed
+	}
+	x.emit(with(Effect{Kind: Exec, Code: src, Text: params, Span: a.Span, Dynamic: a.Dynamic}))
+}
+
+// socketKind is what socketAddr emitted: the index of a Net effect, or
+// a file read as the relay's data.
+type socketKind struct {
+	net  int // -1: none
+	file *Path
+}
+
+// socketAddr emits the effect of one socket address (one half of a
+// READ!!WRITE address), the j-th operand a of the relay.
+func (x *extractor) socketAddr(j int, c *analyze.Command, p *grammar.Parsed, a analyze.Arg, addr string, with func(Effect) Effect) socketKind {
+	none := socketKind{net: -1}
+	typ, params, ok := strings.Cut(addr, ":")
+	if !ok {
+		head, _, _ := strings.Cut(addr, ",")
+		switch h := strings.ToLower(head); {
+		case h == "-" || h == "" || localTypes[h]:
+			return none
+		case strings.Contains(h, "/"):
+			// A bare path is GOPEN: a file, or a socket, opened by name.
+			typ, params = "gopen", addr
+		case strings.Trim(h, "0123456789") == "":
+			return none // a descriptor number (FD)
+		default:
+			x.emit(with(Effect{Kind: Net, Dest: addr, Span: a.Span, Dynamic: a.Dynamic}))
+			return socketKind{net: len(x.out) - 1}
+		}
+	}
+	params, opts, _ := strings.Cut(params, ",")
+	t := strings.ToLower(typ)
+	switch {
+	case strings.HasSuffix(t, "-listen") || strings.HasSuffix(t, "-l") || strings.HasSuffix(t, "-recv") || strings.HasSuffix(t, "-recvfrom"):
+		if strings.HasPrefix(t, "unix-") || strings.HasPrefix(t, "abstract-") {
+			return none // a local socket
+		}
+		bind := "0.0.0.0"
+		for _, o := range strings.Split(opts, ",") {
+			if v, ok := strings.CutPrefix(o, "bind="); ok && v != "" {
+				bind = v
+			}
+		}
+		x.emit(with(Effect{Kind: Net, Dest: bind, Text: "listen", Span: a.Span, Dynamic: a.Dynamic}))
+		return socketKind{net: len(x.out) - 1}
+	case connectTypes[t]:
+		host := params
+		if strings.HasPrefix(host, "[") {
+			if k := strings.IndexByte(host, ']'); k > 0 {
+				host = host[:k+1]
+			}
+		} else if k := strings.IndexByte(host, ':'); k >= 0 {
+			host = host[:k]
+		}
+		x.emit(with(Effect{Kind: Net, Dest: host, Span: a.Span, Dynamic: a.Dynamic}))
+		return socketKind{net: len(x.out) - 1}
+	case t == "file" || t == "open" || t == "gopen" || t == "pipe" && params != "" || t == "create":
+		b := a
+		b.Value = params
+		pa := x.pathOf(b, c.Cwd)
+		if t == "create" || j == 1 && p.Has("-u") || j == 0 && p.Has("-U") {
+			x.emit(with(Effect{Kind: Write, Path: pa, Span: a.Span}))
+			return none
+		}
+		x.emit(with(Effect{Kind: Read, Path: pa, Span: a.Span}))
+		return socketKind{net: -1, file: &pa}
+	case localTypes[t] || strings.HasPrefix(t, "unix-") || strings.HasPrefix(t, "abstract-") || strings.HasPrefix(t, "posixmq-"):
+		return none
+	}
+	// A type not known here: taken as a connection to the address.
+	x.emit(with(Effect{Kind: Net, Dest: addr, Span: a.Span, Dynamic: a.Dynamic}))
+	return socketKind{net: len(x.out) - 1}
 }
 
 // archiver: a modes= archiver (pax). Its options choose the mode:

@@ -80,13 +80,24 @@ func (k *cmdCheck) netcat() {
 	}
 }
 
+// socat judges a relay by the effects of its addresses: a program (EXEC,
+// SYSTEM, SHELL) on one side and a connection or a listener on the other
+// is a remote shell; a program alone is judged as any command option that
+// runs one.
 func (k *cmdCheck) socat() {
-	for _, a := range k.args {
-		u := strings.ToUpper(a.Value)
-		if strings.HasPrefix(u, "EXEC:") || strings.HasPrefix(u, "SYSTEM:") || strings.Contains(u, ",EXEC") {
-			k.emitAt(sg2705deny, a.Span, "socat connects a program to the network: remote shell")
-			return
+	var prog *effects.Effect
+	network := false
+	for j, ef := range k.e.effs[k.i] {
+		switch ef.Kind {
+		case effects.Exec:
+			prog = &k.e.effs[k.i][j]
+		case effects.Net:
+			network = true
 		}
+	}
+	if prog != nil && network {
+		k.emitAt(sg2705deny, prog.Span, "socat connects a program to the network: remote shell")
+		return
 	}
 	if k.onlyThisMachine() {
 		return // a local relay (a port forward to localhost): its addresses say so
