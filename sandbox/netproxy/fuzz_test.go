@@ -1,11 +1,13 @@
 package netproxy
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"io"
 	"net"
+	"net/http"
 	"net/netip"
 	"strings"
 	"testing"
@@ -184,6 +186,50 @@ func FuzzDNSRespond(f *testing.F) {
 		name, err := NormalizeName(m.Questions[0].Name.String())
 		if err != nil || !(isLocalhostName(name) || name == "registry.test" || strings.HasSuffix(name, ".pattern.test")) {
 			t.Fatalf("an address for %q", m.Questions[0].Name.String())
+		}
+	})
+}
+
+// FuzzRequestHead: the proxy's request parser never panics; a request it
+// accepts net/http accepts too, for the same destination; and the head it
+// forwards is one request net/http reads back in origin form, for the
+// URL's host, with none of the proxy's own fields.
+func FuzzRequestHead(f *testing.F) {
+	for _, s := range []string{
+		"GET http://registry.test/pkg HTTP/1.1\r\nHost: x\r\nProxy-Authorization: Basic eA==\r\n\r\n",
+		"CONNECT registry.test:443 HTTP/1.1\r\nHost: registry.test:443\r\n\r\n",
+		"POST http://[::1]:8080/a?b=c HTTP/1.0\r\nContent-Length: 3\r\n\r\nabc",
+		"GET /relative HTTP/1.1\r\n\r\n", "GET ftp://h/ HTTP/1.1\r\n\r\n", "garbage\r\n\r\n",
+		"GET http://h/ HTTP/1.1\r\nX: a\r\n b\r\n\r\n", "G(T http://h/ HTTP/1.1\r\n\r\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		rh, err := readRequestHead(bufio.NewReader(strings.NewReader(s)))
+		if err != nil {
+			return
+		}
+		req, herr := http.ReadRequest(bufio.NewReader(strings.NewReader(s)))
+		if herr != nil {
+			t.Fatalf("%q: accepted (%s:%d), net/http refuses it: %v", s, rh.host, rh.port, herr)
+		}
+		target := req.Host
+		if rh.connect {
+			target = req.RequestURI
+		}
+		if h, p, err := SplitHostPort(target, 80); err != nil || h != rh.host || p != rh.port {
+			t.Fatalf("%q: destination %s:%d, net/http %q", s, rh.host, rh.port, target)
+		}
+		if rh.connect {
+			return
+		}
+		fw, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(rh.forward)))
+		if err != nil {
+			t.Fatalf("%q: the forwarded head %q does not parse: %v", s, rh.forward, err)
+		}
+		if fw.Method != req.Method || fw.RequestURI != req.URL.RequestURI() || fw.Host != req.URL.Host ||
+			fw.Header.Get("Proxy-Authorization") != "" || fw.Header.Get("Proxy-Connection") != "" || !fw.Close {
+			t.Fatalf("%q: forwarded %q", s, rh.forward)
 		}
 	})
 }

@@ -7,8 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"net/netip"
+	"net/textproto"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -574,31 +575,15 @@ func (p *Proxy) handle(c net.Conn, a *Attached) {
 
 func (p *Proxy) http(c net.Conn, br *bufio.Reader, lr *io.LimitedReader, a *Attached) {
 	record := func(r Conn) { p.record(r, a) }
-	req, err := http.ReadRequest(br)
-	if err != nil {
-		io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: text/plain\r\n\r\nshellguard proxy: bad request\n")
-		return
-	}
-	rec := Conn{Proto: "http", Start: time.Now()}
-	var host string
-	var port int
-	if req.Method == http.MethodConnect {
-		rec.Proto = "connect"
-		host, port, err = SplitHostPort(req.RequestURI, 0)
-	} else {
-		if req.URL == nil || req.URL.Host == "" || !req.URL.IsAbs() {
-			io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: text/plain\r\n\r\nshellguard proxy: only absolute http:// URLs (or CONNECT) are proxied\n")
-			return
-		}
-		if req.URL.Scheme != "http" {
-			io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: text/plain\r\n\r\nshellguard proxy: only http:// URLs are forwarded; https goes through CONNECT\n")
-			return
-		}
-		host, port, err = SplitHostPort(req.URL.Host, 80)
-	}
+	req, err := readRequestHead(br)
 	if err != nil {
 		io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Type: text/plain\r\n\r\nshellguard proxy: "+err.Error()+"\n")
 		return
+	}
+	rec := Conn{Proto: "http", Start: time.Now()}
+	host, port := req.host, req.port
+	if req.connect {
+		rec.Proto = "connect"
 	}
 	rec.Host, rec.Port = host, port
 	up, addr, err := p.dial(context.Background(), host, port, a)
@@ -625,7 +610,7 @@ func (p *Proxy) http(c net.Conn, br *bufio.Reader, lr *io.LimitedReader, a *Atta
 	rec.Allowed, rec.Addr = true, addr
 	c.SetReadDeadline(time.Time{})
 	lr.N = 1<<63 - 1
-	if req.Method == http.MethodConnect {
+	if req.connect {
 		if _, err := io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
 			record(rec)
 			return
@@ -634,22 +619,116 @@ func (p *Proxy) http(c net.Conn, br *bufio.Reader, lr *io.LimitedReader, a *Atta
 		record(rec)
 		return
 	}
-	// Plain HTTP: one request per connection, in origin form.
-	req.Header.Del("Proxy-Connection")
-	req.Header.Del("Proxy-Authorization")
-	req.Close = true
-	req.RequestURI = ""
-	cw := &countWriter{w: up}
-	if err := req.Write(cw); err != nil {
+	// Plain HTTP: the request in origin form, then whatever the client
+	// sends after its head (the body) to the same destination, until the
+	// response has been passed back: one request per connection.
+	n, err := up.Write(req.forward)
+	if err != nil {
 		rec.Reason = "forwarding the request: " + err.Error()
-		rec.Sent = cw.n
+		rec.Sent = int64(n)
 		record(rec)
 		return
 	}
-	rec.Sent = cw.n
-	n, _ := io.Copy(c, up)
-	rec.Received = n
+	body := make(chan int64, 1)
+	go func() {
+		var m int64
+		if k := br.Buffered(); k > 0 {
+			b, _ := br.Peek(k)
+			w, _ := up.Write(b)
+			m += int64(w)
+		}
+		w, _ := io.Copy(up, c)
+		body <- m + w
+	}()
+	rec.Received, _ = io.Copy(c, up)
+	c.Close() // ends the copy of the body, if the client still sends
+	rec.Sent = int64(n) + <-body
 	record(rec)
+}
+
+// A requestHead is the head of a request to the proxy: a CONNECT to
+// host:port, or a plain HTTP request for an absolute http:// URL, with
+// the head to send its server (origin form, the proxy's own fields
+// removed, "Connection: close").
+type requestHead struct {
+	connect bool
+	host    string
+	port    int
+	forward []byte
+}
+
+// hopFields are the fields meant for the proxy, not passed on.
+var hopFields = map[string]bool{"Proxy-Connection": true, "Proxy-Authorization": true, "Connection": true,
+	"Keep-Alive": true, "Host": true}
+
+// readRequestHead reads the head of a proxy request (RFC 9112: request
+// line, fields, an empty line) from br.
+func readRequestHead(br *bufio.Reader) (*requestHead, error) {
+	tp := textproto.NewReader(br)
+	line, err := tp.ReadLine()
+	if err != nil {
+		return nil, errors.New("bad request")
+	}
+	method, rest, ok1 := strings.Cut(line, " ")
+	target, proto, ok2 := strings.Cut(rest, " ")
+	if !ok1 || !ok2 || !validMethod(method) || target == "" || strings.ContainsAny(target, " \t") ||
+		(proto != "HTTP/1.1" && proto != "HTTP/1.0") {
+		return nil, errors.New("bad request")
+	}
+	fields, err := tp.ReadMIMEHeader()
+	if err != nil {
+		return nil, errors.New("bad request")
+	}
+	rh := &requestHead{connect: method == "CONNECT"}
+	if rh.connect {
+		// An authority (host:port), as a URL's would be.
+		if u, err := url.ParseRequestURI("http://" + target); err != nil || u.Host != target {
+			return nil, errors.New("bad CONNECT target")
+		}
+		rh.host, rh.port, err = SplitHostPort(target, 0)
+		return rh, err
+	}
+	u, err := url.ParseRequestURI(target)
+	if err != nil || u.Host == "" || !u.IsAbs() {
+		return nil, errors.New("only absolute http:// URLs (or CONNECT) are proxied")
+	}
+	if u.Scheme != "http" {
+		return nil, errors.New("only http:// URLs are forwarded; https goes through CONNECT")
+	}
+	if rh.host, rh.port, err = SplitHostPort(u.Host, 80); err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	b.WriteString(method + " " + u.RequestURI() + " HTTP/1.1\r\nHost: " + u.Host + "\r\n")
+	names := make([]string, 0, len(fields))
+	for k := range fields {
+		if !hopFields[k] {
+			names = append(names, k)
+		}
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		for _, v := range fields[k] {
+			b.WriteString(k + ": " + v + "\r\n")
+		}
+	}
+	b.WriteString("Connection: close\r\n\r\n")
+	rh.forward = []byte(b.String())
+	return rh, nil
+}
+
+// validMethod reports a request method that is an RFC 9110 token.
+func validMethod(m string) bool {
+	if m == "" {
+		return false
+	}
+	for i := 0; i < len(m); i++ {
+		c := m[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"(),/:;<=>?@[\\]{}", c) >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // splice copies both ways until either side ends; buffered holds what the
@@ -680,17 +759,6 @@ func closeWrite(c net.Conn) {
 	} else {
 		c.Close()
 	}
-}
-
-type countWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countWriter) Write(b []byte) (int, error) {
-	n, err := c.w.Write(b)
-	c.n += int64(n)
-	return n, err
 }
 
 // SplitHostPort splits "host:port", "[v6]:port" or, with a default port,

@@ -513,3 +513,60 @@ func TestOnAsk(t *testing.T) {
 		t.Errorf("records: %d allowed to yes.test, want 3: %+v", allowed, recs)
 	}
 }
+
+// TestPlainHTTPForwarding: a plain HTTP request reaches its server in
+// origin form with its body whole (fixed length and chunked), the Host
+// of its URL, "Connection: close" and none of the fields meant for the
+// proxy; the answer comes back whole.
+func TestPlainHTTPForwarding(t *testing.T) {
+	type seen struct {
+		method, uri, host, body, conn string
+		proxyAuth, proxyConn          bool
+	}
+	got := make(chan seen, 4)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- seen{r.Method, r.RequestURI, r.Host, string(b), r.Header.Get("Connection"),
+			r.Header.Get("Proxy-Authorization") != "", r.Header.Get("Proxy-Connection") != ""}
+		io.WriteString(w, strings.Repeat("answer ", 20000))
+	}))
+	t.Cleanup(up.Close)
+	u, _ := url.Parse(up.URL)
+	var al Allowlist
+	if err := al.Add("test", "127.0.0.1:"+u.Port()); err != nil {
+		t.Fatal(err)
+	}
+	p := New(Options{Allow: al, DialTimeout: 5 * time.Second})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go p.Serve(l)
+	t.Cleanup(func() { p.Close() })
+	body := strings.Repeat("0123456789", 10000)
+	for _, req := range []string{
+		"POST " + up.URL + "/up?x=1 HTTP/1.1\r\nHost: elsewhere.example\r\nProxy-Authorization: Basic dXNlcjpwdw==\r\nProxy-Connection: keep-alive\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body,
+		"PUT " + up.URL + "/up?x=1 HTTP/1.1\r\nHost: elsewhere.example\r\nTransfer-Encoding: chunked\r\nConnection: keep-alive\r\n\r\n" + strconv.FormatInt(int64(len(body)), 16) + "\r\n" + body + "\r\n0\r\n\r\n",
+	} {
+		c, err := net.Dial("tcp", l.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetDeadline(time.Now().Add(20 * time.Second))
+		io.WriteString(c, req)
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		c.Close()
+		if err != nil || resp.StatusCode != 200 || len(b) != 7*20000 {
+			t.Fatalf("%.40q: %d, %d bytes, %v", req, resp.StatusCode, len(b), err)
+		}
+		s := <-got
+		if s.uri != "/up?x=1" || s.host != u.Host || s.body != body || s.proxyAuth || s.proxyConn || !strings.EqualFold(s.conn, "close") {
+			s.body = strconv.Itoa(len(s.body)) + " bytes"
+			t.Fatalf("%.40q: the server saw %+v", req, s)
+		}
+	}
+}
