@@ -154,3 +154,25 @@ func TestViolationsFound(t *testing.T) {
 		t.Errorf("violations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// helperNever are standard packages the sandbox helper (which every
+// sandboxed launch starts) must not link: each brings package inits and
+// megabytes of code the helper never runs. The proxy reads its requests
+// with net/textproto for this reason.
+var helperNever = []string{"net/http", "crypto/tls", "crypto/x509", "mime/multipart"}
+
+func TestHelperStaysSmall(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", module+"/cmd/shellguard-sandbox").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, module+"/sandbox") {
+		t.Fatalf("the helper's dependencies do not hold the sandbox: %d packages", len(deps))
+	}
+	for _, p := range helperNever {
+		if slices.Contains(deps, p) {
+			t.Errorf("cmd/shellguard-sandbox links %s (see go list -deps ./cmd/shellguard-sandbox)", p)
+		}
+	}
+}
