@@ -61,8 +61,6 @@ type extractor struct {
 	namerefs map[string]string
 	// remotes added in this command text (git remote add NAME URL)
 	remotes map[string]string
-	// localDest: commands whose remote is a repository on this machine
-	localDest map[int]bool
 }
 
 // varValues records printf -v assignments of literal text and namerefs

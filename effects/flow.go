@@ -602,18 +602,20 @@ func (x *extractor) wrapping(i int, c *analyze.Command) *analyze.Command {
 // configuration gives, unless this command line added it.
 func (x *extractor) repo(p *grammar.Parsed, a analyze.Arg, cwd string, with func(Effect) Effect) {
 	v := a.Value
+	if local, ok := localRepo(a); ok {
+		a.Value = local
+		k := Read
+		if p.Grammar.Sends {
+			k = Write
+		}
+		x.emit(with(Effect{Kind: k, Path: x.pathOf(a, cwd), Span: a.Span}))
+		return
+	}
 	switch {
 	case a.Dynamic:
 		x.emit(with(Effect{Kind: Net, Dest: v, Span: a.Span, Dynamic: true}))
 	case grammar.IsRemote(v):
-		if f, ok := fileURL(v); ok {
-			a.Value = f
-			x.localRepo(p, a, cwd, with)
-			return
-		}
 		x.emit(with(Effect{Kind: Net, Dest: v, Span: a.Span}))
-	case grammar.LooksLikePath(v) || strings.Contains(v, "/"):
-		x.localRepo(p, a, cwd, with)
 	default:
 		if url, ok := x.remotes[v]; ok {
 			x.emit(with(Effect{Kind: Net, Dest: url, Span: a.Span, Via: "remote " + v + " added in this command"}))
@@ -623,17 +625,17 @@ func (x *extractor) repo(p *grammar.Parsed, a analyze.Arg, cwd string, with func
 	}
 }
 
-func (x *extractor) localRepo(p *grammar.Parsed, a analyze.Arg, cwd string, with func(Effect) Effect) {
-	k := Read
-	if p.Grammar.Sends {
-		k = Write
+// localRepo returns the path of a repository operand that names a
+// repository on this machine (a path, a file: URL), and true.
+func localRepo(a analyze.Arg) (string, bool) {
+	v := a.Value
+	switch {
+	case a.Dynamic:
+		return "", false
+	case grammar.IsRemote(v):
+		return fileURL(v)
 	}
-	e := with(Effect{Kind: k, Path: x.pathOf(a, cwd), Span: a.Span})
-	x.emit(e)
-	if x.localDest == nil {
-		x.localDest = map[int]bool{}
-	}
-	x.localDest[e.Cmd] = true
+	return v, grammar.LooksLikePath(v) || strings.Contains(v, "/")
 }
 
 // imageRegistry returns the registry an image reference names in its
@@ -671,8 +673,10 @@ func (x *extractor) publishes(i int, p *grammar.Parsed, with func(Effect) Effect
 			files = append(files, e.Path)
 		}
 	}
-	if len(nets) == 0 && x.localDest[i] {
-		return // the destination is a repository on this machine
+	for j, a := range p.Ops {
+		if _, local := localRepo(a); local && len(nets) == 0 && g.RoleAt(j, len(p.Ops)) == grammar.RoleRepo {
+			return // the destination is a repository on this machine
+		}
 	}
 	if len(nets) == 0 {
 		remote := "the configured remote"
