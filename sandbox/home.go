@@ -64,7 +64,11 @@ var gitconfigFiles = map[string]bool{".gitconfig": true, ".config/git/config": t
 
 // homeEntries expands the allowlist against home: absolute paths of what
 // exists (globs in the last element), plus PATH directories inside home.
-func homeEntries(home string, allow []string, path string, exists func(string) bool) []string {
+//
+// list returns the names in a directory (nil when it cannot be read); the
+// caller keeps its answers for the call, so that the patterns sharing a
+// directory (.pyenv/versions/*/bin, …/lib, …/include) read it once.
+func homeEntries(home string, allow []string, path string, exists func(string) bool, list func(string) []string) []string {
 	seen := map[string]bool{}
 	var out []string
 	add := func(p string) {
@@ -82,12 +86,7 @@ func homeEntries(home string, allow []string, path string, exists func(string) b
 		}
 		p := filepath.Join(home, a)
 		if strings.ContainsAny(a, "*?[") {
-			first, _, _ := strings.Cut(a, "/")
-			if !strings.ContainsAny(first, "*?[") && !exists(filepath.Join(home, first)) {
-				continue // one lookup in the listing of HOME spares the glob
-			}
-			m, _ := filepath.Glob(p)
-			for _, x := range m {
+			for _, x := range globListed(home, a, list) {
 				add(x)
 			}
 			continue
@@ -115,4 +114,30 @@ func homeEntries(home string, allow []string, path string, exists func(string) b
 		}
 	}
 	return kept
+}
+
+// globListed expands the shell pattern rel (slash-separated, relative to
+// dir) as filepath.Glob(filepath.Join(dir, rel)) does, from the listings
+// list gives: an element matches the names of its parent's listing.
+func globListed(dir, rel string, list func(string) []string) []string {
+	dirs := []string{dir}
+	for _, elem := range strings.Split(rel, "/") {
+		if elem == "" || elem == "." {
+			continue
+		}
+		var next []string
+		for _, d := range dirs {
+			for _, n := range list(d) {
+				if ok, err := filepath.Match(elem, n); err != nil {
+					return nil // a malformed pattern matches nothing, as in Glob
+				} else if ok {
+					next = append(next, filepath.Join(d, n))
+				}
+			}
+		}
+		if dirs = next; len(dirs) == 0 {
+			return nil
+		}
+	}
+	return dirs
 }

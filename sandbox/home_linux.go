@@ -103,6 +103,16 @@ func resolveHome(fs *fsSpec, home string, allow []string, path string) {
 		return
 	}
 	fs.Home = home
+	// Each directory the allowlist's patterns look into is read once.
+	listed := map[string][]string{}
+	list := func(dir string) []string {
+		names, ok := listed[dir]
+		if !ok {
+			names, _ = readNames(dir)
+			listed[dir] = names
+		}
+		return names
+	}
 	// One listing of HOME spares a stat for each allowlisted entry whose
 	// first element is not there (most of them, in most homes).
 	top := map[string]bool{}
@@ -110,6 +120,7 @@ func resolveHome(fs *fsSpec, home string, allow []string, path string) {
 		for _, n := range names {
 			top[n] = true
 		}
+		listed[home] = names
 	} else {
 		top = nil
 	}
@@ -125,7 +136,7 @@ func resolveHome(fs *fsSpec, home string, allow []string, path string) {
 		var st unix.Stat_t
 		return unix.Stat(p, &st) == nil
 	}
-	fs.HomeEntries = homeEntries(home, allow, path, exists)
+	fs.HomeEntries = homeEntries(home, allow, path, exists, list)
 	for g := range gitconfigFiles {
 		if p := filepath.Join(home, g); exists(p) {
 			if c, ok := readGitConfig(p); ok {

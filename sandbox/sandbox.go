@@ -584,7 +584,7 @@ func under(p, root string) bool {
 	if root == "/" {
 		return strings.HasPrefix(p, "/")
 	}
-	return p == root || strings.HasPrefix(p, root+"/")
+	return p == root || len(p) > len(root) && p[len(root)] == '/' && strings.HasPrefix(p, root)
 }
 
 // String renders a Report as a doctor table.
