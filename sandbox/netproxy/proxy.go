@@ -630,16 +630,7 @@ func (p *Proxy) http(c net.Conn, br *bufio.Reader, lr *io.LimitedReader, a *Atta
 		return
 	}
 	body := make(chan int64, 1)
-	go func() {
-		var m int64
-		if k := br.Buffered(); k > 0 {
-			b, _ := br.Peek(k)
-			w, _ := up.Write(b)
-			m += int64(w)
-		}
-		w, _ := io.Copy(up, c)
-		body <- m + w
-	}()
+	go func() { body <- sendRest(up, br, c) }()
 	rec.Received, _ = io.Copy(c, up)
 	c.Close() // ends the copy of the body, if the client still sends
 	rec.Sent = int64(n) + <-body
@@ -740,6 +731,15 @@ func splice(c, up net.Conn, buffered *bufio.Reader) (sent, received int64) {
 		closeWrite(c)
 		done <- n
 	}()
+	n := sendRest(up, buffered, c)
+	closeWrite(up)
+	received = <-done
+	return n, received
+}
+
+// sendRest sends up what the client sent after its request head: what
+// buffered holds of it, then the rest of c until it ends.
+func sendRest(up io.Writer, buffered *bufio.Reader, c io.Reader) int64 {
 	var n int64
 	if k := buffered.Buffered(); k > 0 {
 		b, _ := buffered.Peek(k)
@@ -747,10 +747,7 @@ func splice(c, up net.Conn, buffered *bufio.Reader) (sent, received int64) {
 		n += int64(m)
 	}
 	m, _ := io.Copy(up, c)
-	n += m
-	closeWrite(up)
-	received = <-done
-	return n, received
+	return n + m
 }
 
 func closeWrite(c net.Conn) {
