@@ -636,6 +636,25 @@ func optionList(v string) error {
 	return nil
 }
 
+// setFields are the fields whose value is a list added to a set of the
+// grammar as it is.
+var setFields = map[string]func(g *Grammar) *map[string]bool{
+	"in":       func(g *Grammar) *map[string]bool { return &g.InPlace },
+	"envopts":  func(g *Grammar) *map[string]bool { return &g.EnvOpts },
+	"cfgprog":  func(g *Grammar) *map[string]bool { return &g.CfgProg },
+	"o":        func(g *Grammar) *map[string]bool { return &g.Switches },
+	"describe": func(g *Grammar) *map[string]bool { return &g.Describe },
+	"dry":      func(g *Grammar) *map[string]bool { return &g.Dry },
+	"recur":    func(g *Grammar) *map[string]bool { return &g.Recur },
+	"skip1":    func(g *Grammar) *map[string]bool { return &g.Skip1 },
+	"meta":     func(g *Grammar) *map[string]bool { return &g.MetaOpts },
+	"stdout":   func(g *Grammar) *map[string]bool { return &g.StdoutOpts },
+	"destroy":  func(g *Grammar) *map[string]bool { return &g.DestroyOpts },
+	"soft":     func(g *Grammar) *map[string]bool { return &g.SoftVerbs },
+	"remote":   func(g *Grammar) *map[string]bool { return &g.RemoteOpts },
+	"decodes":  func(g *Grammar) *map[string]bool { return &g.Decodes },
+}
+
 func addSet(m *map[string]bool, v string) {
 	if *m == nil {
 		*m = map[string]bool{}
@@ -741,6 +760,10 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 	if !ok || v == "" {
 		return fmt.Errorf("malformed field %q", f)
 	}
+	if field, ok := setFields[k]; ok {
+		addSet(field(g), v)
+		return nil
+	}
 	switch k {
 	case "v":
 		if err := optionList(v); err != nil {
@@ -763,8 +786,6 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 			}
 			g.Ops = append(g.Ops, role)
 		}
-	case "in":
-		addSet(&g.InPlace, v)
 	case "runs":
 		// options that run something take it as their value
 		if err := optionList(v); err != nil {
@@ -778,62 +799,20 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 		}
 		addSet(&g.WrapOpts, v)
 	case "assign":
-		for _, kv := range splitList(v) {
-			name, r, ok := strings.Cut(kv, ":")
-			role, known := roleNames[r]
-			if !ok || !known || name == "" {
-				return fmt.Errorf("assign entry %q is not NAME:ROLE", kv)
-			}
-			if g.Assign == nil {
-				g.Assign = map[string]Role{}
-			}
-			g.Assign[name] = role
-		}
-	case "envopts":
-		addSet(&g.EnvOpts, v)
+		return addRoles(&g.Assign, k, v, nil)
 	case "env":
-		for _, kv := range splitList(v) {
-			name, r, ok := strings.Cut(kv, ":")
-			if ok && r == "opts" && name != "" {
+		// NAME:opts names a variable that holds options, not a role.
+		return addRoles(&g.Env, k, v, func(name, r string) bool {
+			if r == "opts" {
 				addSet(&g.EnvOpts, name)
-				continue
 			}
-			role, known := roleNames[r]
-			if !ok || !known || name == "" {
-				return fmt.Errorf("env entry %q is not NAME:ROLE", kv)
-			}
-			if g.Env == nil {
-				g.Env = map[string]Role{}
-			}
-			g.Env[name] = role
-		}
-	case "cfgprog":
-		addSet(&g.CfgProg, v)
-	case "o":
-		addSet(&g.Switches, v)
-	case "describe":
-		addSet(&g.Describe, v)
-	case "dry":
-		addSet(&g.Dry, v)
+			return r == "opts"
+		})
 	case "ro":
 		if g.Parent != nil {
 			return fmt.Errorf("ro= is for a program's line, not a subcommand's")
 		}
 		addSet(&g.CheckRO, v)
-	case "recur":
-		addSet(&g.Recur, v)
-	case "skip1":
-		addSet(&g.Skip1, v)
-	case "meta":
-		addSet(&g.MetaOpts, v)
-	case "stdout":
-		addSet(&g.StdoutOpts, v)
-	case "destroy":
-		addSet(&g.DestroyOpts, v)
-	case "soft":
-		addSet(&g.SoftVerbs, v)
-	case "remote":
-		addSet(&g.RemoteOpts, v)
 	case "shell":
 		g.Shell = append(g.Shell, splitList(v)...)
 	case "reveals":
@@ -892,8 +871,6 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 			return fmt.Errorf("urlname= is for a program's line, not a subcommand's")
 		}
 		addSet(&g.URLName, v)
-	case "decodes":
-		addSet(&g.Decodes, v)
 	case "warns":
 		if !slices.Contains([]string{"undo", "discard", "untracked", "publish"}, v) {
 			return fmt.Errorf("unknown warns=%s", v)
@@ -1108,3 +1085,24 @@ func (g *Grammar) RoleAt(i, n int) Role {
 
 // abbrevAnywhere reports a program that takes abbreviations.
 func (g *Grammar) abbrevAnywhere() bool { return g.Abbrev }
+
+// addRoles adds the NAME:ROLE entries of the list v (field k's value) to
+// *dst; other, when given, takes the entries it knows (and says so) before
+// they are read as roles.
+func addRoles(dst *map[string]Role, k, v string, other func(name, r string) bool) error {
+	for _, kv := range splitList(v) {
+		name, r, ok := strings.Cut(kv, ":")
+		if ok && name != "" && other != nil && other(name, r) {
+			continue
+		}
+		role, known := roleNames[r]
+		if !ok || !known || name == "" {
+			return fmt.Errorf("%s entry %q is not NAME:ROLE", k, kv)
+		}
+		if *dst == nil {
+			*dst = map[string]Role{}
+		}
+		(*dst)[name] = role
+	}
+	return nil
+}
