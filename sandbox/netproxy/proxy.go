@@ -632,7 +632,10 @@ func (p *Proxy) http(c net.Conn, br *bufio.Reader, lr *io.LimitedReader, a *Atta
 	body := make(chan int64, 1)
 	go func() { body <- sendRest(up, br, c) }()
 	rec.Received, _ = io.Copy(c, up)
-	c.Close() // ends the copy of the body, if the client still sends
+	// The answer is whole: both ends are closed, which ends the copy of
+	// the body whether it waits on the client or on the server.
+	c.Close()
+	up.Close()
 	rec.Sent = int64(n) + <-body
 	record(rec)
 }

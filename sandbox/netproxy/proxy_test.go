@@ -570,3 +570,67 @@ func TestPlainHTTPForwarding(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainHTTPServerStopsReading: a server that answers before reading
+// the body, ends its side and holds the connection open does not keep
+// the proxy's handler (and its record) waiting on the body.
+func TestPlainHTTPServerStopsReading(t *testing.T) {
+	ul, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ul.Close() })
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	go func() {
+		c, err := ul.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		br := bufio.NewReader(c)
+		for {
+			l, err := br.ReadString('\n')
+			if err != nil || l == "\r\n" {
+				break
+			}
+		}
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+		c.(*net.TCPConn).CloseWrite()
+		<-release // holds the connection, reading nothing more
+	}()
+	var al Allowlist
+	if err := al.Add("test", ul.Addr().String()); err != nil {
+		t.Fatal(err)
+	}
+	p := New(Options{Allow: al, DialTimeout: 5 * time.Second})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go p.Serve(l)
+	t.Cleanup(func() { p.Close() })
+	mark := p.Mark()
+	c, err := net.Dial("tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(20 * time.Second))
+	const size = 64 << 20
+	io.WriteString(c, "POST http://"+ul.Addr().String()+"/ HTTP/1.1\r\nContent-Length: "+strconv.Itoa(size)+"\r\n\r\n")
+	go func() { // more than the socket buffers hold: it blocks until the proxy lets go
+		c.Write(make([]byte, size))
+	}()
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("%v %v", resp, err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(p.Since(mark)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the handler still waits on the body 10 s after the answer")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
