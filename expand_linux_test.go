@@ -7,13 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"net/netip"
-	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -42,28 +36,9 @@ type expandEnv struct {
 
 func newExpandEnv(t *testing.T) *expandEnv {
 	t.Helper()
-	if _, err := exec.LookPath("curl"); err != nil {
-		testenv.SkipOrFail(t, "curl not installed")
-	}
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, "upstream-ok "+r.URL.Path)
-	}))
-	t.Cleanup(up.Close)
-	u, _ := url.Parse(up.URL)
-	scratch, err := os.MkdirTemp("/var/tmp", "sg-expand-")
-	if err != nil {
-		t.Skip(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(scratch) })
-	e := &expandEnv{port: u.Port(), ws: filepath.Join(scratch, "ws"), grants: filepath.Join(scratch, "config", "grants.json")}
-	os.Mkdir(e.ws, 0o755)
-	e.proxy = netproxy.New(netproxy.Options{Lookup: func(_ context.Context, h string) ([]netip.Addr, error) {
-		switch h {
-		case "up.test", "other.test":
-			return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
-		}
-		return nil, errors.New("no such host")
-	}})
+	up := testenv.NewUpstream(t, "sg-expand-", "up.test", "other.test")
+	e := &expandEnv{port: up.Port, ws: up.WS, grants: filepath.Join(up.Scratch, "config", "grants.json")}
+	e.proxy = netproxy.New(netproxy.Options{Lookup: up.Lookup})
 	t.Cleanup(func() { e.proxy.Close() })
 	return e
 }

@@ -4,14 +4,7 @@ package mcpserver
 
 import (
 	"context"
-	"errors"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"net/netip"
-	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -38,27 +31,9 @@ type netAskEnv struct {
 
 func newNetAskEnv(t *testing.T) *netAskEnv {
 	t.Helper()
-	if _, err := exec.LookPath("curl"); err != nil {
-		testenv.SkipOrFail(t, "curl not installed")
-	}
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, "upstream-ok "+r.URL.Path)
-	}))
-	t.Cleanup(up.Close)
-	u, _ := url.Parse(up.URL)
-	scratch, err := os.MkdirTemp("/var/tmp", "sg-netask-")
-	if err != nil {
-		t.Skip(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(scratch) })
-	ws := filepath.Join(scratch, "ws")
-	os.Mkdir(ws, 0o755)
-	p := netproxy.New(netproxy.Options{Lookup: func(_ context.Context, h string) ([]netip.Addr, error) {
-		if h == "up.test" {
-			return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
-		}
-		return nil, errors.New("no such host")
-	}})
+	up := testenv.NewUpstream(t, "sg-netask-", "up.test")
+	scratch, ws := up.Scratch, up.WS
+	p := netproxy.New(netproxy.Options{Lookup: up.Lookup})
 	t.Cleanup(func() { p.Close() })
 	g, err := shellguard.New(shellguard.Config{Workspace: ws, Sandbox: &sandbox.Spec{Proxy: p},
 		GrantsFile: filepath.Join(scratch, "config", "grants.json"),
@@ -67,7 +42,7 @@ func newNetAskEnv(t *testing.T) *netAskEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { g.Close() })
-	return &netAskEnv{g: g, ws: ws, port: u.Port()}
+	return &netAskEnv{g: g, ws: ws, port: up.Port}
 }
 
 // fetch reaches up.test through the proxy (curl reads HTTP_PROXY) and
