@@ -81,6 +81,13 @@ func TestFollowedCode(t *testing.T) {
 		{`python3 -c 'import os; os.system("rm -rf /x")'`, "rm -rf /x", ViaOption},
 		{`find . -exec rm -rf {} +`, "rm -rf ./{}", ViaArgv},
 		{`$(which bash) -c 'rm -rf /x'`, "rm -rf /x", ViaShell},
+		// an option whose value a tool runs, in each of its spellings
+		{`script --command='rm -rf /x' /dev/null`, "rm -rf /x", ViaOption},
+		{`script -c 'rm -rf /x' /dev/null`, "rm -rf /x", ViaOption},
+		{`zip --unzip-command='rm -rf /x' -T a.zip f`, "rm -rf /x", ViaOption},
+		{`su --command='rm -rf /x' nobody`, "rm -rf /x", ViaOption},
+		{`rsync --rsh='rm -rf /x' a b:c`, "rm -rf /x", ViaOption},
+		{`man -P 'rm -rf /x' ls`, "rm -rf /x", ViaOption},
 	}
 	for _, tt := range tests {
 		r := Analyze(tt.src, Options{})

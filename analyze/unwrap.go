@@ -47,6 +47,24 @@ func (u *unwrapped) addCode(wrapper string, a Arg) {
 	u.code = append(u.code, codeArg{wrapper: wrapper, text: a.Value, span: a.Span, dynamic: a.Dynamic})
 }
 
+// codeOpts adds as code the tool runs (labelled wrapper) the value of
+// each of the options names: "-X VALUE", "--long VALUE" or
+// "--long=VALUE".
+func (u *unwrapped) codeOpts(args []Arg, wrapper string, names ...string) {
+	for i, a := range args {
+		for _, n := range names {
+			switch {
+			case a.Value == n && i+1 < len(args):
+				u.addCode(wrapper, args[i+1])
+			case strings.HasPrefix(n, "--") && strings.HasPrefix(a.Value, n+"="):
+				a2 := a
+				a2.Value = a.Value[len(n)+1:]
+				u.addCode(wrapper, a2)
+			}
+		}
+	}
+}
+
 // optSpec describes the options of a wrapper: which take a value.
 type optSpec struct {
 	withValue string // single-letter options that take a value
@@ -187,15 +205,7 @@ func unwrap(cmd *Command) *unwrapped {
 	case "sudo", "doas", "run0":
 		unwrapSudo(name, args, u)
 	case "su", "runuser", "sg":
-		for i, a := range args {
-			if (a.Value == "-c" || a.Value == "--command") && i+1 < len(args) {
-				u.addCode(name+" -c", args[i+1])
-			} else if strings.HasPrefix(a.Value, "--command=") {
-				a2 := a
-				a2.Value = strings.TrimPrefix(a.Value, "--command=")
-				u.addCode(name+" -c", a2)
-			}
-		}
+		u.codeOpts(args, name+" -c", "-c", "--command")
 		if name == "runuser" {
 			if rest := skipOpts(args, optSpec{withValue: "ugc"}); len(rest) > 0 && hasFlag(args, "-u") {
 				u.addInner(name, rest)
@@ -206,27 +216,11 @@ func unwrap(cmd *Command) *unwrapped {
 	case "npx", "bunx", "pnpx":
 		u.addInner(name, skipOpts(args, optSpec{withValue: "p", longValue: []string{"package", "call", "node-options"}}))
 	case "man":
-		for i, a := range args {
-			if (a.Value == "-P" || a.Value == "--pager") && i+1 < len(args) {
-				u.addCode("man -P", args[i+1])
-			} else if strings.HasPrefix(a.Value, "--pager=") {
-				a2 := a
-				a2.Value = strings.TrimPrefix(a.Value, "--pager=")
-				u.addCode("man -P", a2)
-			}
-		}
+		u.codeOpts(args, "man -P", "-P", "--pager")
 	case "zip":
-		for i, a := range args {
-			if (a.Value == "-TT" || a.Value == "--unzip-command") && i+1 < len(args) {
-				u.addCode("zip -TT", args[i+1])
-			}
-		}
+		u.codeOpts(args, "zip -TT", "-TT", "--unzip-command")
 	case "scp":
-		for i, a := range args {
-			if a.Value == "-S" && i+1 < len(args) {
-				u.addCode("scp -S", args[i+1])
-			}
-		}
+		u.codeOpts(args, "scp -S", "-S")
 	case "pkexec":
 		u.addInner("pkexec", skipOpts(args, optSpec{longValue: []string{"user"}}))
 	case "chroot":
@@ -309,11 +303,7 @@ func unwrap(cmd *Command) *unwrapped {
 			}
 		}
 	case "emulate":
-		for i, a := range args {
-			if a.Value == "-c" && i+1 < len(args) {
-				u.addCode("emulate -c", args[i+1])
-			}
-		}
+		u.codeOpts(args, "emulate -c", "-c")
 	case "ssh":
 		unwrapSSH(args, u)
 	case "docker", "podman", "nerdctl":
@@ -346,21 +336,9 @@ func unwrap(cmd *Command) *unwrapped {
 			}
 		}
 	case "rsync":
-		for i, a := range args {
-			if (a.Value == "-e" || a.Value == "--rsh") && i+1 < len(args) {
-				u.addCode("rsync -e", args[i+1])
-			} else if strings.HasPrefix(a.Value, "--rsh=") {
-				a2 := a
-				a2.Value = strings.TrimPrefix(a.Value, "--rsh=")
-				u.addCode("rsync -e", a2)
-			}
-		}
+		u.codeOpts(args, "rsync -e", "-e", "--rsh")
 	case "script":
-		for i, a := range args {
-			if (a.Value == "-c" || a.Value == "--command") && i+1 < len(args) {
-				u.addCode("script -c", args[i+1])
-			}
-		}
+		u.codeOpts(args, "script -c", "-c", "--command")
 	case "rg":
 		for i, a := range args {
 			if a.Value == "--pre" && i+1 < len(args) {
