@@ -532,17 +532,7 @@ func TestPlainHTTPForwarding(t *testing.T) {
 	}))
 	t.Cleanup(up.Close)
 	u, _ := url.Parse(up.URL)
-	var al Allowlist
-	if err := al.Add("test", "127.0.0.1:"+u.Port()); err != nil {
-		t.Fatal(err)
-	}
-	p := New(Options{Allow: al, DialTimeout: 5 * time.Second})
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go p.Serve(l)
-	t.Cleanup(func() { p.Close() })
+	_, l := proxyFor(t, "127.0.0.1:"+u.Port())
 	body := strings.Repeat("0123456789", 10000)
 	for _, req := range []string{
 		"POST " + up.URL + "/up?x=1 HTTP/1.1\r\nHost: elsewhere.example\r\nProxy-Authorization: Basic dXNlcjpwdw==\r\nProxy-Connection: keep-alive\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body,
@@ -599,17 +589,7 @@ func TestPlainHTTPServerStopsReading(t *testing.T) {
 		c.(*net.TCPConn).CloseWrite()
 		<-release // holds the connection, reading nothing more
 	}()
-	var al Allowlist
-	if err := al.Add("test", ul.Addr().String()); err != nil {
-		t.Fatal(err)
-	}
-	p := New(Options{Allow: al, DialTimeout: 5 * time.Second})
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go p.Serve(l)
-	t.Cleanup(func() { p.Close() })
+	p, l := proxyFor(t, ul.Addr().String())
 	mark := p.Mark()
 	c, err := net.Dial("tcp", l.Addr().String())
 	if err != nil {
@@ -633,4 +613,22 @@ func TestPlainHTTPServerStopsReading(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// proxyFor serves a proxy that allows exactly the entries, on a listener
+// of its own, until the test ends.
+func proxyFor(t *testing.T, entries ...string) (*Proxy, net.Listener) {
+	t.Helper()
+	var al Allowlist
+	if err := al.Add("test", entries...); err != nil {
+		t.Fatal(err)
+	}
+	p := New(Options{Allow: al, DialTimeout: 5 * time.Second})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go p.Serve(l)
+	t.Cleanup(func() { p.Close() })
+	return p, l
 }
