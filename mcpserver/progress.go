@@ -15,8 +15,8 @@ import (
 )
 
 // Bounds of live output. A command that prints faster than the client
-// reads loses lines from the live view (never from the result); the loss
-// is counted and reported in the next notification.
+// reads loses its older lines from the live view (never from the result);
+// the loss is counted and reported in the next notification.
 const (
 	maxPendingLines = 1000
 	maxLineBytes    = 4096
@@ -107,10 +107,13 @@ func (p *progress) push(l string) {
 		return
 	}
 	if len(p.lines) >= maxPendingLines {
-		p.dropped++
-	} else {
-		p.lines = append(p.lines, l)
+		// The sender is behind: the oldest half gives way (counted),
+		// never the newest lines, which are the ones the user waits for.
+		n := len(p.lines) / 2
+		p.dropped += n
+		p.lines = append(p.lines[:0], p.lines[n:]...)
 	}
+	p.lines = append(p.lines, l)
 	p.mu.Unlock()
 	select {
 	case p.wake <- struct{}{}:
