@@ -729,8 +729,9 @@ var execTypes = map[string]bool{"exec": true, "system": true, "shell": true}
 
 // localTypes are the socket address types that stay on this machine
 // and name no file the relay reads or writes as data: its own streams
-// and descriptors, terminals, local (unix and abstract) sockets, message
-// queues. Every other type is taken as a connection to the address.
+// and descriptors, terminals, pipes. The unix-, abstract- and posixmq-
+// types (local sockets, message queues) are too, by their prefix in
+// socketAddr. Every other type is taken as a connection to the address.
 var localTypes = map[string]bool{"stdio": true, "stdin": true, "stdout": true, "stderr": true, "fd": true, "fdin": true,
 	"fdout": true, "pty": true, "readline": true, "pipe": true, "socketpair": true, "shell-pipe": true}
 

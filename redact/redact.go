@@ -502,7 +502,7 @@ func staticIndex(noGitleaks bool) *pairIndex {
 }
 
 // maxStaticKeywords bounds the shared keywords (a bit set of them lives
-// on the stack of shortHits); TestStaticKeywordsFit checks it.
+// on the stack of shortHits); TestPairIndexAgrees checks it.
 const maxStaticKeywords = 1024
 
 // A pairIndex finds which of a sorted list of keywords (ASCII-lowered) a
