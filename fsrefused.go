@@ -13,11 +13,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/shellguard/shellguard/internal/lazyre"
 	"github.com/shellguard/shellguard/internal/world"
 	"github.com/shellguard/shellguard/sandbox"
 )
@@ -42,7 +42,7 @@ func (h accessHint) String() string { return [...]string{"either", "write", "mis
 // refusalForm is one way programs report a refused path.
 type refusalForm struct {
 	name string
-	re   *regexp.Regexp
+	re   *lazyre.RE
 	path int                         // the group holding the path
 	hint func(m []string) accessHint // from the submatches
 }
@@ -74,7 +74,7 @@ func hintOf(write ...string) func([]string) accessHint {
 // holds another match's path is the looser reading of the same message
 // and is dropped (refusedPaths).
 var refusalForms = []refusalForm{
-	{"coreutils cannot", regexp.MustCompile(`cannot (?:create directory|create regular file|create fifo|create special file|touch|remove|overwrite|open) ` +
+	{"coreutils cannot", lazyre.New(`cannot (?:create directory|create regular file|create fifo|create special file|touch|remove|overwrite|open) ` +
 		openQ + `([^\n]+?)` + closeQ + `(?: for (reading|writing))?: (Permission denied|Read-only file system|Operation not permitted|No such file or directory)`), 1,
 		func(m []string) accessHint {
 			switch {
@@ -85,17 +85,17 @@ var refusalForms = []refusalForm{
 			}
 			return hintWrite
 		}},
-	{"coreutils link", regexp.MustCompile(`failed to create (?:symbolic|hard) link ` + openQ + `([^\n]+?)` + closeQ + `: ` + denied), 1,
+	{"coreutils link", lazyre.New(`failed to create (?:symbolic|hard) link ` + openQ + `([^\n]+?)` + closeQ + `: ` + denied), 1,
 		hintOf("Permission denied", "Operation not permitted")},
-	{"program: path: message", regexp.MustCompile(`(?m)^(?:[\w./+-]+: )+(?:line \d+: )?([^:'‘’"\n]+): ` +
+	{"program: path: message", lazyre.New(`(?m)^(?:[\w./+-]+: )+(?:line \d+: )?([^:'‘’"\n]+): ` +
 		`(Permission denied|Read-only file system|Operation not permitted|No such file or directory)$`), 1, hintOf()},
-	{"python errno", regexp.MustCompile(`\[Errno (1|2|13|30)\] [A-Za-z -]+: ['"]([^\n]+?)['"]`), 2, hintOf()},
-	{"node errno", regexp.MustCompile(`\b(EACCES|EROFS|EPERM|ENOENT): [a-z -]+, (\w+) '([^\n]+?)'`), 3,
+	{"python errno", lazyre.New(`\[Errno (1|2|13|30)\] [A-Za-z -]+: ['"]([^\n]+?)['"]`), 2, hintOf()},
+	{"node errno", lazyre.New(`\b(EACCES|EROFS|EPERM|ENOENT): [a-z -]+, (\w+) '([^\n]+?)'`), 3,
 		hintOf("mkdir", "rmdir", "unlink", "rename", "symlink", "link", "copyfile", "chmod", "chown", "utime", "futime", "cp")},
-	{"go path error", regexp.MustCompile(`\b(open|mkdir|remove|unlinkat|openat|chmod|chown|symlink|link|truncate|stat|lstat) ` +
+	{"go path error", lazyre.New(`\b(open|mkdir|remove|unlinkat|openat|chmod|chown|symlink|link|truncate|stat|lstat) ` +
 		`([^\s:'"]+): (permission denied|read-only file system|operation not permitted|no such file or directory)`), 2,
 		hintOf("mkdir", "remove", "unlinkat", "chmod", "chown", "symlink", "link", "truncate")},
-	{"git", regexp.MustCompile(`(?:could not lock config file|could not create work tree dir|could not create leading directories of|` +
+	{"git", lazyre.New(`(?:could not lock config file|could not create work tree dir|could not create leading directories of|` +
 		`[Uu]nable to create(?: file| temporary file)?|cannot mkdir|unable to write(?: file)?) ` + openQ + `?([^\n]+?)` + closeQ + `?: ` + denied), 1,
 		hintOf("Permission denied", "Operation not permitted")},
 }

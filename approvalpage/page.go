@@ -346,7 +346,7 @@ func (p *Page) render(w http.ResponseWriter) {
 	p.mu.Unlock()
 	sort.Slice(v.Pending, func(i, j int) bool { return v.Pending[i].ID < v.Pending[j].ID })
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	pageTemplate.Execute(w, v)
+	pageTemplate().Execute(w, v)
 }
 
 // highlight splits command at the spans of the reasons that ask or deny.
@@ -374,7 +374,13 @@ func highlight(command string, reasons []policy.Reason) []part {
 	return out
 }
 
-var pageTemplate = template.Must(template.New("page").Parse(`<!doctype html>
+// pageTemplate is parsed on first use: the package is linked into every
+// shellguard process, most of which never serve a page.
+var pageTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Parse(pageHTML))
+})
+
+const pageHTML = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>shellguard approvals</title>
 <style>
 body{font:15px system-ui,sans-serif;margin:2em auto;max-width:60em;color:#222}
@@ -423,4 +429,4 @@ td.cmd{font-family:monospace}
 (async function(){for(;;){try{await fetch("wait",{cache:"no-store"});location.reload();return}catch(e){await new Promise(r=>setTimeout(r,2000))}}})();
 </script>
 </body></html>
-`))
+`
