@@ -55,7 +55,9 @@ func Main() {
 type helper struct {
 	hs      helperSpec
 	applied Applied
-	ipc     ipcState // ipc_linux.go
+	// homeMade: what isolate created on HOME's tmpfs (chownTmpfs).
+	homeMade []string
+	ipc      ipcState // ipc_linux.go
 	// rootMapUsed: idmapped trees attached; rootMapErr: attaching one
 	// failed (rootmap_linux.go).
 	rootMapUsed map[int]bool

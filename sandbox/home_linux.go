@@ -229,13 +229,17 @@ func (h *helper) isolateRoots() {
 			// uid), not listable: only its own part is under it.
 			mode = 0o711
 		}
-		if err := isolate(r, keep, files, fs.Home, mode); err != nil {
+		made, err := isolate(r, keep, files, fs.Home, mode)
+		if err != nil {
 			if r == homeRoot {
 				fallback(fmt.Errorf("hiding %s: %w", r, err))
 				return
 			}
 			skipped = append(skipped, r+" ("+err.Error()+")")
 			continue
+		}
+		if r == homeRoot {
+			h.homeMade = made
 		}
 		hidden = append(hidden, r)
 	}
@@ -262,8 +266,10 @@ func (h *helper) isolateRoots() {
 // isolate mounts an empty tmpfs over root and puts back, at the same
 // paths, detached copies of keep (taken before the tmpfs hides them;
 // "home", when under root, is re-created as an empty directory) and the
-// given generated files.
-func isolate(root string, keep []string, files map[string][]byte, home string, mode uint32) error {
+// given generated files. It returns what it created on the tmpfs (root
+// itself, the directories it made and the files it wrote, not the mount
+// points it covered), for chownTmpfs.
+func isolate(root string, keep []string, files map[string][]byte, home string, mode uint32) ([]string, error) {
 	type tree struct {
 		fd   int
 		path string
@@ -285,15 +291,19 @@ func isolate(root string, keep []string, files map[string][]byte, home string, m
 		if k == root {
 			continue
 		}
-		fi, err := os.Stat(k)
-		if err != nil {
-			continue
-		}
 		fd, err := unix.OpenTree(unix.AT_FDCWD, k, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
 		if err != nil {
-			return fmt.Errorf("open_tree %s: %w", k, err)
+			if _, serr := os.Stat(k); serr != nil {
+				continue // not there (or not reachable): nothing to keep
+			}
+			return nil, fmt.Errorf("open_tree %s: %w", k, err)
 		}
-		trees = append(trees, tree{fd, k, fi.IsDir()})
+		var st unix.Stat_t
+		if err := unix.Fstat(fd, &st); err != nil {
+			unix.Close(fd)
+			return nil, fmt.Errorf("open_tree %s: %w", k, err)
+		}
+		trees = append(trees, tree{fd, k, st.Mode&unix.S_IFMT == unix.S_IFDIR})
 	}
 	if mode == 0 {
 		mode = 0o755
@@ -303,42 +313,84 @@ func isolate(root string, keep []string, files map[string][]byte, home string, m
 	}
 	opts := fmt.Sprintf("mode=%o,size=4m,nr_inodes=%d", mode, 256+4*len(keep)+len(files))
 	if err := unix.Mount("tmpfs", root, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
-		return fmt.Errorf("tmpfs: %w", err)
+		return nil, fmt.Errorf("tmpfs: %w", err)
 	}
+	md := tmpfsDirs{root: root, seen: map[string]bool{root: true}, tmp: map[string]bool{root: true}, made: []string{root}}
 	for _, d := range dirs {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			return err
+		if err := md.mkdirAll(d, 0o700); err != nil {
+			return nil, err
 		}
 	}
 	for _, t := range trees {
-		if err := os.MkdirAll(filepath.Dir(t.path), 0o755); err != nil {
-			return err
+		if err := md.mkdirAll(filepath.Dir(t.path), 0o755); err != nil {
+			return nil, err
 		}
 		if t.dir {
-			if err := os.Mkdir(t.path, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
-				return err
+			if err := unix.Mkdir(t.path, 0o700); err != nil && err != unix.EEXIST {
+				return nil, &os.PathError{Op: "mkdir", Path: t.path, Err: err}
 			}
 		} else {
-			f, err := os.OpenFile(t.path, os.O_CREATE|os.O_WRONLY, 0o600)
+			fd, err := unix.Open(t.path, unix.O_CREAT|unix.O_WRONLY|unix.O_CLOEXEC, 0o600)
 			if err != nil {
-				return err
+				return nil, &os.PathError{Op: "open", Path: t.path, Err: err}
 			}
-			f.Close()
+			unix.Close(fd)
 		}
 		if err := unix.MoveMount(t.fd, "", unix.AT_FDCWD, t.path, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
-			return fmt.Errorf("move_mount %s: %w", t.path, err)
+			return nil, fmt.Errorf("move_mount %s: %w", t.path, err)
 		}
+		md.seen[t.path] = true // a mount point now, not the tmpfs's
 	}
 	for p, b := range files {
 		if !under(p, root) {
 			continue
 		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
+		if err := md.mkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, err
 		}
 		if err := os.WriteFile(p, b, 0o644); err != nil {
+			return nil, err
+		}
+		if md.tmp[filepath.Dir(p)] {
+			md.made = append(md.made, p)
+		}
+	}
+	return md.made, nil
+}
+
+// tmpfsDirs makes directories under root as os.MkdirAll would, each
+// once, and lists those it made on the tmpfs itself (not inside a tree
+// put back on it).
+type tmpfsDirs struct {
+	root string
+	seen map[string]bool // made, or found there
+	tmp  map[string]bool // directories of the tmpfs
+	made []string
+}
+
+func (m *tmpfsDirs) mkdirAll(d string, perm uint32) error {
+	if m.seen[d] || !under(d, m.root) {
+		return nil
+	}
+	if parent := filepath.Dir(d); parent != d {
+		if err := m.mkdirAll(parent, perm); err != nil {
 			return err
 		}
 	}
+	switch err := unix.Mkdir(d, perm); err {
+	case nil:
+		if m.tmp[filepath.Dir(d)] {
+			m.tmp[d] = true
+			m.made = append(m.made, d)
+		}
+	case unix.EEXIST:
+		var st unix.Stat_t
+		if err := unix.Stat(d, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+			return &os.PathError{Op: "mkdir", Path: d, Err: unix.ENOTDIR}
+		}
+	default:
+		return &os.PathError{Op: "mkdir", Path: d, Err: err}
+	}
+	m.seen[d] = true
 	return nil
 }

@@ -373,7 +373,7 @@ func (h *helper) rootMapSwitch() {
 	}
 	id := rm.HostID
 	if home := h.hs.FS.Home; home != "" && h.applied.Has(LayerHome) {
-		if err := chownTmpfs(home, id); err != nil {
+		if err := chownTmpfs(home, h.homeMade, id); err != nil {
 			h.miss(LayerRootMap, fmt.Errorf("HOME for uid %d: %w", id, err), "")
 			return
 		}
@@ -408,30 +408,34 @@ func (h *helper) rootMapSwitch() {
 	h.ok(LayerRootMap, d)
 }
 
-// chownTmpfs gives every entry of the tmpfs mounted at root (not what is
-// mounted below it) to id, lifting the mount's read-only flag meanwhile.
-func chownTmpfs(root string, id int) error {
+// chownTmpfs gives home and what isolate made under it on the tmpfs
+// (made: not the trees put back, nor what is mounted there since) to id,
+// lifting the mount's read-only flag meanwhile.
+func chownTmpfs(home string, made []string, id int) error {
 	var rs unix.Stat_t
-	if err := unix.Lstat(root, &rs); err != nil {
+	if err := unix.Lstat(home, &rs); err != nil {
 		return err
 	}
-	if err := mountAttr(root, false, 0, unix.MOUNT_ATTR_RDONLY); err != nil {
+	if err := mountAttr(home, false, 0, unix.MOUNT_ATTR_RDONLY); err != nil {
 		return err
 	}
-	defer mountAttr(root, false, unix.MOUNT_ATTR_RDONLY, 0)
-	return filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return nil
+	defer mountAttr(home, false, unix.MOUNT_ATTR_RDONLY, 0)
+	if err := unix.Lchown(home, id, id); err != nil {
+		return err
+	}
+	for _, p := range made {
+		if p == home || !under(p, home) {
+			continue
 		}
 		var st unix.Stat_t
 		if unix.Lstat(p, &st) != nil || st.Dev != rs.Dev {
-			if d.IsDir() && p != root {
-				return filepath.SkipDir // a bind from elsewhere: not ours
-			}
-			return nil
+			continue // a mount point since
 		}
-		return unix.Lchown(p, id, id)
-	})
+		if err := unix.Lchown(p, id, id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // closeRootMap closes the parent's copies of the idmapped trees.

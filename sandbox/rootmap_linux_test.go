@@ -44,6 +44,9 @@ echo "outside-owner=$(stat -c %u `+scratch+`)"
 echo two >> tracked.txt && echo ws-ok
 echo t > /tmp/x && echo tmp-ok
 cat ~/.ssh/id_rsa.pub >/dev/null && echo home-ok
+d=$(stat -c %d ~)
+echo "home-entries=$(find ~ -xdev -printf '%D\n' | grep -cx "$d")"
+echo "home-not-ours=$(find ~ -xdev -printf '%D %U %p\n' | awk -v d="$d" -v id=`+id+` '$1 == d && $2 != id' | wc -l)"
 git init -q . && git add tracked.txt && git -c user.name=T -c user.email=t@example.invalid commit -qm one && git log --oneline | wc -l | sed 's/^/commits=/'
 `, 30*time.Second)
 	t.Logf("output:\n%s", r.out)
@@ -55,10 +58,20 @@ git init -q . && git add tracked.txt && git -c user.name=T -c user.email=t@examp
 		"ws-owner=" + id, // the idmapped workspace: root's files are the command's
 		"outside-owner=0",
 		"ws-ok", "tmp-ok", "home-ok", "commits=1",
+		"home-not-ours=0", // HOME's tmpfs, as the helper made it, is the command's
 	} {
 		if !strings.Contains(r.out, want) {
 			t.Errorf("output lacks %q", want)
 		}
+	}
+	entries := 0
+	for _, l := range strings.Split(r.out, "\n") {
+		if v, ok := strings.CutPrefix(l, "home-entries="); ok {
+			entries, _ = strconv.Atoi(v)
+		}
+	}
+	if entries < 2 {
+		t.Errorf("HOME's tmpfs shows %d entries; the fixture's allowlist makes at least HOME and .ssh", entries)
 	}
 	for _, l := range strings.Split(r.out, "\n") {
 		if (strings.HasPrefix(l, "Uid:") || strings.HasPrefix(l, "Gid:")) && len(strings.Fields(l)) == 5 {
