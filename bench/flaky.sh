@@ -27,6 +27,9 @@ git clone --quiet --no-hardlinks "$src" "$work/shellguard"
 git -C "$work/shellguard" checkout --quiet "$(git -C "$src" rev-parse HEAD)"
 ln -s "$shared" "$work/shared"
 cd "$work/shellguard"
+# What make test installs before the unit tests (Debian's chromium for
+# the approval page's end-to-end test): strict tests fail without it.
+make browser >/dev/null
 echo "clone of $(git rev-parse --short HEAD) in $work; $rounds rounds; $(nproc) busy loops beside the tests"
 
 fails="$work/fails"

@@ -24,6 +24,7 @@ type bgCommand struct {
 	cmd  *exec.Cmd
 	h    *Handle
 	out  *bufio.Reader
+	pr   *os.File      // out's pipe: closed by kill, after the wait
 	done chan struct{} // closed once waited for
 	once sync.Once
 }
@@ -50,8 +51,12 @@ func (f *fixture) startBackground(t *testing.T, spec Spec, script string) *bgCom
 	if _, err := h.Applied(); err != nil {
 		t.Fatal(err)
 	}
-	b := &bgCommand{cmd: cmd, h: h, out: bufio.NewReader(pr), done: make(chan struct{})}
-	go func() { cmd.Wait(); pr.Close(); close(b.done) }()
+	b := &bgCommand{cmd: cmd, h: h, out: bufio.NewReader(pr), pr: pr, done: make(chan struct{})}
+	// The pipe stays open after the wait: what the command wrote last is
+	// still to be read (closing it here lost a line a reader had not
+	// reached yet, under load). Its end comes when the command's
+	// processes have all gone.
+	go func() { cmd.Wait(); close(b.done) }()
 	t.Cleanup(func() { b.kill(t) })
 	return b
 }
@@ -66,6 +71,7 @@ func (b *bgCommand) kill(t *testing.T) {
 		case <-time.After(20 * time.Second):
 			t.Errorf("the command did not end within 20 s of SIGKILL")
 		}
+		b.pr.Close()
 		b.h.Close()
 	})
 }
