@@ -143,7 +143,10 @@ func Build(o Options) (*Program, error) {
 	if t.arch == 0 {
 		return nil, ErrUnsupportedArch
 	}
-	var b builder
+	// Room for the whole filter (about 180 instructions): the helper
+	// builds it once, early in a fresh process, where every grown slice
+	// is new memory to fault in.
+	b := builder{insns: make([]bpf.Instruction, 0, 256), rules: make([]Rule, 0, 64)}
 	b.emit(prologue(t.arch)...)
 	if t.x32 {
 		b.emit(
