@@ -68,7 +68,7 @@ var gitconfigFiles = map[string]bool{".gitconfig": true, ".config/git/config": t
 // list returns the names in a directory (nil when it cannot be read); the
 // caller keeps its answers for the call, so that the patterns sharing a
 // directory (.pyenv/versions/*/bin, …/lib, …/include) read it once.
-func homeEntries(home string, allow []string, path string, exists func(string) bool, list func(string) []string) []string {
+func homeEntries(home string, allow []string, path string, exists, lexists func(string) bool, list func(string) []string) []string {
 	seen := map[string]bool{}
 	var out []string
 	add := func(p string) {
@@ -86,7 +86,7 @@ func homeEntries(home string, allow []string, path string, exists func(string) b
 		}
 		p := filepath.Join(home, a)
 		if strings.ContainsAny(a, "*?[") {
-			for _, x := range globListed(home, a, list) {
+			for _, x := range globListed(home, a, list, lexists) {
 				add(x)
 			}
 			continue
@@ -118,15 +118,24 @@ func homeEntries(home string, allow []string, path string, exists func(string) b
 
 // globListed expands the shell pattern rel (slash-separated, relative to
 // dir) as filepath.Glob(filepath.Join(dir, rel)) does, from the listings
-// list gives: an element matches the names of its parent's listing.
-func globListed(dir, rel string, list func(string) []string) []string {
+// list gives: an element with a pattern matches the names of its parent's
+// listing; a literal one is looked up with lexists (an lstat), which
+// finds the same name without reading the directory.
+func globListed(dir, rel string, list func(string) []string, lexists func(string) bool) []string {
 	dirs := []string{dir}
 	for _, elem := range strings.Split(rel, "/") {
 		if elem == "" || elem == "." {
 			continue
 		}
 		var next []string
+		literal := !strings.ContainsAny(elem, `*?[\`)
 		for _, d := range dirs {
+			if literal {
+				if p := filepath.Join(d, elem); lexists(p) {
+					next = append(next, p)
+				}
+				continue
+			}
 			for _, n := range list(d) {
 				if ok, err := filepath.Match(elem, n); err != nil {
 					return nil // a malformed pattern matches nothing, as in Glob

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,7 +12,8 @@ import (
 // directory listings read once each, match what filepath.Glob finds, on
 // a scratch home with toolchain trees, hidden names, a symlinked and a
 // dangling entry, a file where a directory is expected, for every default
-// pattern and some malformed ones; and each directory is listed once.
+// pattern and some malformed ones; each directory is listed at most once,
+// and one is listed only for an element with a pattern.
 func TestGlobListedAgreesWithGlob(t *testing.T) {
 	home := t.TempDir()
 	for _, d := range []string{".pyenv/versions/3.12.1/bin", ".pyenv/versions/3.12.1/lib", ".pyenv/versions/2.7.18/include",
@@ -44,10 +46,11 @@ func TestGlobListedAgreesWithGlob(t *testing.T) {
 		listed[dir] = names
 		return names
 	}
-	patterns := append(slices.Clone(DefaultHomeAllow), "*", ".*/*", "[", ".pyenv/versions/[", ".pyenv/versions/3.1?.*/b*n")
+	lexists := func(p string) bool { _, err := os.Lstat(p); return err == nil }
+	patterns := append(slices.Clone(DefaultHomeAllow), "*", ".*/*", "[", ".pyenv/versions/[", ".pyenv/versions/3.1?.*/b*n", `.ssh/id_ed25519\.pub`, ".ssh/gone.pub", ".pyenv/versions/3.11.7/bin")
 	for _, pat := range patterns {
 		want, _ := filepath.Glob(filepath.Join(home, pat))
-		got := globListed(home, pat, list)
+		got := globListed(home, pat, list, lexists)
 		if len(want) == 0 && len(got) == 0 {
 			continue
 		}
@@ -55,12 +58,15 @@ func TestGlobListedAgreesWithGlob(t *testing.T) {
 			t.Errorf("%s: listed %q, Glob %q", pat, got, want)
 		}
 	}
-	if got := globListed(home, ".pyenv/versions/*/bin", list); len(got) != 3 {
+	// A literal element is looked up, not listed: for the toolchain
+	// pattern only the versions directory is read, not HOME, .pyenv or
+	// each version.
+	clear(reads)
+	clear(listed)
+	if got := globListed(home, ".pyenv/versions/*/bin", list, lexists); len(got) != 3 {
 		t.Errorf("the toolchain pattern found %q", got) // 3.12.1, 3.12 (the link), .hidden
 	}
-	for d, n := range reads {
-		if n != 1 {
-			t.Errorf("%s read %d times", d, n)
-		}
+	if want := map[string]int{filepath.Join(home, ".pyenv/versions"): 1}; !maps.Equal(reads, want) {
+		t.Errorf("the toolchain pattern read %v, want %v", reads, want)
 	}
 }

@@ -124,7 +124,7 @@ func resolveHome(fs *fsSpec, home string, allow []string, path string) {
 	} else {
 		top = nil
 	}
-	exists := func(p string) bool {
+	look := func(p string, stat func(string, *unix.Stat_t) error) bool {
 		if top != nil {
 			if rel, ok := strings.CutPrefix(p, home+"/"); ok {
 				first, _, _ := strings.Cut(rel, "/")
@@ -134,9 +134,11 @@ func resolveHome(fs *fsSpec, home string, allow []string, path string) {
 			}
 		}
 		var st unix.Stat_t
-		return unix.Stat(p, &st) == nil
+		return stat(p, &st) == nil
 	}
-	fs.HomeEntries = homeEntries(home, allow, path, exists, list)
+	exists := func(p string) bool { return look(p, unix.Stat) }
+	lexists := func(p string) bool { return look(p, unix.Lstat) }
+	fs.HomeEntries = homeEntries(home, allow, path, exists, lexists, list)
 	for g := range gitconfigFiles {
 		if p := filepath.Join(home, g); exists(p) {
 			if c, ok := readGitConfig(p); ok {
