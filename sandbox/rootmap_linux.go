@@ -119,11 +119,20 @@ func rootMapHolderNS(trace bool) (int, error) {
 // Prewarm starts, in the background, the part of the first sandboxed
 // command's set-up that does not depend on the command, so that it runs
 // while the caller is still loading its configuration and checking the
-// command: as root, the user namespace of the idmapped writable roots (a
-// child process, made once per process). It does nothing for another
-// uid, without user namespaces, or with the sandbox off.
+// command: the search for the cgroup a run's cgroup is made in (v2, else
+// the v1 memory controller; once per process) and, as root, the user
+// namespace of the idmapped writable roots (a child process, made once
+// per process). It does nothing with the sandbox off.
 func Prewarm(spec Spec) {
-	if spec.Mode == Off || os.Getuid() != 0 {
+	if spec.Mode == Off {
+		return
+	}
+	go func() {
+		if _, err := baseCgroup(); err != nil {
+			baseCgroupV1()
+		}
+	}()
+	if os.Getuid() != 0 {
 		return
 	}
 	if ok, _ := nsAllowed(); ok {
