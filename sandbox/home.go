@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"path/filepath"
+	"sort"
 	"strings"
 )
 
@@ -68,7 +69,7 @@ var gitconfigFiles = map[string]bool{".gitconfig": true, ".config/git/config": t
 // list returns the names in a directory (nil when it cannot be read); the
 // caller keeps its answers for the call, so that the patterns sharing a
 // directory (.pyenv/versions/*/bin, …/lib, …/include) read it once.
-func homeEntries(home string, allow []string, path string, exists, lexists func(string) bool, list func(string) []string) []string {
+func homeEntries(home string, allow []string, path string, exists func(string) bool, list func(string) []string) []string {
 	seen := map[string]bool{}
 	var out []string
 	add := func(p string) {
@@ -86,7 +87,7 @@ func homeEntries(home string, allow []string, path string, exists, lexists func(
 		}
 		p := filepath.Join(home, a)
 		if strings.ContainsAny(a, "*?[") {
-			for _, x := range globListed(home, a, list, lexists) {
+			for _, x := range globListed(home, a, list) {
 				add(x)
 			}
 			continue
@@ -116,26 +117,77 @@ func homeEntries(home string, allow []string, path string, exists, lexists func(
 	return kept
 }
 
+// wholeDirs replaces, bottom up, the entries of kept that are all of a
+// directory's entries with the directory itself: one bind instead of
+// several (a pyenv version's bin, include, lib and share are the whole
+// version, and nine versions the whole versions directory), exposing the
+// same names as the entries did when they were listed. A directory is
+// taken whole only if list reads it, it is not empty, and each of its
+// entries is in kept and is not a symbolic link (a link inside a bind
+// would resolve where the entry's own bind did not); never home itself.
+// list returns a directory's entries (false when it cannot be read).
+func wholeDirs(home string, kept []string, list func(string) ([]dirName, bool)) []string {
+	set := make(map[string]bool, len(kept))
+	for _, p := range kept {
+		set[p] = true
+	}
+	tried := map[string]bool{}
+	for changed := true; changed; {
+		changed = false
+		parents := map[string]bool{}
+		for p := range set {
+			if d := filepath.Dir(p); d != home && under(d, home) && !tried[d] {
+				parents[d] = true
+			}
+		}
+		for d := range parents {
+			tried[d] = true
+			ents, ok := list(d)
+			if !ok || len(ents) == 0 {
+				continue
+			}
+			all := true
+			for _, e := range ents {
+				if e.link || !set[filepath.Join(d, e.name)] {
+					all = false
+					break
+				}
+			}
+			if !all {
+				continue
+			}
+			for _, e := range ents {
+				delete(set, filepath.Join(d, e.name))
+			}
+			set[d] = true
+			changed = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for p := range set {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// dirName is an entry of a directory listing.
+type dirName struct {
+	name string
+	link bool // a symbolic link
+}
+
 // globListed expands the shell pattern rel (slash-separated, relative to
 // dir) as filepath.Glob(filepath.Join(dir, rel)) does, from the listings
-// list gives: an element with a pattern matches the names of its parent's
-// listing; a literal one is looked up with lexists (an lstat), which
-// finds the same name without reading the directory.
-func globListed(dir, rel string, list func(string) []string, lexists func(string) bool) []string {
+// list gives: an element matches the names of its parent's listing.
+func globListed(dir, rel string, list func(string) []string) []string {
 	dirs := []string{dir}
 	for _, elem := range strings.Split(rel, "/") {
 		if elem == "" || elem == "." {
 			continue
 		}
 		var next []string
-		literal := !strings.ContainsAny(elem, `*?[\`)
 		for _, d := range dirs {
-			if literal {
-				if p := filepath.Join(d, elem); lexists(p) {
-					next = append(next, p)
-				}
-				continue
-			}
 			for _, n := range list(d) {
 				if ok, err := filepath.Match(elem, n); err != nil {
 					return nil // a malformed pattern matches nothing, as in Glob

@@ -3,11 +3,13 @@
 package sandbox
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -103,28 +105,28 @@ func resolveHome(fs *fsSpec, home string, allow []string, path string) {
 		return
 	}
 	fs.Home = home
-	// Each directory the allowlist's patterns look into is read once.
-	listed := map[string][]string{}
-	list := func(dir string) []string {
-		names, ok := listed[dir]
+	// Each directory the allowlist's patterns and wholeDirs look into is
+	// read once, with getdents64 directly.
+	listed := map[string]*dirListing{}
+	listing := func(dir string) *dirListing {
+		l, ok := listed[dir]
 		if !ok {
-			names, _ = readNames(dir)
-			listed[dir] = names
+			l = readListing(dir)
+			listed[dir] = l
 		}
-		return names
+		return l
 	}
+	list := func(dir string) []string { return listing(dir).names }
 	// One listing of HOME spares a stat for each allowlisted entry whose
 	// first element is not there (most of them, in most homes).
-	top := map[string]bool{}
-	if names, err := readNames(home); err == nil {
-		for _, n := range names {
+	var top map[string]bool
+	if l := listing(home); l.ok {
+		top = make(map[string]bool, len(l.names))
+		for _, n := range l.names {
 			top[n] = true
 		}
-		listed[home] = names
-	} else {
-		top = nil
 	}
-	look := func(p string, stat func(string, *unix.Stat_t) error) bool {
+	exists := func(p string) bool {
 		if top != nil {
 			if rel, ok := strings.CutPrefix(p, home+"/"); ok {
 				first, _, _ := strings.Cut(rel, "/")
@@ -134,11 +136,12 @@ func resolveHome(fs *fsSpec, home string, allow []string, path string) {
 			}
 		}
 		var st unix.Stat_t
-		return stat(p, &st) == nil
+		return unix.Stat(p, &st) == nil
 	}
-	exists := func(p string) bool { return look(p, unix.Stat) }
-	lexists := func(p string) bool { return look(p, unix.Lstat) }
-	fs.HomeEntries = homeEntries(home, allow, path, exists, lexists, list)
+	fs.HomeEntries = wholeDirs(home, homeEntries(home, allow, path, exists, list), func(dir string) ([]dirName, bool) {
+		l := listing(dir)
+		return l.ents, l.ok
+	})
 	for g := range gitconfigFiles {
 		if p := filepath.Join(home, g); exists(p) {
 			if c, ok := readGitConfig(p); ok {
@@ -395,4 +398,63 @@ func (m *tmpfsDirs) mkdirAll(d string, perm uint32) error {
 	}
 	m.seen[d] = true
 	return nil
+}
+
+// dirListing is a directory's entries, names sorted as filepath.Glob
+// sorts them.
+type dirListing struct {
+	names []string
+	ents  []dirName
+	ok    bool
+}
+
+// readListing lists dir with getdents64 (four system calls for a small
+// directory, against about seven for os.ReadDir).
+func readListing(dir string) *dirListing {
+	l := &dirListing{}
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return l
+	}
+	defer unix.Close(fd)
+	var buf [8 << 10]byte
+	for {
+		n, err := unix.Getdents(fd, buf[:])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return l
+		}
+		if n <= 0 {
+			break
+		}
+		for off := 0; off+19 <= n; {
+			reclen := int(buf[off+16]) | int(buf[off+17])<<8
+			if reclen == 0 || off+reclen > n {
+				break
+			}
+			typ := buf[off+18]
+			name := buf[off+19 : off+reclen]
+			if i := bytes.IndexByte(name, 0); i >= 0 {
+				name = name[:i]
+			}
+			if s := string(name); s != "." && s != ".." {
+				link := typ == unix.DT_LNK
+				if typ == unix.DT_UNKNOWN {
+					var st unix.Stat_t
+					link = unix.Fstatat(fd, s, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT == unix.S_IFLNK
+				}
+				l.ents = append(l.ents, dirName{name: s, link: link})
+			}
+			off += reclen
+		}
+	}
+	slices.SortFunc(l.ents, func(a, b dirName) int { return strings.Compare(a.name, b.name) })
+	l.names = make([]string, len(l.ents))
+	for i, e := range l.ents {
+		l.names[i] = e.name
+	}
+	l.ok = true
+	return l
 }

@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -155,3 +156,37 @@ func TestFilterGitConfig(t *testing.T) {
 }
 
 var _ = time.Second
+
+// TestReadListing: the getdents64 listing gives os.ReadDir's names, in
+// its order, and marks the links, also for a directory larger than one
+// read; an unreadable path gives no listing.
+func TestReadListing(t *testing.T) {
+	dir := t.TempDir()
+	for i := 0; i < 400; i++ {
+		name := filepath.Join(dir, fmt.Sprintf("entry-%03d-%s", i, strings.Repeat("x", 40)))
+		switch i % 3 {
+		case 0:
+			os.Mkdir(name, 0o755)
+		case 1:
+			os.WriteFile(name, nil, 0o644)
+		default:
+			os.Symlink("/nowhere", name)
+		}
+	}
+	l := readListing(dir)
+	want, err := os.ReadDir(dir)
+	if err != nil || !l.ok {
+		t.Fatalf("ReadDir: %v, listing ok %v", err, l.ok)
+	}
+	if len(l.ents) != len(want) || len(l.names) != len(want) {
+		t.Fatalf("%d entries, ReadDir %d", len(l.ents), len(want))
+	}
+	for i, e := range want {
+		if l.names[i] != e.Name() || l.ents[i].name != e.Name() || l.ents[i].link != (e.Type()&os.ModeSymlink != 0) {
+			t.Fatalf("entry %d: %q link=%v, ReadDir %q %v", i, l.ents[i].name, l.ents[i].link, e.Name(), e.Type())
+		}
+	}
+	if l := readListing(filepath.Join(dir, "entry-001-"+strings.Repeat("x", 40))); l.ok || len(l.names) != 0 {
+		t.Errorf("a file listed as a directory: %+v", l)
+	}
+}
