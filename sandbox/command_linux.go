@@ -742,7 +742,7 @@ func resolve(spec Spec, env []string, dir string) (*helperSpec, error) {
 		}
 	}
 	path, _ := envGet(env, "PATH")
-	resolveHome(&hs.FS, home, append(append([]string{}, DefaultHomeAllow...), spec.HomeAllow...), path)
+	resolveHomeOnce(&hs.FS, home, append(append([]string{}, DefaultHomeAllow...), spec.HomeAllow...), path)
 	hideCache(&hs.FS, realpath(cache), hs.Writable)
 	hs.Limits = resolveLimits(spec.Limits)
 	return hs, nil

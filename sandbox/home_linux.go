@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -81,6 +82,68 @@ func readGitConfig(p string) (gitConfigFile, bool) {
 
 // secretRoots is DefaultSecretRoots (tests point it at scratch directories).
 var secretRoots = DefaultSecretRoots
+
+// homePrewarmed is a resolveHome that Prewarm started for the inputs a
+// one-command caller's first command will most likely have (its HOME and
+// PATH, the configured allowlist), so that it runs while the command is
+// checked; resolve takes it, once, when the inputs are the same.
+var homePrewarmed struct {
+	sync.Mutex
+	r *homeResult
+}
+
+type homeResult struct {
+	key  string
+	done chan struct{}
+	fs   fsSpec
+}
+
+func homeKey(home string, allow []string, path string) string {
+	return home + "\x00" + path + "\x00" + strings.Join(allow, "\x00")
+}
+
+// prewarmHome starts resolveHome in the background for spec with this
+// process's HOME and PATH.
+func prewarmHome(spec Spec) {
+	home := spec.Home
+	if home == "" {
+		home = os.Getenv("HOME")
+	}
+	if home != "" {
+		if r := realpath(home); r != "" {
+			home = r
+		}
+	}
+	allow := append(append([]string{}, DefaultHomeAllow...), spec.HomeAllow...)
+	path := os.Getenv("PATH")
+	r := &homeResult{key: homeKey(home, allow, path), done: make(chan struct{})}
+	homePrewarmed.Lock()
+	homePrewarmed.r = r
+	homePrewarmed.Unlock()
+	go func() {
+		defer close(r.done)
+		resolveHome(&r.fs, home, allow, path)
+	}()
+}
+
+// resolveHomeOnce is resolveHome, served by the prewarmed result when it
+// was made for the same inputs (and then forgotten).
+func resolveHomeOnce(fs *fsSpec, home string, allow []string, path string) {
+	homePrewarmed.Lock()
+	r := homePrewarmed.r
+	if r != nil && r.key == homeKey(home, allow, path) {
+		homePrewarmed.r = nil
+	} else {
+		r = nil
+	}
+	homePrewarmed.Unlock()
+	if r != nil {
+		<-r.done
+		*fs = r.fs
+		return
+	}
+	resolveHome(fs, home, allow, path)
+}
 
 // resolveHome fills the HOME part of fs from the parent's view.
 func resolveHome(fs *fsSpec, home string, allow []string, path string) {

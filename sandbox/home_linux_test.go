@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -188,5 +189,53 @@ func TestReadListing(t *testing.T) {
 	}
 	if l := readListing(filepath.Join(dir, "entry-001-"+strings.Repeat("x", 40))); l.ok || len(l.names) != 0 {
 		t.Errorf("a file listed as a directory: %+v", l)
+	}
+}
+
+// TestPrewarmHome: the HOME entries Prewarm resolved in the background
+// are those resolve would find, taken once by the command with the same
+// HOME, PATH and allowlist; another allowlist resolves afresh.
+func TestPrewarmHome(t *testing.T) {
+	home := t.TempDir()
+	for _, d := range []string{".pyenv/versions/3.12.1/bin", ".pyenv/versions/3.12.1/lib", ".cargo/bin", "bin"} {
+		os.MkdirAll(filepath.Join(home, d), 0o755)
+	}
+	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = T\n"), 0o644)
+	t.Setenv("PATH", filepath.Join(home, "bin")+":/usr/bin:/bin")
+	allow := append(append([]string{}, DefaultHomeAllow...), "extra")
+	var want fsSpec
+	resolveHome(&want, home, allow, os.Getenv("PATH"))
+	if len(want.HomeEntries) == 0 {
+		t.Fatal("the scratch HOME has no allowlisted entry")
+	}
+
+	prewarmHome(Spec{Home: home, HomeAllow: []string{"extra"}})
+	var got fsSpec
+	resolveHomeOnce(&got, home, allow, os.Getenv("PATH"))
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("prewarmed:\n%+v\nresolved:\n%+v", got, want)
+	}
+	homePrewarmed.Lock()
+	left := homePrewarmed.r
+	homePrewarmed.Unlock()
+	if left != nil {
+		t.Error("the prewarmed result was not taken")
+	}
+
+	// Made for other inputs: not taken, and resolve finds the same.
+	prewarmHome(Spec{Home: home})
+	var again fsSpec
+	resolveHomeOnce(&again, home, allow, os.Getenv("PATH"))
+	if !reflect.DeepEqual(again, want) {
+		t.Errorf("resolved after a prewarm for another allowlist:\n%+v\nwant\n%+v", again, want)
+	}
+	homePrewarmed.Lock()
+	left = homePrewarmed.r
+	homePrewarmed.r = nil
+	homePrewarmed.Unlock()
+	if left == nil {
+		t.Error("a prewarmed result for another allowlist was taken")
+	} else {
+		<-left.done
 	}
 }

@@ -120,9 +120,11 @@ func rootMapHolderNS(trace bool) (int, error) {
 // command's set-up that does not depend on the command, so that it runs
 // while the caller is still loading its configuration and checking the
 // command: the search for the cgroup a run's cgroup is made in (v2, else
-// the v1 memory controller; once per process) and, as root, the user
-// namespace of the idmapped writable roots (a child process, made once
-// per process). It does nothing with the sandbox off.
+// the v1 memory controller; once per process), the HOME allowlist's
+// entries for this process's HOME and PATH (taken by the first command
+// whose are the same) and, as root, the user namespace of the idmapped
+// writable roots (a child process, made once per process). It does
+// nothing with the sandbox off.
 func Prewarm(spec Spec) {
 	if spec.Mode == Off {
 		return
@@ -132,6 +134,7 @@ func Prewarm(spec Spec) {
 			baseCgroupV1()
 		}
 	}()
+	prewarmHome(spec)
 	if os.Getuid() != 0 {
 		return
 	}
