@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"os"
 	"slices"
+	"strconv"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -167,8 +168,9 @@ func resolvConf(addr netip.Addr) []byte {
 // regular file or a symbolic link. A link is covered itself, not
 // followed: /etc/resolv.conf often links into /run (systemd-resolved),
 // which the sandbox replaces, so its target may not exist inside; and
-// nothing on the host is read or written. The file lives on a detached
-// tmpfs of its own. Call it in a private mount namespace.
+// nothing on the host is read or written. The file lives on the
+// process's scratch tmpfs (scratchFile). Call it in a private mount
+// namespace.
 func bindFileOver(target string, data []byte) error {
 	fi, err := os.Lstat(target)
 	if err != nil {
@@ -177,47 +179,80 @@ func bindFileOver(target string, data []byte) error {
 	if !fi.Mode().IsRegular() && fi.Mode()&os.ModeSymlink == 0 {
 		return fmt.Errorf("%s is neither a file nor a link", target)
 	}
-	fsfd, err := unix.Fsopen("tmpfs", unix.FSOPEN_CLOEXEC)
-	if err != nil {
-		return fmt.Errorf("fsopen: %w", err)
-	}
-	defer unix.Close(fsfd)
-	for _, kv := range [][2]string{{"size", "16k"}, {"nr_inodes", "4"}, {"mode", "0755"}} {
-		if err := unix.FsconfigSetString(fsfd, kv[0], kv[1]); err != nil {
-			return fmt.Errorf("fsconfig %s: %w", kv[0], err)
-		}
-	}
-	if err := unix.FsconfigCreate(fsfd); err != nil {
-		return fmt.Errorf("fsconfig: %w", err)
-	}
-	mfd, err := unix.Fsmount(fsfd, unix.FSMOUNT_CLOEXEC, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
-	if err != nil {
-		return fmt.Errorf("fsmount: %w", err)
-	}
-	defer unix.Close(mfd)
-	const name = "file"
-	fd, err := unix.Openat(mfd, name, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_CLOEXEC, 0o444)
+	tfd, err := scratchFile(data, 0o444)
 	if err != nil {
 		return err
-	}
-	_, err = unix.Write(fd, data)
-	unix.Close(fd)
-	if err != nil {
-		return err
-	}
-	tfd, err := unix.OpenTree(mfd, name, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
-	if err != nil {
-		return fmt.Errorf("open_tree: %w", err)
 	}
 	defer unix.Close(tfd)
-	if err := unix.MountSetattr(tfd, "", unix.AT_EMPTY_PATH, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
-		return fmt.Errorf("mount_setattr: %w", err)
-	}
 	// Without MOVE_MOUNT_T_SYMLINKS a link at target is not followed.
 	if err := unix.MoveMount(tfd, "", unix.AT_FDCWD, target, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
 		return fmt.Errorf("move_mount %s: %w", target, err)
 	}
 	return nil
+}
+
+// scratch is a detached tmpfs for the files a helper generates and binds
+// over others (resolv.conf, passwd, group): one per process, made on
+// first use, never attached anywhere itself.
+var scratch struct {
+	sync.Mutex
+	mfd int // 0: not made yet
+	n   int
+}
+
+// scratchFile writes data to a new file of mode on the scratch tmpfs and
+// returns a read-only detached mount of that file alone, to move over a
+// target (the caller closes it).
+func scratchFile(data []byte, mode uint32) (int, error) {
+	scratch.Lock()
+	defer scratch.Unlock()
+	if scratch.mfd == 0 {
+		fsfd, err := unix.Fsopen("tmpfs", unix.FSOPEN_CLOEXEC)
+		if err != nil {
+			return -1, fmt.Errorf("fsopen: %w", err)
+		}
+		defer unix.Close(fsfd)
+		for _, kv := range [][2]string{{"size", "2m"}, {"nr_inodes", "16"}, {"mode", "0755"}} {
+			if err := unix.FsconfigSetString(fsfd, kv[0], kv[1]); err != nil {
+				return -1, fmt.Errorf("fsconfig %s: %w", kv[0], err)
+			}
+		}
+		if err := unix.FsconfigCreate(fsfd); err != nil {
+			return -1, fmt.Errorf("fsconfig: %w", err)
+		}
+		mfd, err := unix.Fsmount(fsfd, unix.FSMOUNT_CLOEXEC, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
+		if err != nil {
+			return -1, fmt.Errorf("fsmount: %w", err)
+		}
+		scratch.mfd = mfd
+	}
+	scratch.n++
+	name := "f" + strconv.Itoa(scratch.n)
+	fd, err := unix.Openat(scratch.mfd, name, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_CLOEXEC, mode)
+	if err != nil {
+		return -1, err
+	}
+	for b := data; len(b) > 0; {
+		n, err := unix.Write(fd, b)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			unix.Close(fd)
+			return -1, err
+		}
+		b = b[n:]
+	}
+	unix.Close(fd)
+	tfd, err := unix.OpenTree(scratch.mfd, name, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+	if err != nil {
+		return -1, fmt.Errorf("open_tree: %w", err)
+	}
+	if err := unix.MountSetattr(tfd, "", unix.AT_EMPTY_PATH, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
+		unix.Close(tfd)
+		return -1, fmt.Errorf("mount_setattr: %w", err)
+	}
+	return tfd, nil
 }
 
 // dnsServe is the parent's side of a command's stub.

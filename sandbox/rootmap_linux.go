@@ -300,24 +300,8 @@ func (h *helper) rootMapParents() {
 
 // rootMapPasswd binds copies of /etc/passwd and /etc/group with an entry
 // for RootMapID over the originals (programs such as ssh refuse to run
-// for a uid without one). The copies live on a detached tmpfs.
+// for a uid without one). The copies live on the scratch tmpfs.
 func rootMapPasswd(id int, home string) error {
-	fsfd, err := unix.Fsopen("tmpfs", unix.FSOPEN_CLOEXEC)
-	if err != nil {
-		return err
-	}
-	defer unix.Close(fsfd)
-	if err := unix.FsconfigSetString(fsfd, "size", "1m"); err != nil {
-		return err
-	}
-	if err := unix.FsconfigCreate(fsfd); err != nil {
-		return err
-	}
-	mfd, err := unix.Fsmount(fsfd, unix.FSMOUNT_CLOEXEC, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV|unix.MOUNT_ATTR_NOEXEC)
-	if err != nil {
-		return err
-	}
-	defer unix.Close(mfd)
 	ids := strconv.Itoa(id)
 	if home == "" {
 		home = "/"
@@ -340,23 +324,11 @@ func rootMapPasswd(id int, home string) error {
 		if len(old) > 0 && old[len(old)-1] != '\n' {
 			old = append(old, '\n')
 		}
-		fd, err := unix.Openat(mfd, e.name, unix.O_CREAT|unix.O_WRONLY|unix.O_CLOEXEC, 0o644)
+		tfd, err := scratchFile(append(old, e.line...), 0o644)
 		if err != nil {
 			return err
 		}
-		_, err = unix.Write(fd, append(old, e.line...))
-		unix.Close(fd)
-		if err != nil {
-			return err
-		}
-		tfd, err := unix.OpenTree(mfd, e.name, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
-		if err != nil {
-			return err
-		}
-		err = unix.MountSetattr(tfd, "", unix.AT_EMPTY_PATH, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY})
-		if err == nil {
-			err = unix.MoveMount(tfd, "", unix.AT_FDCWD, target, unix.MOVE_MOUNT_F_EMPTY_PATH)
-		}
+		err = unix.MoveMount(tfd, "", unix.AT_FDCWD, target, unix.MOVE_MOUNT_F_EMPTY_PATH)
 		unix.Close(tfd)
 		if err != nil {
 			return fmt.Errorf("%s: %w", target, err)
