@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -139,9 +140,10 @@ type runCgroup struct {
 	dir    string
 	fd     int
 	detail string
-	// v1: a cgroup v1 memory cgroup, which the helper joins itself as
-	// its first step (CLONE_INTO_CGROUP takes v2 cgroups only) and
-	// which has no cgroup.kill.
+	// v1: a cgroup v1 memory cgroup (CLONE_INTO_CGROUP takes v2
+	// cgroups only), which has no cgroup.kill: the parent moves the
+	// started helper into it, and the helper's first step checks that
+	// it is there, joining it itself if not.
 	v1 bool
 }
 
@@ -382,5 +384,31 @@ func (rc *runCgroup) killV1() {
 // joinCgroupV1 moves the calling process into the cgroup v1 directory
 // dir: the helper's first step, before it starts anything.
 func joinCgroupV1(dir string) error {
-	return os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte("0"), 0o644)
+	if inCgroupV1(dir) {
+		return nil // the parent moved it there (Started)
+	}
+	return joinCgroupV1Pid(dir, 0)
+}
+
+// joinCgroupV1Pid moves process pid (0: this one) into the v1 cgroup dir.
+func joinCgroupV1Pid(dir string, pid int) error {
+	return os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0o644)
+}
+
+// inCgroupV1 reports whether this process is in the v1 memory cgroup dir:
+// /proc/self/cgroup names it by its path in the hierarchy, which dir (a
+// path under the hierarchy's mount) ends with.
+func inCgroupV1(dir string) bool {
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return false
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		f := strings.SplitN(l, ":", 3)
+		if len(f) != 3 || !slices.Contains(strings.Split(f[1], ","), "memory") {
+			continue
+		}
+		return f[2] != "/" && f[2] != "" && strings.HasSuffix(dir, f[2]) && strings.HasPrefix(f[2], "/")
+	}
+	return false
 }

@@ -3,7 +3,9 @@
 package sandbox
 
 import (
+	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -104,4 +106,47 @@ func TestCgroupBoundsWorkersTogether(t *testing.T) {
 func v1MemoryWritable() bool {
 	mount, _, err := v1MemoryMount()
 	return err == nil && unix.Access(mount, unix.W_OK) == nil
+}
+
+// TestCgroupV1RunInside: on a cgroup v1 host, the command runs in the
+// run's own memory cgroup (the parent moves the helper there as it
+// starts; the helper checks before anything else runs).
+func TestCgroupV1RunInside(t *testing.T) {
+	f := newFixture(t)
+	r := f.run(t, Spec{}, `grep -E '^[0-9]+:([^:]*,)?memory(,[^:]*)?:' /proc/self/cgroup`, 20*time.Second)
+	if !r.applied.Has(LayerCgroup) || cgroupV2Host() {
+		// Where cgroup v2 (or none) is used: TestCgroupReported and the
+		// bounds tests cover it.
+		return
+	}
+	if !strings.Contains(r.out, "/shellguard/run-") {
+		t.Fatalf("the command is not in the run's v1 memory cgroup:\n%s", r.out)
+	}
+}
+
+// TestInCgroupV1: this process's memory cgroup, named by the path of the
+// hierarchy under a mount, is recognised; another is not.
+func TestInCgroupV1(t *testing.T) {
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := ""
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.SplitN(l, ":", 3); len(f) == 3 && slices.Contains(strings.Split(f[1], ","), "memory") {
+			own = f[2]
+		}
+	}
+	if inCgroupV1("/sys/fs/cgroup/memory/shellguard/no-such-run") {
+		t.Error("a cgroup this process is not in was recognised")
+	}
+	if own == "" || own == "/" {
+		return // no v1 memory cgroup of its own here: nothing else to check
+	}
+	if !inCgroupV1("/sys/fs/cgroup/memory" + own) {
+		t.Errorf("its own cgroup %s was not recognised", own)
+	}
+	if inCgroupV1("/sys/fs/cgroup/memory" + own + "/child") {
+		t.Errorf("a child of its cgroup was taken for it")
+	}
 }

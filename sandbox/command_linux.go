@@ -73,7 +73,11 @@ type helperReport struct {
 
 // Handle connects a started command to the helper's report.
 type Handle struct {
-	mode     Mode
+	mode Mode
+	// v1Join: the started helper, which Started moves into the run's
+	// cgroup v1 (the helper checks, and joins itself if it is not in
+	// it yet).
+	v1Join   *exec.Cmd
 	r, w     *os.File
 	userns   bool
 	once     sync.Once
@@ -335,7 +339,11 @@ func Command(ctx context.Context, spec Spec, script string, env []string, dir st
 	steptime.Mark("sb.cgroup")
 	ws := prepareWSGuard(hs.Workspace, gst != nil)
 	steptime.Mark("sb.wsguard")
-	return cmd, &Handle{mode: spec.Mode, r: r, w: w, ctl: ctl, ctlChild: ctlChild, userns: hs.UserNS, git: gst, ov: ovs, review: spec.Review, rm: rmFiles, post: &PostRun{}, cg: rc, cgErr: cgErr,
+	var v1Join *exec.Cmd
+	if rc != nil && rc.v1 && holder == nil {
+		v1Join = cmd
+	}
+	return cmd, &Handle{mode: spec.Mode, v1Join: v1Join, r: r, w: w, ctl: ctl, ctlChild: ctlChild, userns: hs.UserNS, git: gst, ov: ovs, review: spec.Review, rm: rmFiles, post: &PostRun{}, cg: rc, cgErr: cgErr,
 		ws: ws, proxy: spec.Proxy, netGrants: spec.NetGrants, postTimeout: spec.PostRunTimeout, link: link, tree: tree}, nil
 }
 
@@ -386,6 +394,15 @@ func nsAllowedNow() (bool, string) {
 // Started closes the parent's copy of the report pipe's write end. Call it
 // right after a successful cmd.Start.
 func (h *Handle) Started() {
+	if c := h.v1Join; c != nil {
+		h.v1Join = nil
+		if c.Process != nil && h.cg != nil {
+			// While the helper starts up: it would otherwise do this
+			// itself, on the way to bash (cgroup.procs takes the
+			// kernel's thread-group lock).
+			joinCgroupV1Pid(h.cg.dir, c.Process.Pid)
+		}
+	}
 	if h.w != nil {
 		h.w.Close()
 		h.w = nil
