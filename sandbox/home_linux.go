@@ -3,7 +3,6 @@
 package sandbox
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -492,26 +491,14 @@ func readListing(dir string) *dirListing {
 		if n <= 0 {
 			break
 		}
-		for off := 0; off+19 <= n; {
-			reclen := int(buf[off+16]) | int(buf[off+17])<<8
-			if reclen == 0 || off+reclen > n {
-				break
+		eachDirent(buf[:n], func(s string, typ byte) {
+			link := typ == unix.DT_LNK
+			if typ == unix.DT_UNKNOWN {
+				var st unix.Stat_t
+				link = unix.Fstatat(fd, s, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT == unix.S_IFLNK
 			}
-			typ := buf[off+18]
-			name := buf[off+19 : off+reclen]
-			if i := bytes.IndexByte(name, 0); i >= 0 {
-				name = name[:i]
-			}
-			if s := string(name); s != "." && s != ".." {
-				link := typ == unix.DT_LNK
-				if typ == unix.DT_UNKNOWN {
-					var st unix.Stat_t
-					link = unix.Fstatat(fd, s, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT == unix.S_IFLNK
-				}
-				l.ents = append(l.ents, dirName{name: s, link: link})
-			}
-			off += reclen
-		}
+			l.ents = append(l.ents, dirName{name: s, link: link})
+		})
 	}
 	slices.SortFunc(l.ents, func(a, b dirName) int { return strings.Compare(a.name, b.name) })
 	l.names = make([]string, len(l.ents))

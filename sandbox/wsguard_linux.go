@@ -677,25 +677,32 @@ func readDirentsFd(dfd int, buf []byte) []dirent {
 		if err != nil || n <= 0 {
 			return out
 		}
-		for off := 0; off+19 <= n; {
-			reclen := int(buf[off+16]) | int(buf[off+17])<<8
-			if reclen == 0 || off+reclen > n {
-				break
+		eachDirent(buf[:n], func(s string, typ byte) {
+			d := typ == unix.DT_DIR
+			if typ == unix.DT_UNKNOWN {
+				var st unix.Stat_t
+				d = unix.Fstatat(dfd, s, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR
 			}
-			typ := buf[off+18]
-			name := buf[off+19 : off+reclen]
-			if i := bytes.IndexByte(name, 0); i >= 0 {
-				name = name[:i]
-			}
-			if s := string(name); s != "." && s != ".." {
-				d := typ == unix.DT_DIR
-				if typ == unix.DT_UNKNOWN {
-					var st unix.Stat_t
-					d = unix.Fstatat(dfd, s, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR
-				}
-				out = append(out, dirent{s, d})
-			}
-			off += reclen
+			out = append(out, dirent{s, d})
+		})
+	}
+}
+
+// eachDirent calls f with the name and d_type of each linux_dirent64
+// record in buf (what getdents64 returned), "." and ".." left out.
+func eachDirent(buf []byte, f func(name string, typ byte)) {
+	for off := 0; off+19 <= len(buf); {
+		reclen := int(buf[off+16]) | int(buf[off+17])<<8
+		if reclen == 0 || off+reclen > len(buf) {
+			return
 		}
+		name := buf[off+19 : off+reclen]
+		if i := bytes.IndexByte(name, 0); i >= 0 {
+			name = name[:i]
+		}
+		if s := string(name); s != "." && s != ".." {
+			f(s, buf[off+18])
+		}
+		off += reclen
 	}
 }
