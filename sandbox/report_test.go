@@ -55,3 +55,21 @@ func TestMapTextFSRefused(t *testing.T) {
 		t.Errorf("the original changed: %+v", a.FSRefused)
 	}
 }
+
+// A layer's name from the layer table is shellguard's own text and is
+// left as it is; any other name, and every detail, reason and fix, is
+// mapped.
+func TestMapTextLayerNames(t *testing.T) {
+	a := Applied{
+		Layers:      []Layer{{Name: LayerMasks, Detail: "0 masked"}, {Name: "\x1b]52;c;x\x07"}},
+		Unavailable: []Layer{{Name: LayerCgroup, Reason: "r", Fix: "f"}},
+	}
+	b := a.MapText(func(s string) string { return "<" + s + ">" })
+	want := []Layer{{Name: LayerMasks, Detail: "<0 masked>", Reason: "<>", Fix: "<>"}, {Name: "<\x1b]52;c;x\x07>", Detail: "<>", Reason: "<>", Fix: "<>"}}
+	if !slices.Equal(b.Layers, want) {
+		t.Errorf("layers mapped to %q, want %q", b.Layers, want)
+	}
+	if u := b.Unavailable; len(u) != 1 || u[0] != (Layer{Name: LayerCgroup, Detail: "<>", Reason: "<r>", Fix: "<f>"}) {
+		t.Errorf("unavailable mapped to %q", u)
+	}
+}

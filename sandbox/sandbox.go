@@ -373,7 +373,11 @@ func (a Applied) MapText(f func(string) string) Applied {
 		}
 		out := make([]Layer, len(ls))
 		for i, l := range ls {
-			out[i] = Layer{Name: f(l.Name), Detail: f(l.Detail), Reason: f(l.Reason), Fix: f(l.Fix)}
+			name := l.Name
+			if _, known := layerOf(name); !known { // a name of the layer table is shellguard's own
+				name = f(name)
+			}
+			out[i] = Layer{Name: name, Detail: f(l.Detail), Reason: f(l.Reason), Fix: f(l.Fix)}
 		}
 		return out
 	}
