@@ -188,3 +188,43 @@ func TestPairIndexAgrees(t *testing.T) {
 		}
 	}
 }
+
+// TestNarrowedKept: one Redactor that is never built redacts many short
+// texts, each twice, the second time with the rule set kept from the
+// first, as the built Redactor does; it keeps at most maxNarrowed sets,
+// and a set it kept is the one it uses again.
+func TestNarrowedKept(t *testing.T) {
+	fresh, built := quickPair(t, Options{Secrets: []string{"Sup3rS3cretValue!"}})
+	var inputs []string
+	for _, c := range plantable() {
+		if len(c.text) < quickMax-20 {
+			inputs = append(inputs, c.text, "secret: "+c.text)
+		}
+	}
+	for _, kw := range staticKeywords(false)[:40] {
+		inputs = append(inputs, kw+" and tasks", "a"+kw+"=Zq9xK2mW7pL4vB8nR3tY6uI1oE5aS0dF")
+	}
+	inputs = append(inputs, "secret-masks", "0 masked", "x Sup3rS3cretValue! y")
+	for round := range 2 {
+		for _, in := range inputs {
+			if got, want := fresh.String(in), built.String(in); got != want {
+				t.Fatalf("round %d, %q: narrowed %q, built %q", round, in, got, want)
+			}
+		}
+	}
+	if fresh.built.Load() {
+		t.Fatal("the short texts built the whole rule set")
+	}
+	n := 0
+	fresh.narrow.Range(func(key, m any) bool {
+		n++
+		kws := strings.Split(key.(string), "\x00")
+		if fresh.narrowTo(kws) != m.(*Redactor) {
+			t.Errorf("%q: a kept rule set was made again", key)
+		}
+		return true
+	})
+	if n == 0 || n > maxNarrowed {
+		t.Errorf("%d rule sets kept, want 1 to %d", n, maxNarrowed)
+	}
+}

@@ -95,7 +95,17 @@ type Redactor struct {
 	ac      *automaton
 	kwRules [][]int32 // keyword id → rule indexes
 	always  []int32   // rules without keywords
+
+	// narrow holds the rule sets narrowWriter made, by their keywords
+	// (joined by NUL), at most maxNarrowed of them: the short texts of a
+	// process (its reports, warnings, command lines) hold the same few
+	// keywords again and again.
+	narrow   sync.Map
+	narrowed atomic.Int32
 }
+
+// maxNarrowed bounds the rule sets a Redactor keeps for short texts.
+const maxNarrowed = 64
 
 // quickMax is the longest text the keyword check without the automaton
 // looks at (longer text builds the Redactor).
@@ -386,41 +396,7 @@ func (r *Redactor) shortHits(p []byte) (kws []string, short bool) {
 // no secret, and would otherwise cost a fresh process the whole rule set
 // (a few milliseconds).
 func (r *Redactor) narrowWriter(dst io.Writer, p []byte, kws []string) *Writer {
-	has := func(ruleKws []string) bool {
-		for _, kw := range ruleKws {
-			if slices.Contains(kws, lowerString(kw)) {
-				return true
-			}
-		}
-		return false
-	}
-	m := &Redactor{noGitleaks: r.noGitleaks}
-	for i, b := range builtins {
-		if has(b.keywords) {
-			m.rules = append(m.rules, staticRule(i))
-		}
-	}
-	if !r.noGitleaks {
-		for i := range gitleaksTable {
-			if has(gitleaksTable[i].keywords) {
-				m.rules = append(m.rules, staticRule(len(builtins)+i))
-			}
-		}
-	}
-	for _, ru := range r.extra {
-		if has(ru.keywords) {
-			m.rules = append(m.rules, ru)
-		}
-	}
-	// kwRules[k]: the rules of kws[k], in rule order.
-	m.kwRules = make([][]int32, len(kws))
-	for ri, ru := range m.rules {
-		for _, kw := range uniq(ru.keywords) {
-			if k := slices.Index(kws, lowerString(kw)); k >= 0 {
-				m.kwRules[k] = append(m.kwRules[k], int32(ri))
-			}
-		}
-	}
+	m := r.narrowTo(kws)
 	// Every occurrence, overlapping ones too, ordered as the automaton
 	// reports them: by where they end, the longest first.
 	var buf [quickMax]byte
@@ -455,6 +431,70 @@ func (r *Redactor) narrowWriter(dst io.Writer, p []byte, kws []string) *Writer {
 	return w
 }
 
+// narrowTo returns the Redactor of only the rules of r that have one of
+// kws, with kwRules[k] the rules of kws[k] and no automaton, kept for the
+// next text with the same keywords. It is never modified once made.
+func (r *Redactor) narrowTo(kws []string) *Redactor {
+	key := strings.Join(kws, "\x00")
+	if m, ok := r.narrow.Load(key); ok {
+		return m.(*Redactor)
+	}
+	// The shared rules of kws from the table of every shared keyword's
+	// rules (the rules themselves are not read: a fresh process would
+	// otherwise touch all of them for its first short text).
+	static := staticKeywords(r.noGitleaks)
+	byKw := keywordRules[0]
+	if r.noGitleaks {
+		byKw = keywordRules[1]
+	}
+	var ids []int16
+	for _, kw := range kws {
+		if j, ok := slices.BinarySearch(static, kw); ok {
+			ids = append(ids, byKw[j]...)
+		}
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	m := &Redactor{noGitleaks: r.noGitleaks, rules: make([]*rule, 0, len(ids))}
+	for _, i := range ids {
+		m.rules = append(m.rules, staticRule(int(i)))
+	}
+	has := func(ruleKws []string) bool {
+		for _, kw := range ruleKws {
+			if slices.Contains(kws, lowerString(kw)) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, ru := range r.extra {
+		if has(ru.keywords) {
+			m.rules = append(m.rules, ru)
+		}
+	}
+	// kwRules[k]: the rules of kws[k], in rule order.
+	m.kwRules = make([][]int32, len(kws))
+	for k, kw := range kws {
+		if j, ok := slices.BinarySearch(static, kw); ok {
+			for _, i := range byKw[j] {
+				pos, _ := slices.BinarySearch(ids, i)
+				m.kwRules[k] = append(m.kwRules[k], int32(pos))
+			}
+		}
+	}
+	for ri := len(ids); ri < len(m.rules); ri++ {
+		for _, kw := range uniq(m.rules[ri].keywords) {
+			if k := slices.Index(kws, lowerString(kw)); k >= 0 {
+				m.kwRules[k] = append(m.kwRules[k], int32(ri))
+			}
+		}
+	}
+	if r.narrowed.Add(1) <= maxNarrowed {
+		r.narrow.Store(key, m)
+	}
+	return m
+}
+
 // staticKeywords returns the keywords of the shared rules, ASCII-lowered,
 // sorted, once each: keywordTable, which TestKeywordTable keeps equal to
 // what deriveKeywords reads from the rule tables (a fresh process would
@@ -464,6 +504,28 @@ func staticKeywords(noGitleaks bool) []string {
 		return keywordTable[1]
 	}
 	return keywordTable[0]
+}
+
+// deriveKeywordRules computes keywordRules from the rules: for every
+// keyword of staticKeywords(noGitleaks), the shared rules that have it,
+// in rule order.
+func deriveKeywordRules(noGitleaks bool) [][]int16 {
+	static := staticKeywords(noGitleaks)
+	out := make([][]int16, len(static))
+	for i := range nStatic(noGitleaks) {
+		seen := map[int]bool{}
+		for _, kw := range staticRule(i).keywords {
+			j, ok := slices.BinarySearch(static, lowerString(kw))
+			if !ok {
+				panic("redact: keyword " + kw + " is not in keywordTable")
+			}
+			if !seen[j] {
+				seen[j] = true
+				out[j] = append(out[j], int16(i))
+			}
+		}
+	}
+	return out
 }
 
 // deriveKeywords computes staticKeywords from the rule tables.
