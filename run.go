@@ -124,6 +124,7 @@ func (g *Guard) run(ctx context.Context, req Request) (res Result, tag *runTag, 
 	steptime.Mark("run.ran")
 	tag = opts.Tag.(*runTag)
 	g.fill(&res, rr, tag)
+	steptime.Mark("run.fill")
 	return res, tag, err
 }
 

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/shellguard/shellguard/internal/steptime"
 )
 
 // A finisher is one step shellguard takes outside the sandbox, with the
@@ -165,6 +167,7 @@ func (h *Handle) runFinishers() {
 	if post == nil {
 		post = &PostRun{}
 	}
+	steptime.Mark("sb.closed")
 	fc := &finishCtx{deadline: time.Now().Add(timeout)}
 	type out struct{ notes, warns []string }
 	var unfinished []string
@@ -208,6 +211,7 @@ func (h *Handle) runFinishers() {
 				post.Git = append(post.Git, o.warns...)
 			}
 			post.Warnings = append(post.Warnings, o.warns...)
+			steptime.Mark("sb.finish-" + f.name)
 		case <-timer.C:
 			unfinished = append(unfinished, f.name)
 			abandoned = true
