@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // FilterGitConfig returns the part of a git config file that carries no
@@ -164,53 +165,59 @@ var gitSections = map[string]bool{
 }
 
 // gitKeys are the single keys kept, by section (names in lower case, as
-// git compares them).
-var gitKeys = map[string]map[string]bool{
-	"user":   set("name", "email", "signingkey", "useconfigonly"),
-	"author": set("name", "email"), "committer": set("name", "email"),
-	// core.* that are not commands (editor, pager, sshcommand, askpass,
-	// fsmonitor, hookspath, gitproxy, worktree … are not here).
-	"core": set("autocrlf", "eol", "filemode", "ignorecase", "precomposeunicode", "protecthfs", "protectntfs",
-		"quotepath", "safecrlf", "whitespace", "abbrev", "compression", "loosecompression",
-		"bigfilethreshold", "excludesfile", "attributesfile", "symlinks", "trustctime", "checkstat",
-		"untrackedcache", "preloadindex", "longpaths", "commentchar", "commentstring",
-		"logallrefupdates", "splitindex", "multipackindex", "commitgraph", "fscache",
-		"packedgitlimit", "packedgitwindowsize", "deltabasecachelimit", "fsync", "fsyncmethod",
-		"warnambiguousrefs", "notesref", "sparsecheckout", "sparsecheckoutcone", "filesrefLockTimeout"),
-	"init":        set("defaultbranch"),
-	"pull":        set("rebase", "ff", "twohead", "octopus"),
-	"push":        set("default", "autosetupremote", "followtags", "gpgsign", "recursesubmodules", "usebitmaps", "negotiate"),
-	"fetch":       set("prune", "prunetags", "parallel", "writecommitgraph", "recursesubmodules", "fsckobjects", "output", "negotiationalgorithm", "showforcedupdates", "all"),
-	"rebase":      set("autostash", "autosquash", "updaterefs", "abbreviatecommands", "stat", "missingcommitscheck", "instructionformat", "backend", "forkpoint"),
-	"merge":       set("conflictstyle", "ff", "log", "renames", "renamelimit", "stat", "tool", "autostash", "verbosity", "defaulttoupstream", "directoryrenames"),
-	"diff":        set("algorithm", "colormoved", "colormovedws", "renames", "renamelimit", "noprefix", "mnemonicprefix", "context", "interhunkcontext", "indentheuristic", "submodule", "tool", "guitool", "wserrorhighlight", "statgraphwidth", "dirstat", "relative", "ignoresubmodules", "suppressblankempty", "orderfile", "statnamewidth"),
-	"commit":      set("verbose", "cleanup", "gpgsign", "status", "template"),
-	"tag":         set("sort", "gpgsign", "forcesignannotated"),
-	"branch":      set("sort", "autosetupmerge", "autosetuprebase"),
-	"format":      set("pretty", "signoff", "numbered", "coverletter", "suffix", "outputdirectory"),
-	"help":        set("autocorrect", "format"),
-	"submodule":   set("recurse", "fetchjobs", "propagatebranches"),
-	"protocol":    set("version"),
-	"transfer":    set("fsckobjects"),
-	"checkout":    set("defaultremote", "workers"),
-	"clone":       set("defaultremotename", "rejectshallow"),
-	"worktree":    set("guessremote"),
-	"stash":       set("showpatch", "showstat", "showincludeuntracked"),
-	"am":          set("threeway", "keepcr"),
-	"apply":       set("whitespace", "ignorewhitespace"),
-	"safe":        set("directory"),
-	"pack":        set("threads", "windowmemory", "usebitmaps", "writebitmaphashcache"),
-	"http":        set("postbuffer", "version", "lowspeedlimit", "lowspeedtime"),
-	"interactive": set("singlekey"),
-}
+// git compares them). Made on first use: every process that links the
+// package would otherwise build these sets at start, the sandbox helper
+// included, which never filters a git config.
+var gitKeys = sync.OnceValue(func() map[string]map[string]bool {
+	return map[string]map[string]bool{
+		"user":   set("name", "email", "signingkey", "useconfigonly"),
+		"author": set("name", "email"), "committer": set("name", "email"),
+		// core.* that are not commands (editor, pager, sshcommand, askpass,
+		// fsmonitor, hookspath, gitproxy, worktree … are not here).
+		"core": set("autocrlf", "eol", "filemode", "ignorecase", "precomposeunicode", "protecthfs", "protectntfs",
+			"quotepath", "safecrlf", "whitespace", "abbrev", "compression", "loosecompression",
+			"bigfilethreshold", "excludesfile", "attributesfile", "symlinks", "trustctime", "checkstat",
+			"untrackedcache", "preloadindex", "longpaths", "commentchar", "commentstring",
+			"logallrefupdates", "splitindex", "multipackindex", "commitgraph", "fscache",
+			"packedgitlimit", "packedgitwindowsize", "deltabasecachelimit", "fsync", "fsyncmethod",
+			"warnambiguousrefs", "notesref", "sparsecheckout", "sparsecheckoutcone", "filesrefLockTimeout"),
+		"init":        set("defaultbranch"),
+		"pull":        set("rebase", "ff", "twohead", "octopus"),
+		"push":        set("default", "autosetupremote", "followtags", "gpgsign", "recursesubmodules", "usebitmaps", "negotiate"),
+		"fetch":       set("prune", "prunetags", "parallel", "writecommitgraph", "recursesubmodules", "fsckobjects", "output", "negotiationalgorithm", "showforcedupdates", "all"),
+		"rebase":      set("autostash", "autosquash", "updaterefs", "abbreviatecommands", "stat", "missingcommitscheck", "instructionformat", "backend", "forkpoint"),
+		"merge":       set("conflictstyle", "ff", "log", "renames", "renamelimit", "stat", "tool", "autostash", "verbosity", "defaulttoupstream", "directoryrenames"),
+		"diff":        set("algorithm", "colormoved", "colormovedws", "renames", "renamelimit", "noprefix", "mnemonicprefix", "context", "interhunkcontext", "indentheuristic", "submodule", "tool", "guitool", "wserrorhighlight", "statgraphwidth", "dirstat", "relative", "ignoresubmodules", "suppressblankempty", "orderfile", "statnamewidth"),
+		"commit":      set("verbose", "cleanup", "gpgsign", "status", "template"),
+		"tag":         set("sort", "gpgsign", "forcesignannotated"),
+		"branch":      set("sort", "autosetupmerge", "autosetuprebase"),
+		"format":      set("pretty", "signoff", "numbered", "coverletter", "suffix", "outputdirectory"),
+		"help":        set("autocorrect", "format"),
+		"submodule":   set("recurse", "fetchjobs", "propagatebranches"),
+		"protocol":    set("version"),
+		"transfer":    set("fsckobjects"),
+		"checkout":    set("defaultremote", "workers"),
+		"clone":       set("defaultremotename", "rejectshallow"),
+		"worktree":    set("guessremote"),
+		"stash":       set("showpatch", "showstat", "showincludeuntracked"),
+		"am":          set("threeway", "keepcr"),
+		"apply":       set("whitespace", "ignorewhitespace"),
+		"safe":        set("directory"),
+		"pack":        set("threads", "windowmemory", "usebitmaps", "writebitmaphashcache"),
+		"http":        set("postbuffer", "version", "lowspeedlimit", "lowspeedtime"),
+		"interactive": set("singlekey"),
+	}
+})
 
 // gitSubKeys are the keys kept in sections with a subsection: remotes
 // and URL rewrites (their URLs lose credentials).
-var gitSubKeys = map[string]map[string]bool{
-	"remote": set("url", "pushurl", "fetch", "push", "tagopt", "prune", "prunetags", "mirror", "skipdefaultupdate", "skipfetchall"),
-	"url":    set("insteadof", "pushinsteadof"),
-	"color":  nil, // any key: colours
-}
+var gitSubKeys = sync.OnceValue(func() map[string]map[string]bool {
+	return map[string]map[string]bool{
+		"remote": set("url", "pushurl", "fetch", "push", "tagopt", "prune", "prunetags", "mirror", "skipdefaultupdate", "skipfetchall"),
+		"url":    set("insteadof", "pushinsteadof"),
+		"color":  nil, // any key: colours
+	}
+})
 
 func set(keys ...string) map[string]bool {
 	m := make(map[string]bool, len(keys))
@@ -223,14 +230,14 @@ func set(keys ...string) map[string]bool {
 // gitKeyKept says whether a key is on the allowlist.
 func gitKeyKept(section string, hasSub bool, key, value string, null bool) bool {
 	if hasSub {
-		keys, ok := gitSubKeys[section]
+		keys, ok := gitSubKeys()[section]
 		return ok && (keys == nil || keys[key])
 	}
 	if section == "alias" {
 		// An alias to a git command only: "!…" runs a shell command.
 		return !null && !strings.HasPrefix(strings.TrimLeft(value, " \t"), "!")
 	}
-	return gitSections[section] || gitKeys[section][key]
+	return gitSections[section] || gitKeys()[section][key]
 }
 
 // quoteGit writes s as a git config value or subsection in double quotes.
