@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"math/rand/v2"
+	"regexp/syntax"
 	"strings"
 	"testing"
 )
@@ -339,6 +340,43 @@ func TestBoundedHoldBack(t *testing.T) {
 		w.Close()
 		if most > chainCap+MaxPEMLen+8192 {
 			t.Errorf("%q: held back up to %d bytes", unit, most)
+		}
+	}
+}
+
+// TestBuiltinRepeats: no built-in pattern holds a repetition whose range
+// is wider than maxRepeatRange (see builtins), and the rule that used to
+// hold the widest still redacts a value longer than that range, whole.
+func TestBuiltinRepeats(t *testing.T) {
+	var walk func(re *syntax.Regexp) []string
+	walk = func(re *syntax.Regexp) (wide []string) {
+		if re.Op == syntax.OpRepeat && re.Max >= 0 && re.Max-re.Min > maxRepeatRange {
+			wide = append(wide, re.String())
+		}
+		for _, sub := range re.Sub {
+			wide = append(wide, walk(sub)...)
+		}
+		return wide
+	}
+	for _, b := range builtins {
+		if b.pattern == "" {
+			continue
+		}
+		re, err := syntax.Parse(b.pattern, syntax.Perl)
+		if err != nil {
+			t.Fatalf("%s: %v", b.kind, err)
+		}
+		if wide := walk(re); len(wide) > 0 {
+			t.Errorf("%s: repetitions wider than %d: %q", b.kind, maxRepeatRange, wide)
+		}
+	}
+	// 320 bytes: more than the bounds these rules had (256), less than
+	// their window (MaxTokenLen). A bound of 256 left the rest of such a
+	// password in the output, or (with an "@" to reach) none redacted.
+	long := strings.Repeat("Zq9xK2mW7pL4vB8n", 20)
+	for _, in := range []string{"API_TOKEN=" + long, "curl -u admin:" + long + " x", "https://bob:" + long + "@example.com/", "gho_" + long} {
+		if got := Default().String(in); strings.Contains(got, "Zq9xK2mW7pL4vB8n") {
+			t.Errorf("%.40q…: a part of the secret is left: %.80q", in, got)
 		}
 	}
 }
