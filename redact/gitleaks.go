@@ -4,6 +4,8 @@ import (
 	_ "embed"
 	"fmt"
 	"regexp"
+	"regexp/syntax"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -282,6 +284,58 @@ func gitleaksRule(g *glSpec) *rule {
 	return r
 }
 
+// repeatText is a bounded repetition in an expression's text.
+var repeatText = regexp.MustCompile(`\{([0-9]+),([0-9]+)\}`)
+
+// loosenRepeats returns expr with the upper bound dropped from every
+// repetition whose range is wider than maxRepeatRange ({50,1000} becomes
+// {50,}; see builtins for why). It edits the text and then checks that
+// the result parses to the same expression but for those bounds.
+func loosenRepeats(expr string) (string, error) {
+	out := repeatText.ReplaceAllStringFunc(expr, func(m string) string {
+		sub := repeatText.FindStringSubmatch(m)
+		lo, err1 := strconv.Atoi(sub[1])
+		hi, err2 := strconv.Atoi(sub[2])
+		if err1 != nil || err2 != nil || hi-lo <= maxRepeatRange {
+			return m
+		}
+		return "{" + sub[1] + ",}"
+	})
+	if out == expr {
+		return expr, nil
+	}
+	a, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return "", err
+	}
+	b, err := syntax.Parse(out, syntax.Perl)
+	if err != nil {
+		return "", fmt.Errorf("loosened: %v", err)
+	}
+	if !sameButWideBounds(a, b) {
+		return "", fmt.Errorf("loosening %q changed more than its wide repetitions", expr)
+	}
+	return out, nil
+}
+
+// sameButWideBounds reports whether b is a, except that repetitions of a
+// wider than maxRepeatRange may have no upper bound in b.
+func sameButWideBounds(a, b *syntax.Regexp) bool {
+	if a.Op != b.Op || a.Flags != b.Flags || a.Min != b.Min || a.Cap != b.Cap || a.Name != b.Name ||
+		!slices.Equal(a.Rune, b.Rune) || len(a.Sub) != len(b.Sub) {
+		return false
+	}
+	if a.Max != b.Max && !(a.Op == syntax.OpRepeat && b.Max == -1 && a.Max-a.Min > maxRepeatRange) {
+		return false
+	}
+	for i := range a.Sub {
+		if !sameButWideBounds(a.Sub[i], b.Sub[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 // deriveGitleaks converts the embedded rule set into glSpecs. It is what
 // gitleaks_table.go is generated from (TestGitleaksTable checks they agree;
 // go test -run TestGitleaksTable -update ./redact rewrites the table).
@@ -336,6 +390,13 @@ func deriveGitleaks() ([]glSpec, error) {
 			// A bounded expression needs no wider window than it can span.
 			r.before, r.after = min(r.before, n), min(r.after, n)
 		}
+		// Then, as in the built-in patterns, no repetition wider than
+		// maxRepeatRange: the window, taken from the bounded expression,
+		// ends every match instead.
+		if expr, err = loosenRepeats(expr); err != nil {
+			return nil, fmt.Errorf("gitleaks rule %s: %v", g.id, err)
+		}
+		r.expr = expr
 		ok, wb, exact := anchorable(expr, kws)
 		if !ok && len(short) > 0 {
 			// Two-byte keywords occur everywhere; keep them only for a

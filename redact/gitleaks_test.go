@@ -158,3 +158,45 @@ func hasKeyword(text string, kws []string) bool {
 	}
 	return false
 }
+
+// TestGitleaksRepeats: the generated gitleaks rules hold no repetition
+// wider than maxRepeatRange (loosenRepeats, as the built-in patterns),
+// loosenRepeats edits nothing but such bounds, and a token longer than a
+// bound the rule set had is redacted.
+func TestGitleaksRepeats(t *testing.T) {
+	for _, g := range gitleaksTable {
+		re, err := syntax.Parse(g.expr, syntax.Perl)
+		if err != nil {
+			t.Fatalf("%s: %v", g.id, err)
+		}
+		var walk func(re *syntax.Regexp)
+		walk = func(re *syntax.Regexp) {
+			if re.Op == syntax.OpRepeat && re.Max >= 0 && re.Max-re.Min > maxRepeatRange {
+				t.Errorf("%s: repetition %s wider than %d", g.id, re, maxRepeatRange)
+			}
+			for _, sub := range re.Sub {
+				walk(sub)
+			}
+		}
+		walk(re)
+	}
+	for in, want := range map[string]string{
+		`x[a-z]{5,511}y`:     `x[a-z]{5,}y`,
+		`x[a-z]{5,60}y`:      `x[a-z]{5,60}y`,
+		`(?i)a{0,100}|b{32}`: `(?i)a{0,}|b{32}`,
+		`x\{1,200\}`:         `x\{1,200\}`,
+	} {
+		if got, err := loosenRepeats(in); err != nil || got != want {
+			t.Errorf("loosenRepeats(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if got, err := loosenRepeats(`x[{1,200}]`); err == nil {
+		t.Errorf("loosenRepeats edited a character class: %q", got)
+	}
+	// A Grafana Cloud token of 440 characters: the rule's {32,400}, and
+	// the terminator after it, missed it whole.
+	key := "glc_" + strings.Repeat("Zq9xK2mW7pL4vB8n", 28)[:440]
+	if got := Default().String("token " + key + "\n"); strings.Contains(got, "Zq9xK2mW7pL4vB8n") {
+		t.Errorf("a long Grafana Cloud token is left: %.80q", got)
+	}
+}
