@@ -489,7 +489,7 @@ func (r *Redactor) narrowTo(kws []string) *Redactor {
 			}
 		}
 	}
-	if r.narrowed.Add(1) <= maxNarrowed {
+	if r.narrowed.Load() < maxNarrowed && r.narrowed.Add(1) <= maxNarrowed { // the count stops at the bound
 		r.narrow.Store(key, m)
 	}
 	return m

@@ -211,7 +211,9 @@ func (h *Handle) runFinishers() {
 				post.Git = append(post.Git, o.warns...)
 			}
 			post.Warnings = append(post.Warnings, o.warns...)
-			steptime.Mark("sb.finish-" + f.name)
+			if steptime.On() { // the name is built only when marks are recorded
+				steptime.Mark("sb.finish-" + f.name)
+			}
 		case <-timer.C:
 			unfinished = append(unfinished, f.name)
 			abandoned = true
