@@ -340,9 +340,12 @@ func (h *Handle) closeDNS() {
 	if h.dns == nil {
 		return
 	}
-	h.dns.pc.Close()
+	// Aside: each Close waits for the goroutine reading the socket to
+	// wake up and let go of it. The command has ended; a query still
+	// queued is not answered, and no name found after this is kept.
+	go h.dns.pc.Close()
 	if h.dns.l != nil {
-		h.dns.l.Close()
+		go h.dns.l.Close()
 	}
 	u := &h.dns.unknown
 	u.mu.Lock()

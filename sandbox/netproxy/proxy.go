@@ -249,7 +249,6 @@ func (p *Proxy) record(c Conn, a *Attached) {
 type Attached struct {
 	p     *Proxy
 	l     net.Listener
-	done  chan struct{}
 	mu    sync.Mutex
 	conns map[net.Conn]bool
 	wg    sync.WaitGroup
@@ -364,12 +363,9 @@ func (p *Proxy) Attach(l net.Listener) *Attached { return p.AttachWith(l, Allowl
 // AttachWith is Attach with extra entries allowed on l's connections only,
 // in addition to the proxy's allowlist (hosts granted to one command).
 func (p *Proxy) AttachWith(l net.Listener, extra Allowlist) *Attached {
-	a := &Attached{p: p, l: l, done: make(chan struct{}), conns: map[net.Conn]bool{}, extra: extra.Entries}
+	a := &Attached{p: p, l: l, conns: map[net.Conn]bool{}, extra: extra.Entries}
 	a.ctx, a.cancel = context.WithCancel(context.Background())
-	go func() {
-		defer close(a.done)
-		p.serve(l, a)
-	}()
+	go p.serve(l, a)
 	return a
 }
 
@@ -402,7 +398,10 @@ func (a *Attached) Records() []Conn {
 }
 
 // Close stops the listener, ends its open connections, waits for them
-// and returns every record.
+// and returns every record. The listener is closed aside: its Close
+// waits for the serving goroutine's Accept to return, and no connection
+// is taken once the attachment is shut (track), so the records are
+// complete without that wait, which is on the way to a command's result.
 func (a *Attached) Close() []Conn {
 	a.mu.Lock()
 	a.shut = true
@@ -411,8 +410,7 @@ func (a *Attached) Close() []Conn {
 		c.Close()
 	}
 	a.mu.Unlock()
-	a.l.Close()
-	<-a.done
+	go a.l.Close()
 	a.wg.Wait()
 	return a.Records()
 }
