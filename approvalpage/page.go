@@ -20,7 +20,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
-	"html/template"
 	"net"
 	"net/http"
 	"sort"
@@ -308,7 +307,7 @@ func (p *Page) answer(w http.ResponseWriter, r *http.Request) {
 // remembers reports whether an answer to a may hold beyond once.
 func (a Ask) remembers() bool { return a.Offer != nil || a.Host != "" || a.Path != "" }
 
-// view is what the template renders.
+// view is what writePage renders.
 type view struct {
 	Pending []pendingView
 	Recent  []Entry
@@ -346,7 +345,7 @@ func (p *Page) render(w http.ResponseWriter) {
 	p.mu.Unlock()
 	sort.Slice(v.Pending, func(i, j int) bool { return v.Pending[i].ID < v.Pending[j].ID })
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	pageTemplate().Execute(w, v)
+	writePage(w, v)
 }
 
 // highlight splits command at the spans of the reasons that ask or deny.
@@ -374,13 +373,8 @@ func highlight(command string, reasons []policy.Reason) []part {
 	return out
 }
 
-// pageTemplate is parsed on first use: the package is linked into every
-// shellguard process, most of which never serve a page.
-var pageTemplate = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("page").Parse(pageHTML))
-})
-
-const pageHTML = `<!doctype html>
+// pageHead and pageTail are the page around what writePage writes.
+const pageHead = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>shellguard approvals</title>
 <style>
 body{font:15px system-ui,sans-serif;margin:2em auto;max-width:60em;color:#222}
@@ -397,35 +391,9 @@ td.cmd{font-family:monospace}
 .none{color:#777}
 .change{margin:.6em 0} pre.diff{font-size:12px;max-height:30em;overflow:auto}
 </style></head><body>
-<h1>shellguard: commands waiting for your answer</h1>
-{{if not .Pending}}<p class="none" id="none">Nothing is waiting. This page updates by itself.</p>{{end}}
-{{range .Pending}}<div class="ask" id="ask-{{.ID}}">
-<div>Asked {{.Age}} ago{{if .Ask.Cwd}} in <code>{{.Ask.Cwd}}</code>{{end}}{{if .Ask.Purpose}}: {{.Ask.Purpose}}{{end}}</div>
-<pre>{{range .Parts}}{{if .Marked}}<mark title="{{.Title}}">{{.Text}}</mark>{{else}}{{.Text}}{{end}}{{end}}</pre>
-{{range .Reasons}}<div class="reason"><span class="id">{{.ID}} [{{.Decision}}]</span> {{.Message}}</div>{{end}}
-{{if .Ask.Changes}}{{else if .Ask.Path}}<p class="net">It ran, and the sandbox refused it {{if .Ask.PathWrite}}writing{{else}}reading{{end}} <span class="rule">{{if .Ask.PathRefused}}{{.Ask.PathRefused}}{{else}}{{.Ask.Path}}{{end}}</span>. Allowing runs it once more with {{if .Ask.PathWrite}}<span class="rule">{{.Ask.Path}}</span>{{if .Ask.PathRefused}} (its nearest existing directory){{end}} and everything under it writable{{else}}exactly that path readable (read-only){{end}}; "this session" and "always" remember it.</p>
-{{else if .Ask.Host}}<p class="net">It is running, and waits while it connects to <span class="rule">{{.Ask.Host}}</span>, which the sandbox's network allowlist does not name. Allowing lets exactly that destination through; "this session" and "always" remember it.</p>
-{{else if .CanScope}}<p>"This session" and "always" remember exactly: {{range .Ask.Offer}}<span class="rule">{{.}}</span> {{end}}</p>{{else}}<p class="none">This answer can only be given once.</p>{{end}}
-{{if .Ask.Changes}}<form method="post" action="answer"><input type="hidden" name="id" value="{{.ID}}">
-<p>It ran, and changed the workspace. Nothing of it has landed yet: apply which?</p>
-{{range .Ask.Changes}}<div class="change"><label><input type="checkbox" name="path" value="{{.Path}}" checked> {{.Op}} {{.Kind}} <code>{{.Path}}</code>{{if .Mode}} ({{.Mode}}){{end}}</label>
-{{if .Diff}}<pre class="diff">{{.Diff}}</pre>{{else if .Note}}<div class="none">{{.Note}}</div>{{end}}</div>
-{{end}}<button class="allow" name="action" value="apply">Apply the checked ones</button>
-<button class="allow" name="action" value="all">Apply all</button>
-<button class="deny" name="action" value="deny">Discard all</button>
-</form>{{else}}
-<form method="post" action="answer"><input type="hidden" name="id" value="{{.ID}}">
-<button class="allow" name="action" value="once">Allow once</button>
-{{if .CanScope}}<button class="allow" name="action" value="session">Allow for this session</button>{{end}}
-{{if .CanAlway}}<button class="allow" name="action" value="always">Always allow in this workspace</button>{{end}}
-<button class="deny" name="action" value="deny">Deny</button>
-</form>{{end}}</div>{{end}}
-<h2>Recent calls and their audit entries</h2>
-{{if .Recent}}<table><tr><th>time</th><th>command</th><th>decision</th><th>outcome</th><th>audit entry</th></tr>
-{{range .Recent}}<tr><td>{{.Time.Format "15:04:05"}}</td><td class="cmd">{{.Command}}</td><td>{{.Decision}}{{if .Approved}} (approved){{end}}</td><td>{{.Outcome}}</td>
-<td class="audit">{{if .AuditSeq}}line {{.AuditSeq}}{{else}}<span class="none">not logged (no audit log)</span>{{end}}{{if .Rules}}; findings {{range $i, $r := .Rules}}{{if $i}}, {{end}}<span class="id">{{$r}}</span>{{end}}{{end}}; {{if .Sandbox}}sandbox: {{range $i, $l := .Sandbox}}{{if $i}}, {{end}}{{$l}}{{end}}{{else}}no sandbox{{end}}{{if .Hosts}}; hosts granted: {{range $i, $h := .Hosts}}{{if $i}}, {{end}}{{$h}}{{end}}{{end}}{{if .Redactions}}; {{.Redactions}} secret(s) redacted{{end}}</td></tr>{{end}}
-</table>{{else}}<p class="none">No calls yet.</p>{{end}}
-<script>
+`
+
+const pageTail = `<script>
 (async function(){for(;;){try{await fetch("wait",{cache:"no-store"});location.reload();return}catch(e){await new Promise(r=>setTimeout(r,2000))}}})();
 </script>
 </body></html>
