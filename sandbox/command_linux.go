@@ -128,6 +128,9 @@ type Handle struct {
 	netAsk   func(ctx context.Context, hostport string) bool
 	netMu    sync.Mutex
 	netAsked map[string]bool
+	// netWait holds the proxy's listener and the DNS stub's sockets
+	// until the command first uses one (netwait_linux.go).
+	netWait *netWait
 	// dns answers the command's name lookups (dns_linux.go).
 	dns    *dnsServe
 	dnsUse *NetUse // where the stub's unknown names go (closeDNS)
@@ -499,8 +502,7 @@ func (h *Handle) Applied() (Applied, error) {
 		}
 		h.applied = rep.Applied
 		h.applied.Post = h.post
-		h.attachNet(nfd.proxy)
-		h.attachDNS(nfd.dns, nfd.dnsTCP) // after attachNet: it asks the command's listener
+		h.prepareNet(nfd) // netwait_linux.go: served once the command uses them
 		if h.ov != nil {
 			h.ov.mounted = h.applied.Has(LayerOverlay)
 		}
@@ -531,6 +533,7 @@ func (h *Handle) Applied() (Applied, error) {
 // has been waited for. Safe to call more than once.
 func (h *Handle) Close() error {
 	h.closeCtl()
+	h.closeNetWait()
 	h.closeNet()
 	h.closeDNS() // after the proxy's refusals are in (noteUnknown)
 	if h.link != nil {

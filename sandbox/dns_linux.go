@@ -310,18 +310,10 @@ func (h *Handle) attachDNS(fd, tcpFD int) {
 		if l != nil {
 			l.Close()
 		}
-		h.applied.dropLayer(LayerDNS)
-		h.applied.Unavailable = append(h.applied.Unavailable, Layer{Name: LayerDNS, Reason: err.Error()})
+		h.netWarn("the DNS stub could not serve the command's socket: " + err.Error())
 		return
 	}
 	d := &dnsServe{pc: pc, l: l}
-	// The names looked up in vain go into the run's NetUse, made here in
-	// the off mode (where no proxy makes one): the report the caller
-	// holds shares it, and gets them at Close.
-	if h.applied.Net == nil {
-		h.applied.Net = &NetUse{}
-	}
-	h.dnsUse = h.applied.Net
 	stub := &netproxy.DNSStub{Unknown: d.unknown.add}
 	if h.netAtt != nil {
 		stub.Allowed = h.netAtt.AllowsName

@@ -128,22 +128,19 @@ func (nf netFDs) close() {
 	}
 }
 
-// attachNet serves the listener the helper sent (fd, or -1) with the
-// spec's proxy.
+// attachNet serves the listener the helper sent (prepareNet kept it) with
+// the spec's proxy, once the command first connects (netWait). The
+// grants are those known then (grantNet). Without it the command's
+// connections are refused: a warning says why.
 func (h *Handle) attachNet(fd int) {
 	if fd < 0 {
-		return
-	}
-	if h.proxy == nil || h.applied.Network != NetAllowlist {
-		unix.Close(fd)
 		return
 	}
 	f := os.NewFile(uintptr(fd), "sandbox-netproxy")
 	l, err := net.FileListener(f)
 	f.Close()
 	if err != nil {
-		h.applied.Network = "none"
-		h.applied.Unavailable = append(h.applied.Unavailable, Layer{Name: LayerNetProxy, Reason: err.Error()})
+		h.netWarn("the allowlist proxy could not serve the command's listener: " + err.Error())
 		return
 	}
 	extra, err := NetGrantEntries(h.netGrants)
@@ -152,8 +149,6 @@ func (h *Handle) attachNet(fd int) {
 	}
 	h.netAtt = h.proxy.AttachWith(l, extra)
 	h.installAsk()
-	h.netUse = &NetUse{Proxy: ProxyAddr, Granted: extra.Hosts()}
-	h.applied.Net = h.netUse
 }
 
 // grantNet allows grants (Spec.NetGrants) on a warm helper's proxy
@@ -161,15 +156,18 @@ func (h *Handle) attachNet(fd int) {
 // command and what was granted to it (a session's hosts, a remembered
 // grant given since) were known.
 func (h *Handle) grantNet(grants []string) {
+	defer h.lockNet()() // not served yet: attachNet takes them
 	h.netGrants = grants
-	if h.netAtt == nil || len(grants) == 0 {
+	if len(grants) == 0 {
 		return
 	}
 	extra, err := NetGrantEntries(grants)
 	if err != nil { // checked by the caller: a bad grant allows nothing
 		return
 	}
-	h.netAtt.Allow(extra)
+	if h.netAtt != nil {
+		h.netAtt.Allow(extra)
+	}
 	if h.netUse != nil {
 		h.netUse.Granted = append(h.netUse.Granted, extra.Hosts()...)
 	}
@@ -202,6 +200,7 @@ func (h *Handle) installAsk() {
 // the answers. Call it before Applied; without the allowlist mode it does
 // nothing.
 func (h *Handle) OnNetAsk(fn func(ctx context.Context, hostport string) bool) {
+	defer h.lockNet()() // not served yet: attachNet installs it
 	h.netAsk = fn
 	h.installAsk()
 }

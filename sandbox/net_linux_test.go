@@ -178,3 +178,69 @@ curl -sS -m 10 -o /dev/null -w 'nope=%%{http_code}\n' http://nope.test:%[1]s/`, 
 		t.Errorf("the grant is not in the report: %+v", r.applied.Net)
 	}
 }
+
+// The proxy's listener and the DNS stub are served only once the command
+// uses one of them: a command that never connects costs the parent none
+// of it, and their descriptors are closed after the run; one that
+// connects is served, and its connection recorded.
+func TestNetServedOnFirstUse(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		skipOrFail(t, "curl not installed")
+	}
+	p, port := registryProxy(t)
+	f := newFixture(t)
+	spec := Spec{Proxy: p, Workspace: f.ws, Home: f.home}
+	need(t, f.assertActive(t, spec), LayerNetNS, LayerNetProxy, LayerDNS)
+	served := func(h *Handle) bool {
+		defer h.lockNet()()
+		return h.netAtt != nil && h.dns != nil
+	}
+	for _, tc := range []struct {
+		script string
+		use    bool
+	}{
+		{"true", false},
+		{"sleep 1; curl -sS -m 10 http://registry.test:" + port + "/first-use", true},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		cmd, h, err := Command(ctx, spec, tc.script, f.env(), f.ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		h.Started()
+		a, err := h.Applied()
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := h.netWait
+		if w == nil || served(h) {
+			t.Errorf("%s: served before the command used the network (wait %v)", tc.script, w)
+		}
+		cmd.Wait()
+		if got := served(h); got != tc.use {
+			t.Errorf("%s: served %v after the run, want %v", tc.script, got, tc.use)
+		}
+		h.Close()
+		cancel()
+		select {
+		case <-w.done:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: the watcher did not end after Close", tc.script)
+		}
+		if tc.use {
+			if !strings.Contains(out.String(), "registry-ok /first-use") {
+				t.Errorf("%s: %s", tc.script, out.String())
+			}
+			if a.Net == nil || len(a.Net.Connections) != 1 || !a.Net.Connections[0].Allowed {
+				t.Errorf("%s: records %+v", tc.script, a.Net)
+			}
+		} else if a.Net == nil || len(a.Net.Connections) != 0 || a.Net.Proxy != ProxyAddr {
+			t.Errorf("%s: records %+v", tc.script, a.Net)
+		}
+	}
+}

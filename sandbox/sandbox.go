@@ -157,7 +157,10 @@ type Spec struct {
 	// network namespace still has only loopback, and the proxy's listener
 	// is brought into it at ProxyAddr (a descriptor the helper opens
 	// there and hands out); the proxy settings of the environment point
-	// at it. Nil: no network at all (see NetMode).
+	// at it. The parent serves that listener, and the DNS stub's sockets,
+	// from the command's first connection or query on (until then they
+	// wait in the kernel's queues; netwait_linux.go). Nil: no network at
+	// all (see NetMode).
 	Proxy *netproxy.Proxy `json:"-"`
 	// NetGrants are destinations ("host:port", exact) the proxy allows
 	// this command beyond its allowlist: hosts a person granted after a
