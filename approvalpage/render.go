@@ -43,6 +43,13 @@ func (p *pageWriter) esc(s string) {
 	}
 }
 
+// in writes v escaped between the markup open and close.
+func (p *pageWriter) in(open, v, close string) {
+	p.raw(open)
+	p.esc(v)
+	p.raw(close)
+}
+
 // list writes values escaped, each in the markup open … close, separated
 // by sep.
 func (p *pageWriter) list(vs []string, sep, open, close string) {
@@ -50,9 +57,7 @@ func (p *pageWriter) list(vs []string, sep, open, close string) {
 		if i > 0 {
 			p.raw(sep)
 		}
-		p.raw(open)
-		p.esc(v)
-		p.raw(close)
+		p.in(open, v, close)
 	}
 }
 
@@ -88,13 +93,10 @@ func writePage(w io.Writer, v view) error {
 func (p *pageWriter) pending(x pendingView) {
 	a := x.Ask
 	id := strconv.Itoa(x.ID)
-	p.raw(`<div class="ask" id="ask-`, id, "\">\n<div>Asked ")
-	p.esc(x.Age)
-	p.raw(" ago")
+	p.raw(`<div class="ask" id="ask-`, id, "\">\n")
+	p.in("<div>Asked ", x.Age, " ago")
 	if a.Cwd != "" {
-		p.raw(" in <code>")
-		p.esc(a.Cwd)
-		p.raw("</code>")
+		p.in(" in <code>", a.Cwd, "</code>")
 	}
 	if a.Purpose != "" {
 		p.raw(": ")
@@ -103,9 +105,7 @@ func (p *pageWriter) pending(x pendingView) {
 	p.raw("</div>\n<pre>")
 	for _, pt := range x.Parts {
 		if pt.Marked {
-			p.raw(`<mark title="`)
-			p.esc(pt.Title)
-			p.raw(`">`)
+			p.in(`<mark title="`, pt.Title, `">`)
 			p.esc(pt.Text)
 			p.raw("</mark>")
 		} else {
@@ -114,13 +114,9 @@ func (p *pageWriter) pending(x pendingView) {
 	}
 	p.raw("</pre>\n")
 	for _, r := range x.Reasons {
-		p.raw(`<div class="reason"><span class="id">`)
-		p.esc(r.ID)
-		p.raw(" [")
+		p.in(`<div class="reason"><span class="id">`, r.ID, " [")
 		p.esc(r.Decision.String())
-		p.raw("]</span> ")
-		p.esc(r.Message)
-		p.raw("</div>")
+		p.in("]</span> ", r.Message, "</div>")
 	}
 	p.raw("\n")
 	switch {
@@ -140,9 +136,7 @@ func (p *pageWriter) pending(x pendingView) {
 		}
 		p.raw("</span>. Allowing runs it once more with ")
 		if a.PathWrite {
-			p.raw(`<span class="rule">`)
-			p.esc(a.Path)
-			p.raw("</span>")
+			p.in(`<span class="rule">`, a.Path, "</span>")
 			if a.PathRefused != "" {
 				p.raw(" (its nearest existing directory)")
 			}
@@ -152,9 +146,7 @@ func (p *pageWriter) pending(x pendingView) {
 		}
 		p.raw(`; "this session" and "always" remember it.</p>`, "\n")
 	case a.Host != "":
-		p.raw(`<p class="net">It is running, and waits while it connects to <span class="rule">`)
-		p.esc(a.Host)
-		p.raw(`</span>, which the sandbox's network allowlist does not name. Allowing lets exactly that destination through; "this session" and "always" remember it.</p>`, "\n")
+		p.in(`<p class="net">It is running, and waits while it connects to <span class="rule">`, a.Host, `</span>, which the sandbox's network allowlist does not name. Allowing lets exactly that destination through; "this session" and "always" remember it.</p>`+"\n")
 	case x.CanScope:
 		p.raw(`<p>"This session" and "always" remember exactly: `)
 		p.list(a.Offer, "", `<span class="rule">`, "</span> ")
@@ -167,29 +159,19 @@ func (p *pageWriter) pending(x pendingView) {
 		p.raw(`<form method="post" action="answer"><input type="hidden" name="id" value="`, id, "\">\n",
 			"<p>It ran, and changed the workspace. Nothing of it has landed yet: apply which?</p>\n")
 		for _, c := range a.Changes {
-			p.raw(`<div class="change"><label><input type="checkbox" name="path" value="`)
-			p.esc(c.Path)
-			p.raw(`" checked> `)
+			p.in(`<div class="change"><label><input type="checkbox" name="path" value="`, c.Path, `" checked> `)
 			p.esc(c.Op)
-			p.raw(" ")
-			p.esc(c.Kind)
-			p.raw(" <code>")
+			p.in(" ", c.Kind, " <code>")
 			p.esc(c.Path)
 			p.raw("</code>")
 			if c.Mode != "" {
-				p.raw(" (")
-				p.esc(c.Mode)
-				p.raw(")")
+				p.in(" (", c.Mode, ")")
 			}
 			p.raw("</label>\n")
 			if c.Diff != "" {
-				p.raw(`<pre class="diff">`)
-				p.esc(c.Diff)
-				p.raw("</pre>")
+				p.in(`<pre class="diff">`, c.Diff, "</pre>")
 			} else if c.Note != "" {
-				p.raw(`<div class="none">`)
-				p.esc(c.Note)
-				p.raw("</div>")
+				p.in(`<div class="none">`, c.Note, "</div>")
 			}
 			p.raw("</div>\n")
 		}
@@ -213,16 +195,13 @@ func (p *pageWriter) pending(x pendingView) {
 
 // entry writes one recent call as a table row.
 func (p *pageWriter) entry(e Entry) {
-	p.raw("<tr><td>", e.Time.Format("15:04:05"), `</td><td class="cmd">`)
-	p.esc(e.Command)
-	p.raw("</td><td>")
+	p.raw("<tr><td>", e.Time.Format("15:04:05"))
+	p.in(`</td><td class="cmd">`, e.Command, "</td><td>")
 	p.esc(e.Decision)
 	if e.Approved {
 		p.raw(" (approved)")
 	}
-	p.raw("</td><td>")
-	p.esc(e.Outcome)
-	p.raw("</td>\n", `<td class="audit">`)
+	p.in("</td><td>", e.Outcome, "</td>\n<td class=\"audit\">")
 	if e.AuditSeq != 0 {
 		p.raw("line ", strconv.FormatInt(e.AuditSeq, 10))
 	} else {

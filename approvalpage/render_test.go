@@ -11,11 +11,11 @@ import (
 )
 
 // TestWritePageAsTemplate checks writePage against the html/template
-// the page was written with before (referenceHTML, the same markup), on
+// the page was written with before (referenceBody, the same markup), on
 // views that take every branch, with values holding every character
 // either escapes.
 func TestWritePageAsTemplate(t *testing.T) {
-	ref := template.Must(template.New("page").Parse(referenceHTML))
+	ref := template.Must(template.New("page").Parse(pageHead + referenceBody + pageTail))
 	odd := "a<b>&c\"d'e+f\x00g \u00e9\u202e\x1b[31m"
 	when := time.Date(2026, 11, 29, 3, 4, 5, 0, time.UTC)
 	reasons := []policy.Reason{{ID: "SG1" + odd, Decision: policy.Ask, Message: "m" + odd}, {ID: "SG2", Decision: policy.Deny, Message: "x"}}
@@ -63,24 +63,10 @@ func TestWritePageAsTemplate(t *testing.T) {
 	}
 }
 
-const referenceHTML = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>shellguard approvals</title>
-<style>
-body{font:15px system-ui,sans-serif;margin:2em auto;max-width:60em;color:#222}
-h1{font-size:1.3em} h2{font-size:1.1em;margin-top:2em}
-.ask{border:1px solid #ccc;border-radius:6px;padding:1em;margin:1em 0;background:#fafafa}
-pre{white-space:pre-wrap;word-break:break-all;background:#fff;border:1px solid #ddd;padding:.6em;font-size:14px}
-mark{background:#ffd5cc;border-bottom:2px solid #d33}
-.reason{margin:.2em 0} .id{font-family:monospace;color:#555}
-.rule{font-family:monospace;background:#eef}
-button{font-size:14px;margin-right:.5em;padding:.4em .9em;border-radius:4px;border:1px solid #888;cursor:pointer}
-button.allow{background:#e6f4ea} button.deny{background:#fde8e8}
-table{border-collapse:collapse;width:100%} td,th{border-bottom:1px solid #eee;padding:.3em;text-align:left;font-size:13px}
-td.cmd{font-family:monospace}
-.none{color:#777}
-.change{margin:.6em 0} pre.diff{font-size:12px;max-height:30em;overflow:auto}
-</style></head><body>
-<h1>shellguard: commands waiting for your answer</h1>
+// referenceBody is the template the page was written with before, from
+// its first heading to its script (pageHead and pageTail around it are
+// the same).
+const referenceBody = `<h1>shellguard: commands waiting for your answer</h1>
 {{if not .Pending}}<p class="none" id="none">Nothing is waiting. This page updates by itself.</p>{{end}}
 {{range .Pending}}<div class="ask" id="ask-{{.ID}}">
 <div>Asked {{.Age}} ago{{if .Ask.Cwd}} in <code>{{.Ask.Cwd}}</code>{{end}}{{if .Ask.Purpose}}: {{.Ask.Purpose}}{{end}}</div>
@@ -108,8 +94,4 @@ td.cmd{font-family:monospace}
 {{range .Recent}}<tr><td>{{.Time.Format "15:04:05"}}</td><td class="cmd">{{.Command}}</td><td>{{.Decision}}{{if .Approved}} (approved){{end}}</td><td>{{.Outcome}}</td>
 <td class="audit">{{if .AuditSeq}}line {{.AuditSeq}}{{else}}<span class="none">not logged (no audit log)</span>{{end}}{{if .Rules}}; findings {{range $i, $r := .Rules}}{{if $i}}, {{end}}<span class="id">{{$r}}</span>{{end}}{{end}}; {{if .Sandbox}}sandbox: {{range $i, $l := .Sandbox}}{{if $i}}, {{end}}{{$l}}{{end}}{{else}}no sandbox{{end}}{{if .Hosts}}; hosts granted: {{range $i, $h := .Hosts}}{{if $i}}, {{end}}{{$h}}{{end}}{{end}}{{if .Redactions}}; {{.Redactions}} secret(s) redacted{{end}}</td></tr>{{end}}
 </table>{{else}}<p class="none">No calls yet.</p>{{end}}
-<script>
-(async function(){for(;;){try{await fetch("wait",{cache:"no-store"});location.reload();return}catch(e){await new Promise(r=>setTimeout(r,2000))}}})();
-</script>
-</body></html>
 `

@@ -346,14 +346,3 @@ func (h *Handle) closeDNS() {
 	h.dns = nil
 	h.dnsUse.noteUnknown(names, more)
 }
-
-// dropLayer removes the applied layer name.
-func (a *Applied) dropLayer(name string) {
-	kept := a.Layers[:0]
-	for _, l := range a.Layers {
-		if l.Name != name {
-			kept = append(kept, l)
-		}
-	}
-	a.Layers = kept
-}
