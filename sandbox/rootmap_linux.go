@@ -120,11 +120,15 @@ func rootMapHolderNS(trace bool) (int, error) {
 // command's set-up that does not depend on the command, so that it runs
 // while the caller is still loading its configuration and checking the
 // command: the search for the cgroup a run's cgroup is made in (v2, else
-// the v1 memory controller; once per process), the HOME allowlist's
+// the v1 memory controller; once per process) and the HOME allowlist's
 // entries for this process's HOME and PATH (taken by the first command
-// whose are the same) and, as root, the user namespace of the idmapped
-// writable roots (a child process, made once per process). It does
-// nothing with the sandbox off.
+// whose are the same). It does nothing with the sandbox off.
+//
+// The user namespace of the idmapped writable roots (as root) is not
+// made here: it takes a child process, a fork of this one and an exec,
+// and made beside the configuration's loading it made a cold launch
+// about 2 ms slower on two cores than made in its turn (see
+// docs/performance.md, seventh pass).
 func Prewarm(spec Spec) {
 	if spec.Mode == Off {
 		return
@@ -135,12 +139,6 @@ func Prewarm(spec Spec) {
 		}
 	}()
 	prewarmHome(spec)
-	if os.Getuid() != 0 {
-		return
-	}
-	if ok, _ := nsAllowed(); ok {
-		go rootMapUserNS()
-	}
 }
 
 // rootMapHolder is that child: it holds the namespace until its stdin
