@@ -173,7 +173,14 @@ func TestPairIndexAgrees(t *testing.T) {
 			}
 			low := bytes.ToLower([]byte(in))
 			var want []string
-			for _, kw := range r.quick {
+			lits := keywordLits[0]
+			if r.noGitleaks {
+				lits = keywordLits[1]
+			}
+			for k, kw := range r.quick {
+				if k < len(lits) && lits[k] != nil && !containsAnyString([]byte(in), lits[k]) {
+					continue // none of its rules' literals (TestKeywordLitsGate)
+				}
 				if bytes.Contains(low, []byte(kw)) && !slices.Contains(want, kw) {
 					want = append(want, kw)
 				}
@@ -226,5 +233,45 @@ func TestNarrowedKept(t *testing.T) {
 	})
 	if n == 0 || n > maxNarrowed {
 		t.Errorf("%d rule sets kept, want 1 to %d", n, maxNarrowed)
+	}
+}
+
+// TestKeywordLitsGate: a short text that holds a keyword whose rules all
+// need one of their literals, and holds none of them, gets no rule of
+// that keyword (no rule loaded for "sk" in "0 masked" or "disk"), and is
+// redacted exactly as the built redactor redacts it; a text with the
+// literal keeps the keyword.
+func TestKeywordLitsGate(t *testing.T) {
+	fresh, built := quickPair(t, Options{})
+	gated := 0
+	for j, kw := range staticKeywords(false) {
+		lits := keywordLits[0][j]
+		if lits == nil {
+			continue
+		}
+		gated++
+		for _, in := range []string{"a " + kw + " b", "x" + kw + "y=Zq9xK2mW7pL4vB8nR3tY6uI1oE5aS0dF",
+			"k " + lits[0] + "0123456789abcdef0123456789abcdef", "key: " + lits[0] + "Zq9xK2mW7pL4vB8nR3tY6uI1oE5aS0dF0a1b2c3d4"} {
+			kws, short := fresh.shortHits([]byte(in))
+			if short && !containsAnyString([]byte(in), lits) && slices.Contains(kws, kw) {
+				t.Errorf("%q: keyword %q kept without any of %q", in, kw, lits)
+			}
+			if got, want := fresh.String(in), built.String(in); got != want {
+				t.Errorf("%q: short path %q, built %q", in, got, want)
+			}
+		}
+	}
+	if gated == 0 {
+		t.Fatal("no keyword is gated by literals")
+	}
+	for _, in := range []string{"0 masked", "the disk is full", "2 tasks"} {
+		if kws, short := fresh.shortHits([]byte(in)); !short || len(kws) != 0 {
+			t.Errorf("%q: keywords %q", in, kws)
+		}
+	}
+	// A Twilio key ("sk", literal "SK") is still found in a short text.
+	key := "SK" + strings.Repeat("0123456789abcdef", 2)
+	if got := fresh.String("key " + key); strings.Contains(got, key) {
+		t.Errorf("the key was not redacted: %q", got)
 	}
 }

@@ -371,8 +371,12 @@ func (r *Redactor) shortHits(p []byte) (kws []string, short bool) {
 		hit = true
 	})
 	if hit {
+		lits := keywordLits[0]
+		if r.noGitleaks {
+			lits = keywordLits[1]
+		}
 		for k, kw := range static.kws {
-			if seen[k/64]&(1<<(k%64)) != 0 {
+			if seen[k/64]&(1<<(k%64)) != 0 && (lits[k] == nil || containsAnyString(p, lits[k])) {
 				kws = append(kws, kw)
 			}
 		}
@@ -504,6 +508,49 @@ func staticKeywords(noGitleaks bool) []string {
 		return keywordTable[1]
 	}
 	return keywordTable[0]
+}
+
+// deriveKeywordLits computes keywordLits from the rules: for every
+// keyword of staticKeywords(noGitleaks) whose rules all run anchored at
+// it and match only where one of their literals is (lits, known without
+// a compile: evalAnchored skips a hit without one), those literals, once
+// each; nil for the other keywords. A short text that holds such a
+// keyword (case folded) but none of its literals (case kept) has no hit
+// of it that could be a secret: "sk" in "masked" or "disk", whose one
+// rule wants "SK" and 32 hex digits.
+func deriveKeywordLits(noGitleaks bool) [][]string {
+	byKw := deriveKeywordRules(noGitleaks)
+	out := make([][]string, len(byKw))
+	for j, ids := range byKw {
+		var lits []string
+		gated := len(ids) > 0
+		for _, i := range ids {
+			ru := staticRule(int(i))
+			if !ru.anchored || ru.litSrc != "" || ru.lits == nil {
+				gated = false
+				break
+			}
+			for _, l := range ru.lits {
+				if !slices.Contains(lits, string(l)) {
+					lits = append(lits, string(l))
+				}
+			}
+		}
+		if gated {
+			out[j] = lits
+		}
+	}
+	return out
+}
+
+// containsAnyString reports whether p holds one of subs.
+func containsAnyString(p []byte, subs []string) bool {
+	for _, s := range subs {
+		if bytes.Contains(p, []byte(s)) {
+			return true
+		}
+	}
+	return false
 }
 
 // deriveKeywordRules computes keywordRules from the rules: for every
