@@ -184,38 +184,12 @@ func newGridFilter(keywords []string) *gridFilter {
 // see a whole window, always let a keyword through.
 func (g *gridFilter) candidate(p []byte, k int) (start, at int) {
 	const (
-		folds = 0x2020202020202020
-		mask  = 1<<gridBuckets - 1
-		b1    = gridBuckets
-		b2    = 2 * gridBuckets
+		mask = 1<<gridBuckets - 1
+		b1   = gridBuckets
+		b2   = 2 * gridBuckets
 	)
 	tab := g.tab
-	e := k
-	// Eight grid places a round, from two loads: the entries of the
-	// first two places' pairs are the last two of the round before.
-	if e+20 <= len(p) {
-		t0 := tab[foldPair(binary.LittleEndian.Uint16(p[e:]))]
-		t1 := tab[foldPair(binary.LittleEndian.Uint16(p[e+2:]))]
-		for ; e+20 <= len(p); e += 16 {
-			q := p[e+4 : e+20]
-			x := binary.LittleEndian.Uint64(q[:8]) | folds
-			y := binary.LittleEndian.Uint64(q[8:]) | folds
-			t2 := tab[uint16(x)]
-			t3 := tab[uint16(x>>16)]
-			t4 := tab[uint16(x>>32)]
-			t5 := tab[uint16(x>>48)]
-			t6 := tab[uint16(y)]
-			t7 := tab[uint16(y>>16)]
-			t8 := tab[uint16(y>>32)]
-			t9 := tab[uint16(y>>48)]
-			m := t0&(t1>>b1)&(t2>>b2) | t1&(t2>>b1)&(t3>>b2) | t2&(t3>>b1)&(t4>>b2) | t3&(t4>>b1)&(t5>>b2) |
-				t4&(t5>>b1)&(t6>>b2) | t5&(t6>>b1)&(t7>>b2) | t6&(t7>>b1)&(t8>>b2) | t7&(t8>>b1)&(t9>>b2)
-			if m&mask != 0 {
-				break
-			}
-			t0, t1 = t8, t9
-		}
-	}
+	e := gridRounds(tab, p, k)
 	for ; e+gridWindow <= len(p); e += 2 {
 		t0 := tab[foldPair(binary.LittleEndian.Uint16(p[e:]))]
 		t1 := tab[foldPair(binary.LittleEndian.Uint16(p[e+2:]))]
@@ -225,6 +199,43 @@ func (g *gridFilter) candidate(p []byte, k int) (start, at int) {
 		}
 	}
 	return max(k, e-g.back), len(p)
+}
+
+// gridRoundsGo is gridRounds in Go: eight grid places a round, from two
+// loads; the entries of the first two places' pairs are the last two of
+// the round before.
+func gridRoundsGo(tab *[1 << 16]uint64, p []byte, e int) int {
+	const (
+		folds = 0x2020202020202020
+		mask  = 1<<gridBuckets - 1
+		b1    = gridBuckets
+		b2    = 2 * gridBuckets
+	)
+	if e+20 > len(p) {
+		return e
+	}
+	t0 := tab[foldPair(binary.LittleEndian.Uint16(p[e:]))]
+	t1 := tab[foldPair(binary.LittleEndian.Uint16(p[e+2:]))]
+	for ; e+20 <= len(p); e += 16 {
+		q := p[e+4 : e+20]
+		x := binary.LittleEndian.Uint64(q[:8]) | folds
+		y := binary.LittleEndian.Uint64(q[8:]) | folds
+		t2 := tab[uint16(x)]
+		t3 := tab[uint16(x>>16)]
+		t4 := tab[uint16(x>>32)]
+		t5 := tab[uint16(x>>48)]
+		t6 := tab[uint16(y)]
+		t7 := tab[uint16(y>>16)]
+		t8 := tab[uint16(y>>32)]
+		t9 := tab[uint16(y>>48)]
+		m := t0&(t1>>b1)&(t2>>b2) | t1&(t2>>b1)&(t3>>b2) | t2&(t3>>b1)&(t4>>b2) | t3&(t4>>b1)&(t5>>b2) |
+			t4&(t5>>b1)&(t6>>b2) | t5&(t6>>b1)&(t7>>b2) | t6&(t7>>b1)&(t8>>b2) | t7&(t8>>b1)&(t9>>b2)
+		if m&mask != 0 {
+			break
+		}
+		t0, t1 = t8, t9
+	}
+	return e
 }
 
 // pairChance estimates how often two bytes (folded, -1: any) follow each
