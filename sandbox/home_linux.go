@@ -141,11 +141,22 @@ func resolveHomeOnce(fs *fsSpec, home string, allow []string, path string) {
 		*fs = r.fs
 		return
 	}
+	if longLived.Load() {
+		resolveHomeCached(fs, home, allow, path) // homecache_linux.go
+		return
+	}
 	resolveHome(fs, home, allow, path)
 }
 
 // resolveHome fills the HOME part of fs from the parent's view.
 func resolveHome(fs *fsSpec, home string, allow []string, path string) {
+	resolveHomeSeen(fs, home, allow, path, nil)
+}
+
+// resolveHomeSeen is resolveHome telling seen, when not nil, every path
+// whose entries, existence, kind, rights or content its answer depends
+// on (see homeSeen).
+func resolveHomeSeen(fs *fsSpec, home string, allow []string, path string, seen *homeSeen) {
 	for _, p := range DefaultMaskedPaths {
 		if e := expandHome(p, home); e != "" && filepath.IsAbs(e) {
 			fs.FallbackMasks = append(fs.FallbackMasks, e)
@@ -153,6 +164,8 @@ func resolveHome(fs *fsSpec, home string, allow []string, path string) {
 	}
 	for _, r := range secretRoots {
 		rp := realpath(r)
+		seen.path(r)
+		seen.path(rp)
 		if rp == "" || rp == "/" || rp == home {
 			continue
 		}
@@ -173,6 +186,7 @@ func resolveHome(fs *fsSpec, home string, allow []string, path string) {
 	listing := func(dir string) *dirListing {
 		l, ok := listed[dir]
 		if !ok {
+			seen.dir(dir)
 			l = readListing(dir)
 			listed[dir] = l
 		}
@@ -189,6 +203,7 @@ func resolveHome(fs *fsSpec, home string, allow []string, path string) {
 		}
 	}
 	exists := func(p string) bool {
+		seen.path(p)
 		if top != nil {
 			if rel, ok := strings.CutPrefix(p, home+"/"); ok {
 				first, _, _ := strings.Cut(rel, "/")
@@ -206,6 +221,7 @@ func resolveHome(fs *fsSpec, home string, allow []string, path string) {
 	})
 	for g := range gitconfigFiles {
 		if p := filepath.Join(home, g); exists(p) {
+			seen.file(p)
 			if c, ok := readGitConfig(p); ok {
 				fs.GitConfigs = append(fs.GitConfigs, c)
 			}
