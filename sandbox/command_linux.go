@@ -116,9 +116,6 @@ type Handle struct {
 	// done is called once at the end of Close (the pool warms the
 	// replacement of a warm helper then).
 	done func()
-	// later, when set (by the pool), runs clean-up off the result's way
-	// and is waited for when the pool closes.
-	later func(func())
 	// proxy serves the command's listener (netAtt) in allowlist mode;
 	// netUse gets its records at Close (net_linux.go).
 	proxy *netproxy.Proxy
@@ -554,19 +551,10 @@ func (h *Handle) Close() error {
 			// The helper reported and may still be exiting inside it.
 			h.cgLate, h.cg = h.cg, nil
 		}
-		gone := h.reaped && h.Contained()
 		h.mu.Unlock()
-		if cg := h.cg; cg != nil {
+		if h.cg != nil {
+			h.cg.close()
 			h.cg = nil
-			if gone && h.later != nil {
-				// pid 1 of the command's namespace has been reaped: the
-				// kernel ended every process of it before that, so the
-				// cgroup is empty, and removing it (half a millisecond
-				// for a v1 memory cgroup) need not hold up the result.
-				h.later(cg.close)
-			} else {
-				cg.close()
-			}
 		}
 	}
 	// Every step outside the sandbox on what the command left, under

@@ -136,7 +136,6 @@ func (p *Pool) Command(ctx context.Context, spec Spec, script string, env []stri
 		// takes a few milliseconds of CPU, which the command would lose
 		// on a machine with few cores (take leaves it to us).
 		w.h.done = p.refill
-		w.h.later = p.background
 		return w.cmd, w.h, nil
 	}
 	return Command(ctx, spec, script, env, dir)
@@ -362,23 +361,6 @@ func (p *Pool) take(spec Spec, env []string, dir string) (*warmHelper, *helperSp
 // syscall.ForkLock, then namespaces and mounts) would share the CPU with
 // that.
 const refillDelay = 3 * time.Millisecond
-
-// background runs f in a goroutine that Close waits for; once the pool
-// is closed, at once.
-func (p *Pool) background(f func()) {
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		f()
-		return
-	}
-	p.bg.Add(1)
-	p.mu.Unlock()
-	go func() {
-		defer p.bg.Done()
-		f()
-	}()
-}
 
 // refill warms helpers again after a warm command has ended.
 func (p *Pool) refill() {

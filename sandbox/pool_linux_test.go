@@ -113,13 +113,6 @@ func (f *fixture) runPooled(t *testing.T, ctx context.Context, spec Spec, script
 		<-drained
 	}
 	r.Close()
-	if f.reap {
-		h.Reaped()
-		f.lastCgroup = ""
-		if h.cg != nil {
-			f.lastCgroup = h.cg.dir
-		}
-	}
 	h.Close()
 	res := result{out: buf.String(), applied: a, err: aerr, duration: time.Since(start)}
 	res.code = cmd.ProcessState.ExitCode()
@@ -392,34 +385,6 @@ func TestPoolCloseLeavesNothing(t *testing.T) {
 	r = f.run(t, Spec{}, "true", 20*time.Second)
 	if f.lastWarm || r.code != 0 {
 		t.Fatalf("closed pool: warm %v code %d", f.lastWarm, r.code)
-	}
-}
-
-// TestPoolRemovesRunCgroups: the cgroup of a warm run whose helper has
-// been reaped is removed in the background, and every one of them is
-// gone once the pool is closed.
-func TestPoolRemovesRunCgroups(t *testing.T) {
-	f := newFixture(t)
-	need(t, f.assertActive(t, Spec{}), LayerUserNS, LayerPidNS, LayerCgroup)
-	p := warmPool(t, f, Spec{}, 2)
-	f.reap = true
-	f.onEnded = func(int, bool) {}
-	var dirs []string
-	for range 3 {
-		r := f.run(t, Spec{}, "echo in-cgroup", 20*time.Second)
-		if !f.lastWarm || !strings.Contains(r.out, "in-cgroup") {
-			t.Fatalf("warm %v: %q", f.lastWarm, r.out)
-		}
-		if f.lastCgroup == "" {
-			t.Fatal("a warm run without a cgroup directory")
-		}
-		dirs = append(dirs, f.lastCgroup)
-	}
-	p.Close()
-	for _, d := range dirs {
-		if _, err := os.Stat(d); !os.IsNotExist(err) {
-			t.Errorf("run cgroup %s left after Close (%v)", d, err)
-		}
 	}
 }
 

@@ -117,11 +117,6 @@ type fixture struct {
 	onEnded func(code int, ok bool)
 	// helperPid is the pid of the helper of the command running now.
 	helperPid int
-	// reap: a pooled run tells its handle the helper was waited for
-	// (Handle.Reaped) before closing it, as the runner does; lastCgroup
-	// is then the run's cgroup directory ("" without one).
-	reap       bool
-	lastCgroup string
 	// reviewer, when set, is every run's Handle.OnReview; netAsk its
 	// Handle.OnNetAsk.
 	reviewer func([]Change) ([]string, error)
