@@ -114,8 +114,11 @@ type Handle struct {
 	call *poolCall
 	sent bool
 	// done is called once at the end of Close (the pool warms the
-	// replacement of a warm helper then).
-	done func()
+	// replacement of a warm helper then). A warm helper stays after its
+	// report until the parent hangs up the control channel (awaitRelease):
+	// Close then leaves ctl open and hands done the release, which the
+	// pool calls once the result is out.
+	done func(release func())
 	// proxy serves the command's listener (netAtt) in allowlist mode;
 	// netUse gets its records at Close (net_linux.go).
 	proxy *netproxy.Proxy
@@ -532,6 +535,12 @@ func (h *Handle) Applied() (Applied, error) {
 // wrote in the .git view back (see PostRun). Call it after the command
 // has been waited for. Safe to call more than once.
 func (h *Handle) Close() error {
+	var release func()
+	if h.done != nil && h.ctl != nil {
+		ctl := h.ctl
+		h.ctl = nil
+		release = func() { ctl.Close() }
+	}
 	h.closeCtl()
 	h.closeNetWait()
 	h.closeNet()
@@ -571,7 +580,7 @@ func (h *Handle) Close() error {
 	}
 	if done := h.done; done != nil {
 		h.done = nil
-		done()
+		done(release)
 	}
 	return nil
 }

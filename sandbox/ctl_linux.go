@@ -22,6 +22,7 @@ import (
 	"os"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/shellguard/shellguard/internal/steptime"
 	"golang.org/x/sys/unix"
@@ -103,6 +104,32 @@ func (h *Handle) closeCtl() {
 		if *f != nil {
 			(*f).Close()
 			*f = nil
+		}
+	}
+}
+
+// releaseWait bounds how long a warm helper waits, after reporting, for
+// the parent to release it (awaitRelease). The pool releases it a few
+// milliseconds after the command's end; a parent that has gone hangs up
+// at once.
+const releaseWait = 2 * time.Second
+
+// awaitRelease returns when the parent hangs up the control channel (it
+// releases the helper, or it has gone) or after d.
+func awaitRelease(d time.Duration) {
+	deadline := time.Now().Add(d)
+	fds := []unix.PollFd{{Fd: ctlFD}} // no events: only hang-up and error are reported
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return
+		}
+		n, err := unix.Poll(fds, int(left/time.Millisecond)+1)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil, n > 0:
+			return
 		}
 	}
 }

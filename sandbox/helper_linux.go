@@ -258,7 +258,7 @@ func helperMain(specJSON, script string, warm bool) int {
 		if sigs == nil {
 			sigs = initSignals()
 		}
-		return initMain(hs.Bash, argv, env, sigs)
+		return initMain(hs.Bash, argv, env, sigs, warm)
 	}
 	err := syscall.Exec(hs.Bash, argv, env)
 	fmt.Fprintf(os.Stderr, "shellguard: exec %s: %v\n", hs.Bash, err)
@@ -725,7 +725,12 @@ func initSignals() chan os.Signal {
 // orphans, and as soon as bash exits, kills and reaps whatever is left in
 // the namespace, reports bash's status to the parent (reportEnded) and
 // exits with it.
-func initMain(bash string, argv, env []string, sigs chan os.Signal) int {
+//
+// A warm helper (linger) then stays, alone in its namespaces, until the
+// parent releases it (awaitRelease): its exit tears the namespaces down,
+// a few milliseconds of the kernel's time that would otherwise compete
+// with the parent delivering the result.
+func initMain(bash string, argv, env []string, sigs chan os.Signal, linger bool) int {
 	pid, err := syscall.ForkExec(bash, argv, &syscall.ProcAttr{
 		Env:   env,
 		Files: []uintptr{0, 1, 2},
@@ -766,6 +771,9 @@ func initMain(bash string, argv, env []string, sigs chan os.Signal) int {
 		}
 		ended.Store(true)
 		reportEnded(code) // ctl_linux.go
+		if linger {
+			awaitRelease(releaseWait)
+		}
 		return code
 	}
 }

@@ -134,7 +134,8 @@ func (p *Pool) Command(ctx context.Context, spec Spec, script string, env []stri
 		w.h.grantNet(spec.NetGrants)
 		// Its replacement is warmed once the command has ended: warming
 		// takes a few milliseconds of CPU, which the command would lose
-		// on a machine with few cores (take leaves it to us).
+		// on a machine with few cores (take leaves it to us). The helper
+		// itself is released then too.
 		w.h.done = p.refill
 		return w.cmd, w.h, nil
 	}
@@ -353,25 +354,34 @@ func (p *Pool) take(spec Spec, env []string, dir string) (*warmHelper, *helperSp
 	return got, hs
 }
 
-// refillDelay is how long after a warm command has ended its replacement
-// starts to be warmed: the caller is then still delivering the command's
+// refillDelay is how long after a warm command has ended its helper is
+// released and its replacement starts to be warmed: the caller is then
+// still delivering the command's
 // result (the runner closes the launch before the result is final; the
 // MCP server still writes its answer), and on a machine with few cores
 // a helper's start-up (a fork of this process, which also holds
-// syscall.ForkLock, then namespaces and mounts) would share the CPU with
-// that.
+// syscall.ForkLock, then namespaces and mounts), and the teardown of the
+// released helper's namespaces, would share the CPU with that.
 const refillDelay = 3 * time.Millisecond
 
-// refill warms helpers again after a warm command has ended.
-func (p *Pool) refill() {
+// refill warms helpers again after a warm command has ended, and
+// releases its helper (release, nil: none to release) first: the
+// helper's exit tears its namespaces down, which is done after the
+// result too.
+func (p *Pool) refill(release func()) {
+	if release == nil {
+		release = func() {}
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
+		release()
 		return
 	}
 	p.bg.Add(1)
 	time.AfterFunc(refillDelay, func() {
 		defer p.bg.Done()
+		release()
 		p.mu.Lock()
 		p.fillLocked()
 		p.mu.Unlock()

@@ -101,11 +101,19 @@ func (f *fixture) runPooled(t *testing.T, ctx context.Context, spec Spec, script
 		t.Errorf("Applied.Warm %v for a warm start %v", a.Warm, f.lastWarm)
 	}
 	f.helperPid = cmd.Process.Pid
-	if f.onEnded != nil {
-		f.onEnded(h.Ended())
+	// As the runner does: a warm helper stays after its report until
+	// Close has released it (through the pool), so it is waited for
+	// after Close.
+	if h.Warm() || f.onEnded != nil {
+		code, ok := h.Ended()
+		if f.onEnded != nil {
+			f.onEnded(code, ok)
+		}
 	}
-	werr := cmd.Wait()
-	stop()
+	var werr error
+	if !h.Warm() {
+		werr = cmd.Wait()
+	}
 	select {
 	case <-drained:
 	case <-time.After(5 * time.Second):
@@ -114,6 +122,10 @@ func (f *fixture) runPooled(t *testing.T, ctx context.Context, spec Spec, script
 	}
 	r.Close()
 	h.Close()
+	if h.Warm() {
+		werr = cmd.Wait()
+	}
+	stop()
 	res := result{out: buf.String(), applied: a, err: aerr, duration: time.Since(start)}
 	res.code = cmd.ProcessState.ExitCode()
 	if werr != nil && res.code == 0 {
@@ -385,6 +397,54 @@ func TestPoolCloseLeavesNothing(t *testing.T) {
 	r = f.run(t, Spec{}, "true", 20*time.Second)
 	if f.lastWarm || r.code != 0 {
 		t.Fatalf("closed pool: warm %v code %d", f.lastWarm, r.code)
+	}
+}
+
+// TestWarmHelperLingersAlone: after a warm command's report, its helper
+// stays, alone (what the command left running in the background has been
+// killed and reaped), until the pool releases it after Close, well
+// before releaseWait.
+func TestWarmHelperLingersAlone(t *testing.T) {
+	f := newFixture(t)
+	need(t, f.assertActive(t, Spec{}), LayerUserNS, LayerPidNS)
+	warmPool(t, f, Spec{}, 2)
+	var alive bool
+	var children string
+	var reported time.Time
+	f.onEnded = func(code int, ok bool) {
+		if !ok || code != 3 {
+			t.Errorf("Ended: code %d ok %v, want 3 true", code, ok)
+		}
+		reported = time.Now()
+		// A helper that did not stay has exited by now; this one waits
+		// for Close (after this), so it must be there, sleeping, not a
+		// zombie.
+		time.Sleep(100 * time.Millisecond)
+		st, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", f.helperPid))
+		if i := strings.LastIndexByte(string(st), ')'); i > 0 && i+2 < len(st) {
+			alive = st[i+2] == 'S' || st[i+2] == 'R'
+		}
+		tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", f.helperPid))
+		for _, tk := range tasks {
+			b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", f.helperPid, tk.Name()))
+			children += string(b)
+		}
+	}
+	r := f.run(t, Spec{}, "sleep 300 & sleep 300 & exit 3", 20*time.Second)
+	if !f.lastWarm {
+		t.Fatal("the command did not run warm")
+	}
+	if r.code != 3 {
+		t.Fatalf("exit code %d, want 3", r.code)
+	}
+	if !alive {
+		t.Error("the helper did not stay after its report")
+	}
+	if strings.TrimSpace(children) != "" {
+		t.Errorf("the helper still had children after its report: %q", children)
+	}
+	if d := time.Since(reported); d >= releaseWait {
+		t.Errorf("the helper ended %v after its report: not released by the pool", d)
 	}
 }
 

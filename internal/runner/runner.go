@@ -482,7 +482,11 @@ func (p *Process) wait() {
 		if code, ok := p.launch.Ended(); ok {
 			p.ended, p.code = true, code
 			close(p.exited)
+			// A leader that outlives its report by endedGrace is
+			// killed (Kill goes by pidfd: never to a reused pid).
+			t := time.AfterFunc(endedGrace, func() { p.cmd.Process.Kill() })
 			p.waitErr = p.cmd.Wait()
+			t.Stop()
 			forgetLeader(p.cmd.Process.Pid)
 			if p.launch.Reaped != nil {
 				p.launch.Reaped()
@@ -496,6 +500,10 @@ func (p *Process) wait() {
 	close(p.exited)
 	p.reapedNow()
 }
+
+// endedGrace is how long a leader that reported the command's end may
+// stay before it is killed (a variable for tests).
+var endedGrace = 5 * time.Second
 
 func (p *Process) reapedNow() {
 	close(p.reaped)
@@ -553,9 +561,15 @@ func (p *Process) supervise() {
 	<-p.exited
 	steptime.Mark("runner.exited")
 	// The leader is gone: nothing it started may outlive it.
-	if p.launch.Contained != nil && p.launch.Contained() {
+	switch {
+	case p.ended && p.launch.Contained != nil && p.launch.Contained():
+		// It reported the end of the command (Launch.Ended): every
+		// process of its namespace has ended. It may stay a while
+		// itself (a warm sandbox helper, until released); wait
+		// watches it.
+	case p.launch.Contained != nil && p.launch.Contained():
 		p.killGroup() // its process group, as kill does
-	} else {
+	default:
 		p.kill(true)
 	}
 	steptime.Mark("runner.kill")

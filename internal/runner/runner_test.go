@@ -398,6 +398,44 @@ func TestLauncherFailureIsNotRun(t *testing.T) {
 	}
 }
 
+// lingeringLauncher's leader reports the command's end (code 5) at once
+// and then stays, having let go of the output, as a warm sandbox helper
+// does until it is released.
+type lingeringLauncher struct{}
+
+func (lingeringLauncher) Command(script string, env []string, dir string) (Launch, error) {
+	cmd := exec.Command("sh", "-c", "exec >&- 2>&-; exec sleep 30")
+	cmd.Env, cmd.Dir = env, dir
+	return Launch{Cmd: cmd, Ended: func() (int, bool) { return 5, true }, Contained: func() bool { return true }}, nil
+}
+
+// TestLeaderLingersAfterEnded: a leader that reported the command's end
+// gives the result at once, is not killed on the result's way, and is
+// killed once it outlives endedGrace.
+func TestLeaderLingersAfterEnded(t *testing.T) {
+	old := endedGrace
+	endedGrace = 2 * time.Second
+	defer func() { endedGrace = old }()
+	p, err := Start(Options{Launcher: lingeringLauncher{}, Script: "true", Dir: t.TempDir(), Env: testEnv(t), Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-p.Done()
+	if r := p.Result(); r.ExitCode != 5 {
+		t.Fatalf("exit code %d, want the reported 5", r.ExitCode)
+	}
+	select {
+	case <-p.Reaped():
+		t.Fatal("the leader was ended on the result's way")
+	case <-time.After(200 * time.Millisecond):
+	}
+	select {
+	case <-p.Reaped():
+	case <-time.After(20 * time.Second):
+		t.Fatal("a leader outliving endedGrace was not killed")
+	}
+}
+
 // slowWriter takes each write after a pause, as a tee on a loaded
 // machine can (a progress writer, a redactor on a busy core).
 type slowWriter struct{ pause time.Duration }
