@@ -2,6 +2,19 @@
 
 #include "textflag.h"
 
+// GRIDROUND sets the flags for KORTESTW of the places of A (the entries
+// of eight grid places' pairs) that let a keyword through, B holding the
+// entries of the eight places after them: ZF is clear when one does.
+#define GRIDROUND(A, B) \
+	VALIGNQ  $1, A, B, Z4 \
+	VALIGNQ  $2, A, B, Z5 \
+	VPSRLQ   $21, Z4, Z4 \
+	VPSRLQ   $42, Z5, Z5 \
+	VPANDQ   A, Z4, Z4 \
+	VPANDQ   Z5, Z4, Z4 \
+	VPTESTMQ Z11, Z4, K2 \
+	KORTESTW K2, K2
+
 // func gridRounds512(tab *[65536]uint64, p []byte, e int) int
 //
 // A round looks at the eight grid places e, e+2 … e+14: Z2 holds the
@@ -49,26 +62,12 @@ loop:
 	VPGATHERQQ   (R8)(Z7*8), K3, Z8
 
 	// The round at e: A = Z2, B = Z3.
-	VALIGNQ  $1, Z2, Z3, Z4
-	VALIGNQ  $2, Z2, Z3, Z5
-	VPSRLQ   $21, Z4, Z4
-	VPSRLQ   $42, Z5, Z5
-	VPANDQ   Z2, Z4, Z4
-	VPANDQ   Z5, Z4, Z4
-	VPTESTMQ Z11, Z4, K2
-	KORTESTW K2, K2
-	JNZ      done
+	GRIDROUND(Z2, Z3)
+	JNZ done
 
 	// The round at e+16: A = Z3, B = Z8.
-	VALIGNQ   $1, Z3, Z8, Z4
-	VALIGNQ   $2, Z3, Z8, Z5
-	VPSRLQ    $21, Z4, Z4
-	VPSRLQ    $42, Z5, Z5
-	VPANDQ    Z3, Z4, Z4
-	VPANDQ    Z5, Z4, Z4
-	VPTESTMQ  Z11, Z4, K2
-	KORTESTW  K2, K2
-	JNZ       second
+	GRIDROUND(Z3, Z8)
+	JNZ second
 	VMOVDQA64 Z8, Z2
 	ADDQ      $32, CX
 	JMP       loop
