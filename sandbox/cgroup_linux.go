@@ -40,7 +40,11 @@ const cgroupFix = "a cgroup v2 host (systemd.unified_cgroup_hierarchy=1), then a
 // be enabled for the run cgroups next to it.
 func baseCgroup() (string, error) {
 	b := &cgroupBase
-	b.once.Do(func() { b.dir, b.err = findBaseCgroup() })
+	b.once.Do(func() {
+		if b.dir, b.err = findBaseCgroup(); b.err == nil {
+			go sweepRunCgroups(b.dir) // cgsweep_linux.go
+		}
+	})
 	return b.dir, b.err
 }
 
@@ -255,7 +259,11 @@ var cgroupV1Base struct {
 // may write (as root, or with the cgroup delegated).
 func baseCgroupV1() (string, error) {
 	b := &cgroupV1Base
-	b.once.Do(func() { b.dir, b.err = findCgroupV1() })
+	b.once.Do(func() {
+		if b.dir, b.err = findCgroupV1(); b.err == nil {
+			go sweepRunCgroups(b.dir) // cgsweep_linux.go
+		}
+	})
 	return b.dir, b.err
 }
 
