@@ -147,8 +147,9 @@ func (h *Handle) attachNet(fd int) {
 	if err != nil { // checked by the caller: a bad grant allows nothing
 		extra = netproxy.Allowlist{}
 	}
-	h.netAtt = h.proxy.AttachWith(l, extra)
-	h.installAsk()
+	// The question is in place before the first connection is served:
+	// the listener is served once a connection waits (netwait_linux.go).
+	h.netAtt = h.proxy.AttachAsking(l, extra, h.askFunc())
 }
 
 // grantNet allows grants (Spec.NetGrants) on a warm helper's proxy
@@ -177,11 +178,19 @@ func (h *Handle) grantNet(grants []string) {
 // OnNetAsk, once both exist (a warm helper's listener is attached before
 // its command arrives).
 func (h *Handle) installAsk() {
-	ask := h.netAsk
-	if ask == nil || h.netAtt == nil {
-		return
+	if ask := h.askFunc(); ask != nil && h.netAtt != nil {
+		h.netAtt.OnAsk(ask)
 	}
-	h.netAtt.OnAsk(func(ctx context.Context, hp string) bool {
+}
+
+// askFunc is the question of OnNetAsk as the proxy puts it, recording
+// the answers (nil without OnNetAsk).
+func (h *Handle) askFunc() func(ctx context.Context, hostport string) bool {
+	ask := h.netAsk
+	if ask == nil {
+		return nil
+	}
+	return func(ctx context.Context, hp string) bool {
 		ok := ask(ctx, hp)
 		h.netMu.Lock()
 		if h.netAsked == nil {
@@ -190,7 +199,7 @@ func (h *Handle) installAsk() {
 		h.netAsked[hp] = ok
 		h.netMu.Unlock()
 		return ok
-	})
+	}
 }
 
 // OnNetAsk makes a connection the allowlist proxy refuses, where a grant

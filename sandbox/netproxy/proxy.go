@@ -363,7 +363,15 @@ func (p *Proxy) Attach(l net.Listener) *Attached { return p.AttachWith(l, Allowl
 // AttachWith is Attach with extra entries allowed on l's connections only,
 // in addition to the proxy's allowlist (hosts granted to one command).
 func (p *Proxy) AttachWith(l net.Listener, extra Allowlist) *Attached {
-	a := &Attached{p: p, l: l, conns: map[net.Conn]bool{}, extra: extra.Entries}
+	return p.AttachAsking(l, extra, nil)
+}
+
+// AttachAsking is AttachWith with the question of OnAsk (nil: none) in
+// place before the first connection is served: a listener attached when
+// its first connection is already waiting would otherwise serve it
+// before OnAsk is called.
+func (p *Proxy) AttachAsking(l net.Listener, extra Allowlist, ask func(ctx context.Context, hostport string) bool) *Attached {
+	a := &Attached{p: p, l: l, conns: map[net.Conn]bool{}, extra: extra.Entries, ask: ask}
 	a.ctx, a.cancel = context.WithCancel(context.Background())
 	go p.serve(l, a)
 	return a

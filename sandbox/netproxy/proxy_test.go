@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -415,6 +416,36 @@ func TestRemove(t *testing.T) {
 	}
 	if got := strings.Join(al.Hosts(), " "); got != "x.test" {
 		t.Fatalf("left %q", got)
+	}
+}
+
+// TestAttachAskingWaitingConnection: a connection already waiting when
+// the listener is attached with AttachAsking is asked about, not
+// refused: the question is in place before anything is served.
+func TestAttachAskingWaitingConnection(t *testing.T) {
+	e := newEnv(t)
+	up := strconv.Itoa(e.upPort)
+	e.proxy.opt.Lookup = fakeDNS(map[string][]string{"yes.test": {"127.0.0.1"}})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pu, _ := url.Parse("http://" + l.Addr().String())
+	c := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(pu), DisableKeepAlives: true}, Timeout: 30 * time.Second}
+	code := make(chan int, 1)
+	go func() {
+		n, _ := get(t, c, "http://yes.test:"+up+"/x")
+		code <- n
+	}()
+	time.Sleep(100 * time.Millisecond) // the request waits in the listener's queue
+	var asked atomic.Int32
+	a := e.proxy.AttachAsking(l, Allowlist{}, func(ctx context.Context, hp string) bool {
+		asked.Add(1)
+		return true
+	})
+	defer a.Close()
+	if n := <-code; n != 200 || asked.Load() != 1 {
+		t.Fatalf("status %d, asked %d times: want 200 after one question", n, asked.Load())
 	}
 }
 
