@@ -215,9 +215,11 @@ type ioDiscard struct{}
 
 func (ioDiscard) Write(p []byte) (int, error) { return len(p), nil }
 
-// TestPlain checks the eight-bytes-at-a-time test against a byte loop, for
-// every length up to 24 and every place of one byte that makes text not
-// plain (and of bytes next to those values that keep it plain).
+// TestPlain checks plain (64 bytes a round where the processor has AVX2,
+// then eight at a time) against a byte loop, for every length up to 200
+// (three vector rounds and every tail) and every place of one byte that
+// makes text not plain (and of bytes next to those values that keep it
+// plain).
 func TestPlain(t *testing.T) {
 	naive := func(p []byte) bool {
 		for _, c := range p {
@@ -227,7 +229,7 @@ func TestPlain(t *testing.T) {
 		}
 		return true
 	}
-	for n := 0; n <= 80; n++ {
+	for n := 0; n <= 200; n++ {
 		for at := 0; at < n; at++ {
 			for _, c := range []byte{esc, 0x1a, 0x1c, 0x3b, 0x9b, 0x7f, 0x80, 0xff, 0x00, 0x01} {
 				p := bytes.Repeat([]byte{'a'}, n)
