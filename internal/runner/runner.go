@@ -199,9 +199,9 @@ type Process struct {
 	stderr  *capture.Buffer
 	budget  *capture.Budget
 	readers sync.WaitGroup
-	pipes   []*os.File // our read ends
-	stdin   *os.File   // our write end of the stdin pipe, or the pty master
-	stdinID string     // what /proc/PID/fd/N of the command's stdin links to
+	pipes   []io.ReadCloser // our read ends
+	stdin   *os.File        // our write end of the stdin pipe, or the pty master
+	stdinID string          // what /proc/PID/fd/N of the command's stdin links to
 	forced  atomic.Bool
 	read    atomic.Int64 // bytes drained so far
 	sinking atomic.Int32 // drains passing a chunk on (Output.Busy)
@@ -333,12 +333,18 @@ func Start(o Options) (*Process, error) {
 			}
 		}
 
-		var outR, outW, errR, errW *os.File
+		var outR, errR io.ReadCloser
+		var outW, errW *os.File
+		closeReaders := func() {
+			for _, r := range p.pipes {
+				r.Close()
+			}
+		}
 		if o.PTY {
 			// Everything the command writes arrives through the master.
-			p.pipes = []*os.File{p.stdin}
+			p.pipes = []io.ReadCloser{p.stdin}
 		} else {
-			if outR, outW, err = os.Pipe(); err != nil {
+			if outR, outW, err = OutputPipe(); err != nil {
 				closeAll(p.stdin, tty)
 				p.closeLaunch()
 				return nil, fmt.Errorf("runner: %w", err)
@@ -347,15 +353,16 @@ func Start(o Options) (*Process, error) {
 				// One pipe for both: the reader sees them in the order
 				// the command wrote them.
 				p.cmd.Stdout, p.cmd.Stderr = outW, outW
-				p.pipes = []*os.File{outR}
+				p.pipes = []io.ReadCloser{outR}
 			} else {
-				if errR, errW, err = os.Pipe(); err != nil {
-					closeAll(outR, outW, p.stdin, tty)
+				if errR, errW, err = OutputPipe(); err != nil {
+					outR.Close()
+					closeAll(outW, p.stdin, tty)
 					p.closeLaunch()
 					return nil, fmt.Errorf("runner: %w", err)
 				}
 				p.cmd.Stdout, p.cmd.Stderr = outW, errW
-				p.pipes = []*os.File{outR, errR}
+				p.pipes = []io.ReadCloser{outR, errR}
 			}
 		}
 
@@ -369,7 +376,8 @@ func Start(o Options) (*Process, error) {
 		steptime.Mark("runner.start")
 		closeAll(outW, errW, tty)
 		if err != nil {
-			closeAll(outR, errR, p.stdin)
+			closeReaders() // under a pty, p.stdin
+			closeAll(p.stdin)
 			p.stdin, p.stdinID = nil, ""
 			if attempt == 0 && p.launch.StartFailed != nil && p.launch.StartFailed(err) {
 				continue // the launcher fell back to something that can start
@@ -472,7 +480,7 @@ func (p *Process) requestStop(r StopReason) {
 	}
 }
 
-func (p *Process) drain(r *os.File, buf *capture.Buffer, tee io.Writer) {
+func (p *Process) drain(r io.Reader, buf *capture.Buffer, tee io.Writer) {
 	defer p.readers.Done()
 	Output{Buffer: buf, Tee: tee, Budget: p.budget, Filter: p.opts.Filter, Read: &p.read, Busy: &p.sinking}.Copy(r)
 }
