@@ -26,9 +26,14 @@ const maxGrown = 16
 
 var grown atomic.Int32 // pipes grown and not closed
 
-// floodPause is how long a reader waits for a flowing pipe to fill
-// before it reads it again, in nanoseconds.
-const floodPause = 200_000
+// A reader waits for a flowing pipe to fill for a pause between
+// minPause and maxPause, in nanoseconds, the first one firstPause
+// (see nextPause).
+const (
+	minPause   = 50_000
+	firstPause = 200_000
+	maxPause   = 1_000_000
+)
 
 // floodRead is the least a read must return, after a wait, for the
 // output to count as flowing: a pipe page, what a buffered writer
@@ -51,8 +56,8 @@ var pausing atomic.Bool
 // waits for it. On two cores that made a 300 MB flood take three times
 // as long as into /dev/null. So r's descriptor stays out of the poller,
 // which sees only a duplicate of it, for as long as r waits; and while
-// output flows, a reader that finds the pipe empty sleeps floodPause and
-// reads again, the command meanwhile writing into the pipe without
+// output flows, a reader that finds the pipe empty sleeps a pause (as
+// long as the pipe takes to fill by half) and reads again, the command meanwhile writing into the pipe without
 // waking anyone, into a pipe grown for it (grow). A pipe still empty
 // after the pause is left to the poller.
 func OutputPipe() (r io.ReadCloser, w *os.File, err error) {
@@ -65,7 +70,11 @@ func OutputPipe() (r io.ReadCloser, w *os.File, err error) {
 		unix.Close(fds[1])
 		return nil, nil, os.NewSyscallError("fcntl", err)
 	}
-	return &pipeReader{fd: fds[0]}, os.NewFile(uintptr(fds[1]), "|1"), nil
+	size, err := unix.FcntlInt(uintptr(fds[0]), unix.F_GETPIPE_SZ, 0)
+	if err != nil {
+		size = 64 << 10
+	}
+	return &pipeReader{fd: fds[0], size: size}, os.NewFile(uintptr(fds[1]), "|1"), nil
 }
 
 var errPipeClosed = errors.New("runner: output pipe closed")
@@ -74,7 +83,10 @@ var errPipeClosed = errors.New("runner: output pipe closed")
 type pipeReader struct {
 	fd      int // non-blocking, not in the poller
 	flowing bool
-	waits   int // times Read waited in the poller
+	size    int   // the pipe's capacity
+	pauseNs int64 // the next pause
+	drained int   // bytes read since the last pause
+	waits   int   // times Read waited in the poller
 
 	mu      sync.Mutex
 	grown   bool     // grown by grow, counted in grown
@@ -108,7 +120,7 @@ func (p *pipeReader) Read(b []byte) (int, error) {
 		switch {
 		case err == unix.EINTR:
 			continue
-		case err == unix.EAGAIN && p.flowing && !paused && pause():
+		case err == unix.EAGAIN && p.flowing && !paused && p.pause():
 			paused = true
 			continue
 		case err == unix.EAGAIN:
@@ -127,6 +139,7 @@ func (p *pipeReader) Read(b []byte) (int, error) {
 			p.flowing = false
 			return 0, err
 		}
+		p.drained += n
 		if p.flowing && !p.grown {
 			p.grow()
 		}
@@ -148,7 +161,26 @@ func (p *pipeReader) grow() {
 		return
 	}
 	p.grown = true
-	unix.FcntlInt(uintptr(p.fd), unix.F_SETPIPE_SZ, pipeSize)
+	if n, err := unix.FcntlInt(uintptr(p.fd), unix.F_SETPIPE_SZ, pipeSize); err == nil {
+		p.size = n
+	}
+}
+
+// nextPause is the pause after cur, when the reader drained drained
+// bytes of a pipe of size since the last one: half as long when that
+// was the pipe's worth or more (the command may have had to wait for
+// room), twice as long when it was less than half, within minPause and
+// maxPause.
+func nextPause(cur int64, drained, size int) int64 {
+	switch {
+	case cur == 0:
+		return firstPause
+	case drained >= size:
+		return max(cur/2, minPause)
+	case drained < size/2:
+		return min(cur*2, maxPause)
+	}
+	return cur
 }
 
 // wait reads into b once the pipe has data or its end, waiting in the
@@ -216,18 +248,20 @@ func (p *pipeReader) Close() error {
 	return nil
 }
 
-// pause sleeps floodPause on this thread without giving up its P, and
-// reports whether it did. A sleep through the scheduler costs what the
-// pause saves (the runtime hands the P over and takes it back, waking
-// other threads); holding the P is bounded to one reader at a time, so
-// that the rest of the process always has the other Ps, and is not done
-// with only one. A signal (the runtime's preemption) ends the sleep
-// early.
-func pause() bool {
+// pause sleeps on this thread without giving up its P, for as long as
+// nextPause says, and reports whether it did. A sleep through the
+// scheduler costs what the pause saves (the runtime hands the P over and
+// takes it back, waking other threads); holding the P is bounded to one
+// reader at a time, so that the rest of the process always has the other
+// Ps, and is not done with only one. A signal (the runtime's preemption)
+// ends the sleep early.
+func (p *pipeReader) pause() bool {
 	if runtime.GOMAXPROCS(0) < 2 || !pausing.CompareAndSwap(false, true) {
 		return false
 	}
-	ts := unix.Timespec{Nsec: floodPause}
+	p.pauseNs = nextPause(p.pauseNs, p.drained, p.size)
+	p.drained = 0
+	ts := unix.NsecToTimespec(p.pauseNs)
 	syscall.RawSyscall(unix.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), 0, 0)
 	pausing.Store(false)
 	return true

@@ -243,3 +243,32 @@ func TestPipeReaderGrowsBounded(t *testing.T) {
 		t.Fatalf("%d pipes counted as grown after all closed", n)
 	}
 }
+
+// TestNextPause: the pause halves when the reader drained the pipe's
+// worth or more since the last one, doubles when it drained less than
+// half of it, and stays within its bounds.
+func TestNextPause(t *testing.T) {
+	const size = 1 << 20
+	for _, c := range []struct {
+		cur     int64
+		drained int
+		want    int64
+	}{
+		{0, 0, firstPause},
+		{0, size, firstPause},
+		{200_000, 3 * size, 100_000},
+		{200_000, size, 100_000},
+		{200_000, size - 1, 200_000},
+		{200_000, size / 2, 200_000},
+		{200_000, size/2 - 1, 400_000},
+		{200_000, 0, 400_000},
+		{minPause, size, minPause},
+		{minPause + 1, size, minPause},
+		{maxPause, 0, maxPause},
+		{maxPause - 1, 0, maxPause},
+	} {
+		if got := nextPause(c.cur, c.drained, size); got != c.want {
+			t.Errorf("nextPause(%d, %d, %d) = %d, want %d", c.cur, c.drained, size, got, c.want)
+		}
+	}
+}
