@@ -44,9 +44,8 @@ const floodRead = 4096
 // (it keeps its P meanwhile, see pause).
 var pausing atomic.Bool
 
-// OutputPipe makes a pipe for a command's output, as Start does: w for
-// the command (blocking, as a program expects its stdout), r for the
-// reader.
+// outputPipe makes a pipe for a command's output: w for the command
+// (blocking, as a program expects its stdout), r for the reader.
 //
 // r reads so that a flood costs few wake-ups. A reader that waits for an
 // empty pipe is woken by every write the command makes into it (4 KiB
@@ -60,7 +59,7 @@ var pausing atomic.Bool
 // long as the pipe takes to fill by half) and reads again, the command meanwhile writing into the pipe without
 // waking anyone, into a pipe grown for it (grow). A pipe still empty
 // after the pause is left to the poller.
-func OutputPipe() (r io.ReadCloser, w *os.File, err error) {
+func outputPipe() (r io.ReadCloser, w *os.File, err error) {
 	var fds [2]int
 	if err := unix.Pipe2(fds[:], unix.O_CLOEXEC); err != nil {
 		return nil, nil, os.NewSyscallError("pipe2", err)
@@ -79,7 +78,7 @@ func OutputPipe() (r io.ReadCloser, w *os.File, err error) {
 
 var errPipeClosed = errors.New("runner: output pipe closed")
 
-// pipeReader is the read end of OutputPipe.
+// pipeReader is the read end of outputPipe.
 type pipeReader struct {
 	fd      int // non-blocking, not in the poller
 	flowing bool

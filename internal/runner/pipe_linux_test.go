@@ -18,7 +18,7 @@ import (
 // some after a pause and some in a flood, and requires the reader to
 // hand over the same bytes in order, then EOF.
 func TestPipeReaderReadsEverything(t *testing.T) {
-	r, w, err := OutputPipe()
+	r, w, err := outputPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestPipeReaderReadsEverything(t *testing.T) {
 func TestPipeReaderFloodWaitsRarely(t *testing.T) {
 	// Pauses need a second P (see pause).
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(max(2, runtime.GOMAXPROCS(0))))
-	r, w, err := OutputPipe()
+	r, w, err := outputPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestPipeReaderFloodWaitsRarely(t *testing.T) {
 func TestPipeReaderCloseEndsWait(t *testing.T) {
 	before := testenv.OpenFDs()
 	for _, during := range []bool{true, false} {
-		r, w, err := OutputPipe()
+		r, w, err := outputPipe()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,7 +143,7 @@ func TestPipeReaderCloseEndsWait(t *testing.T) {
 // the reading with an error, and no descriptor is left behind.
 func TestPipeReaderCloseDuringFlood(t *testing.T) {
 	before := testenv.OpenFDs()
-	r, w, err := OutputPipe()
+	r, w, err := outputPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func TestPipeReaderGrowsBounded(t *testing.T) {
 		}
 	}()
 	for i := range maxGrown + 2 {
-		r, w, err := OutputPipe()
+		r, w, err := outputPipe()
 		if err != nil {
 			t.Fatal(err)
 		}

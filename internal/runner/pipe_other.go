@@ -7,8 +7,8 @@ import (
 	"os"
 )
 
-// OutputPipe makes a pipe for a command's output: w for the command, r
+// outputPipe makes a pipe for a command's output: w for the command, r
 // for the reader. Only Linux's reader pauses for a flood.
-func OutputPipe() (r io.ReadCloser, w *os.File, err error) {
+func outputPipe() (r io.ReadCloser, w *os.File, err error) {
 	return os.Pipe()
 }

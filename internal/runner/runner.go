@@ -344,7 +344,7 @@ func Start(o Options) (*Process, error) {
 			// Everything the command writes arrives through the master.
 			p.pipes = []io.ReadCloser{p.stdin}
 		} else {
-			if outR, outW, err = OutputPipe(); err != nil {
+			if outR, outW, err = outputPipe(); err != nil {
 				closeAll(p.stdin, tty)
 				p.closeLaunch()
 				return nil, fmt.Errorf("runner: %w", err)
@@ -355,7 +355,7 @@ func Start(o Options) (*Process, error) {
 				p.cmd.Stdout, p.cmd.Stderr = outW, outW
 				p.pipes = []io.ReadCloser{outR}
 			} else {
-				if errR, errW, err = OutputPipe(); err != nil {
+				if errR, errW, err = outputPipe(); err != nil {
 					outR.Close()
 					closeAll(outW, p.stdin, tty)
 					p.closeLaunch()
