@@ -55,9 +55,9 @@ var pausing atomic.Bool
 // waits for it. On two cores that made a 300 MB flood take three times
 // as long as into /dev/null. So r's descriptor stays out of the poller,
 // which sees only a duplicate of it, for as long as r waits; and while
-// output flows, a reader that finds the pipe empty sleeps a pause (as
-// long as the pipe takes to fill by half) and reads again, the command meanwhile writing into the pipe without
-// waking anyone, into a pipe grown for it (grow). A pipe still empty
+// output flows, a reader that finds the pipe empty sleeps a pause
+// (nextPause) and reads again, the command meanwhile writing into the
+// pipe, grown for it (grow), without waking anyone. A pipe still empty
 // after the pause is left to the poller.
 func outputPipe() (r io.ReadCloser, w *os.File, err error) {
 	var fds [2]int
