@@ -266,21 +266,28 @@ func keyOf(spec Spec, hs *helperSpec) (string, []byte) {
 	c := *hs
 	c.FS.Git, c.FS.GitErr = nil, ""
 	b := wireAppend(nil, &c)
-	key := string(b) + "\x00cpu=" + strconv.FormatInt(spec.Limits.CPUPercent, 10) + "\x00"
+	// Built in one buffer: the helper spec is kilobytes, and adding to a
+	// string copies it again for every path.
+	k := make([]byte, 0, len(b)+64+16*(len(hs.ReadOnly)+len(hs.Masked)))
+	k = append(k, b...)
+	k = append(k, "\x00cpu="...)
+	k = strconv.AppendInt(k, spec.Limits.CPUPercent, 10)
+	k = append(k, 0)
 	for _, p := range append(append(append([]string{}, hs.ReadOnly...), hs.Masked...), filepath.Join(hs.Workspace, ".git")) {
 		var st unix.Stat_t
 		switch err := unix.Lstat(p, &st); {
 		case err != nil:
-			key += "-"
+			k = append(k, '-')
 		case st.Mode&unix.S_IFMT == unix.S_IFLNK:
 			l, _ := os.Readlink(p)
-			key += "l" + l
+			k = append(k, 'l')
+			k = append(k, l...)
 		default:
-			key += strconv.FormatUint(uint64(st.Mode&unix.S_IFMT), 8)
+			k = strconv.AppendUint(k, uint64(st.Mode&unix.S_IFMT), 8)
 		}
-		key += "\x00"
+		k = append(k, 0)
 	}
-	return key, b
+	return string(k), b
 }
 
 // take returns a warm helper that fits the call, or nil; either way it
