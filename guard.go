@@ -160,6 +160,7 @@ type Guard struct {
 
 	redactOnce sync.Once
 	redact     *redact.Redactor
+	clean      cleanTexts // texts message passed on unchanged (message.go)
 
 	auditMu   sync.Mutex
 	audit     *audit.Logger

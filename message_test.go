@@ -77,6 +77,48 @@ func TestMessageFiltersNames(t *testing.T) {
 	}
 }
 
+// The set of clean texts that spares message the filters keeps only texts
+// that came out unchanged, stays bounded, and never lets a text through
+// unfiltered: asked again, every hostile name is filtered as the first
+// time, clean or not.
+func TestMessageCleanTexts(t *testing.T) {
+	g, err := New(Config{Workspace: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	plain := "landlock: ABI 6, 12 rules"
+	for range 3 {
+		if got := g.message(plain); got != plain {
+			t.Fatalf("a plain text changed: %q", got)
+		}
+	}
+	if !g.clean.has(plain) {
+		t.Errorf("a plain text filtered unchanged was not kept")
+	}
+	for range 3 {
+		for _, n := range hostileNames {
+			s := "refused: " + n
+			if got := g.message(s); clean(got) != "" || got == s {
+				t.Errorf("%q -> %q: not filtered", s, got)
+			}
+			if g.clean.has(s) {
+				t.Errorf("%q was kept as clean", s)
+			}
+		}
+	}
+	long := strings.Repeat("x", maxCleanText+1)
+	if g.message(long) != long || g.clean.has(long) {
+		t.Errorf("a text longer than maxCleanText was kept")
+	}
+	for i := range 3 * maxCleanTexts {
+		g.message("file " + strings.Repeat("n", i%50) + string(rune('a'+i%26)) + strings.Repeat("m", i/50))
+		if n := len(g.clean.m); n > maxCleanTexts {
+			t.Fatalf("%d texts kept, more than %d", n, maxCleanTexts)
+		}
+	}
+}
+
 // fillStrings sets every string reachable in v (structs, slices, pointers)
 // to hostile text, and counts them.
 func fillStrings(v reflect.Value, n *int) {
