@@ -35,6 +35,19 @@ func codeFacts(cmd *Command, prev []*Command) {
 		return
 	}
 	cmd.Lang = progs.Lang(name)
+	if cmd.ExtraArgs && codeNext(name, cmd.Lang, args) {
+		// xargs, find -exec … + and their kind append their input after
+		// the words given: when those end with a code flag (sh -c,
+		// python3 -c, perl -e) or leave out the program (awk, sed), the
+		// first word of the input is the code. It stands in the command
+		// as a word of its own.
+		end := cmd.Span.End
+		cmd.Args = append(cmd.Args[:len(cmd.Args):len(cmd.Args)], Arg{Value: "{}", Filled: true, Span: Span{end, end}})
+		if len(cmd.Argv) == len(cmd.Args)-1 {
+			cmd.Argv = append(cmd.Argv[:len(cmd.Argv):len(cmd.Argv)], "{}")
+		}
+		args = cmd.Args[1:]
+	}
 	switch cmd.Lang {
 	case "":
 		return
@@ -42,7 +55,7 @@ func codeFacts(cmd *Command, prev []*Command) {
 		u := &unwrapped{}
 		unwrapShell(name, cmd, args, u)
 		for _, cd := range u.code {
-			cmd.Code = append(cmd.Code, Code{Lang: progs.Shell, Text: cd.text, Span: cd.span, Dynamic: cd.dynamic,
+			cmd.Code = append(cmd.Code, Code{Lang: progs.Shell, Text: cd.text, Span: cd.span, Dynamic: cd.dynamic, Filled: cd.filled,
 				Stdin: strings.HasSuffix(cd.wrapper, " <<"), Exec: ExecRead})
 		}
 		// under xargs or find -exec the operands appended at run time
@@ -53,11 +66,11 @@ func codeFacts(cmd *Command, prev []*Command) {
 		}
 	case progs.Awk:
 		if prog := awkProgram(args); prog != nil {
-			cmd.Code = append(cmd.Code, Code{Lang: progs.Awk, Text: prog.Value, Span: prog.Span, Dynamic: prog.Dynamic, Exec: awkExec(prog.Value)})
+			cmd.Code = append(cmd.Code, Code{Lang: progs.Awk, Text: prog.Value, Span: prog.Span, Dynamic: prog.Dynamic || prog.Filled, Filled: prog.Filled, Exec: awkExec(prog.Value)})
 		}
 	case progs.Sed:
 		for _, sc := range sedScripts(args) {
-			cd := Code{Lang: progs.Sed, Text: sc.Value, Span: sc.Span, Dynamic: sc.Dynamic}
+			cd := Code{Lang: progs.Sed, Text: sc.Value, Span: sc.Span, Dynamic: sc.Dynamic || sc.Filled, Filled: sc.Filled}
 			for _, c := range parseSed(sc.Value) {
 				switch {
 				case c.Cmd == 'e' && c.Arg != "":
@@ -80,7 +93,7 @@ func codeFacts(cmd *Command, prev []*Command) {
 			stdin = ok
 		}
 		if ok {
-			cmd.Code = append(cmd.Code, Code{Lang: cmd.Lang, Text: cd.Value, Span: cd.Span, Dynamic: cd.Dynamic, Stdin: stdin,
+			cmd.Code = append(cmd.Code, Code{Lang: cmd.Lang, Text: cd.Value, Span: cd.Span, Dynamic: cd.Dynamic || cd.Filled, Filled: cd.Filled, Stdin: stdin,
 				Exec: interpreterExec(cmd.Lang, cd.Value), InPlace: inPlace && !stdin})
 		} else {
 			cmd.StdinCode = interpreterReadsStdin(args) && !(cmd.ExtraArgs && !stdinOperand(args))
@@ -89,6 +102,34 @@ func codeFacts(cmd *Command, prev []*Command) {
 			cmd.StdinCode = true
 		}
 	}
+}
+
+// codeNext reports whether the program of a command run as name with args
+// takes its code from the word that would come next: a word appended
+// there is found as its code.
+func codeNext(name, lang string, args []Arg) bool {
+	probe := Arg{Value: "\x00next", Span: Span{-1, -1}}
+	next := append(args[:len(args):len(args)], probe)
+	switch lang {
+	case "":
+		return false
+	case progs.Shell:
+		u := &unwrapped{}
+		unwrapShell(name, &Command{}, next, u)
+		return len(u.code) > 0 && u.code[0].text == probe.Value
+	case progs.Awk:
+		p := awkProgram(next)
+		return p != nil && p.Value == probe.Value
+	case progs.Sed:
+		for _, s := range sedScripts(next) {
+			if s.Value == probe.Value {
+				return true
+			}
+		}
+		return false
+	}
+	cd, ok, _ := interpreterOpts(name, next)
+	return ok && cd.Value == probe.Value
 }
 
 // stdinCode returns the here-documents and here-strings of a command as
@@ -266,15 +307,38 @@ func interpreterStdin(cmd *Command) (Arg, bool) {
 // shortOpts describes the bundled short options of interpreters that
 // accept them: the letters that take the program text, the letters that
 // take a value (attached, or the next word when nothing is attached),
-// and the letters whose optional value can only be attached. Perl's
-// -lne'print' is -l, -n, then the code "print".
-var shortOpts = map[string]struct{ code, next, attached string }{
-	progs.Perl:   {code: "eE", next: "MmIF", attached: "ilxCdD0123456789"},
-	progs.Ruby:   {code: "e", next: "IrCFEK", attached: "iWx0123456789"},
+// the letters whose optional value can only be attached (the rest of the
+// word), and the letters whose optional value is the digits that follow
+// (perl -l[octal], -0[octal or xHEX]). Perl's -lne'print' is -l, -n,
+// then the code "print"; -l0e'print' is -l0, then the code. nextOnly:
+// a code letter never takes attached text, the code is the next word
+// (node -pe CODE is -p and -e, then CODE).
+var shortOpts = map[string]struct {
+	code, next, attached, digits string
+	nextOnly                     bool
+}{
+	progs.Perl:   {code: "eE", next: "MmIF", attached: "ixCdD123456789", digits: "l0"},
+	progs.Ruby:   {code: "e", next: "IrCFEK", attached: "iWx123456789", digits: "0"},
 	progs.Python: {code: "c", next: "mWX"},
-	progs.JS:     {code: "ep", next: "r"},
+	progs.JS:     {code: "ep", next: "r", nextOnly: true},
 	progs.PHP:    {code: "r", next: "dcz"},
 	progs.Lua:    {code: "e", next: "l"},
+}
+
+// optDigits returns the end of the digits of an option value that start
+// at v[k]: octal or decimal digits, or x and hexadecimal ones.
+func optDigits(v string, k int) int {
+	isDigit := func(c byte) bool { return '0' <= c && c <= '9' }
+	if k < len(v) && (v[k] == 'x' || v[k] == 'X') {
+		k++
+		isDigit = func(c byte) bool {
+			return '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'f'
+		}
+	}
+	for k < len(v) && isDigit(v[k]) {
+		k++
+	}
+	return k
 }
 
 // interpreterOpts parses the options of an interpreter command up to its
@@ -313,7 +377,7 @@ func interpreterOpts(name string, args []Arg) (code Arg, ok, inPlace bool) {
 			}
 			switch {
 			case strings.IndexByte(spec.code, ch) >= 0:
-				if j+1 < len(v) {
+				if j+1 < len(v) && !spec.nextOnly {
 					a.Value = v[j+1:]
 					return a, true, inPlace
 				}
@@ -328,6 +392,8 @@ func interpreterOpts(name string, args []Arg) (code Arg, ok, inPlace bool) {
 					i++ // the value is the next word
 				}
 				break letters
+			case strings.IndexByte(spec.digits, ch) >= 0:
+				j = optDigits(v, j+1) - 1
 			case strings.IndexByte(spec.attached, ch) >= 0:
 				break letters
 			}

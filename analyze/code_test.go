@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -27,6 +28,14 @@ func TestCodeFacts(t *testing.T) {
 		{src: `python3 -c 'import os; os.system("rm -rf " + p)'`, name: "python3", lang: "python", code: []string{`python:import os; os.system("rm -rf " + p)`}, exec: ExecComputed},
 		{src: `python3 -c 'import subprocess; subprocess.run(cmd)'`, name: "python3", lang: "python", code: []string{`python:import subprocess; subprocess.run(cmd)`}, exec: ExecOpaque},
 		{src: "perl -ne 'print `id`'", name: "perl", lang: "perl", code: []string{"perl:print `id`"}, exec: ExecRead},
+		{src: "perl -lne 'print `id`' f", name: "perl", lang: "perl", code: []string{"perl:print `id`"}, exec: ExecRead},
+		{src: "perl -le 'print `id`'", name: "perl", lang: "perl", code: []string{"perl:print `id`"}, exec: ExecRead},
+		{src: "perl -l0e 'print 1'", name: "perl", lang: "perl", code: []string{"perl:print 1"}},
+		{src: "perl -0x1ffne 'print 1'", name: "perl", lang: "perl", code: []string{"perl:print 1"}},
+		{src: "perl -0777 -ne 'print 1'", name: "perl", lang: "perl", code: []string{"perl:print 1"}},
+		{src: "perl -ie 's/a/b/' f", name: "perl", lang: "perl"}, // -i with the backup suffix "e"
+		{src: "node -pe 'require(\"os\").homedir()'", name: "node", lang: "js", code: []string{`js:require("os").homedir()`}},
+		{src: "ruby -0777e 'puts 1'", name: "ruby", lang: "ruby", code: []string{"ruby:puts 1"}},
 		{src: "python3 - <<'E'\nprint(1)\nE", name: "python3", lang: "python", stdin: true, code: []string{"python:print(1)\n"}},
 		{src: `python3 script.py`, name: "python3", lang: "python"},
 		{src: `awk '{print $1}' f`, name: "awk", lang: "awk", code: []string{"awk:{print $1}"}},
@@ -126,5 +135,63 @@ func TestDynamicCodeNote(t *testing.T) {
 		if !ok {
 			t.Errorf("%q: no dynamic-code note with via %v in %+v", tt.src, tt.via, r.Notes)
 		}
+	}
+}
+
+// The words a wrapper writes its input into are Filled, and so is the
+// code they become; a code flag left last under xargs or find -exec … +
+// gets the input as a word of its own; a placeholder elsewhere stays an
+// ordinary word of the program's arguments.
+func TestFilledWords(t *testing.T) {
+	tests := []struct {
+		src    string
+		prog   string // the command looked at
+		code   bool   // its first Code is Filled (and Dynamic)
+		filled []bool // Filled of its arguments after the name
+	}{
+		{src: `xargs -I{} sh -c 'echo {}'`, prog: "sh", code: true, filled: []bool{false, true}},
+		{src: `xargs -I % python3 -c %`, prog: "python3", code: true, filled: []bool{false, true}},
+		{src: `xargs sh -c`, prog: "sh", code: true, filled: []bool{false, true}},
+		{src: `xargs -n1 perl -le`, prog: "perl", code: true, filled: []bool{false, true}},
+		{src: `xargs awk`, prog: "awk", code: true, filled: []bool{true}},
+		{src: `xargs sed`, prog: "sed", code: true, filled: []bool{true}},
+		{src: `find . -exec sh -c 'wc -l {}' \;`, prog: "sh", code: true, filled: []bool{false, true}},
+		{src: `fd -x sh -c 'cat {/.}'`, prog: "sh", code: true, filled: []bool{false, true}},
+		{src: `find . -exec sh -c 'wc -l "$1"' _ {} \;`, prog: "sh", filled: []bool{false, false, false, true}},
+		{src: `xargs -I{} cp {} dst/`, prog: "cp", filled: []bool{true, false}},
+		{src: `xargs awk '{print}'`, prog: "awk", filled: []bool{false}},
+		{src: `xargs sh -c 'ls "$@"' sh`, prog: "sh", filled: []bool{false, false, false}},
+		{src: `sh -c`, prog: "sh", filled: []bool{false}},
+	}
+	for _, tt := range tests {
+		r := Analyze(tt.src, Options{})
+		var c *Command
+		for _, x := range r.Commands {
+			if x.Program == tt.prog {
+				c = x
+			}
+		}
+		if c == nil {
+			t.Errorf("%s: no %s command", tt.src, tt.prog)
+			continue
+		}
+		var got []bool
+		for _, a := range c.Args[1:] {
+			got = append(got, a.Filled)
+		}
+		if !slices.Equal(got, tt.filled) {
+			t.Errorf("%s: Filled %v, want %v (%q)", tt.src, got, tt.filled, c.Argv)
+		}
+		if len(c.Argv) != len(c.Args) {
+			t.Errorf("%s: %d Argv, %d Args", tt.src, len(c.Argv), len(c.Args))
+		}
+		code := len(c.Code) > 0 && c.Code[0].Filled && c.Code[0].Dynamic
+		if code != tt.code {
+			t.Errorf("%s: code filled %v, want %v (%+v)", tt.src, code, tt.code, c.Code)
+		}
+	}
+	r := Analyze(`xargs -I{} {} --version`, Options{})
+	if len(r.Commands) < 2 || !r.Commands[1].Args[0].Dynamic {
+		t.Errorf("xargs -I{} {}: the program the input names is not dynamic")
 	}
 }

@@ -51,7 +51,13 @@ type Arg struct {
 	// Subst holds the indices (into Result.Commands) of the commands that
 	// run inside command or process substitutions of this word.
 	Subst []int
-	Span  Span
+	// Filled is set when a wrapper writes its input into the word at run
+	// time (the replace string of xargs -I, the {} of find -exec or
+	// fd -x), or appends its input where the word stands (xargs, find
+	// -exec … + before a code flag left last): Value holds the
+	// placeholder, and what the word holds when it runs is not known.
+	Filled bool
+	Span   Span
 }
 
 // Redirect is one redirection of a command or compound statement.
@@ -145,6 +151,9 @@ type Code struct {
 	Text    string // the text, as far as it is known
 	Span    Span   // where it is in the source (the word or the here-document)
 	Dynamic bool   // part of the text is only known at run time
+	// Filled is set when a wrapper writes its input into the text (see
+	// Arg.Filled): the code is the input's, not the command line's.
+	Filled bool
 	// Stdin is set when the text reaches the program on standard input
 	// (a here-document, a here-string, or literal text piped into it).
 	Stdin bool

@@ -23,6 +23,7 @@ type codeArg struct {
 	text          string
 	span          Span
 	dynamic       bool
+	filled        bool // the wrapper's input is written in (Arg.Filled)
 	remote        bool
 	newShell      bool // runs in a new shell (sh -c): fresh positional params
 	sameShell     bool // runs in the current shell (eval, source of text)
@@ -241,8 +242,14 @@ func unwrap(cmd *Command) *unwrapped {
 		}
 	case "xargs":
 		rest := skipOpts(args, optSpec{withValue: "IiLlnPsdEae", longValue: []string{"max-args", "max-procs", "delimiter", "replace", "arg-file", "eof", "max-chars", "max-lines", "process-slot-var"}})
-		if r := xargsReplace(args[:len(args)-len(rest)]); r != "" && r != "{}" {
-			rest = replaceIn(rest, r, "{}")
+		if r := xargsReplace(args[:len(args)-len(rest)]); r != "" {
+			if r != "{}" {
+				rest = replaceIn(rest, r, "{}")
+			}
+			rest = fill(rest, "{}")
+			if len(rest) > 0 && rest[0].Filled {
+				rest[0].Dynamic = true // the input names the program
+			}
 		}
 		if len(rest) == 0 {
 			rest = []Arg{{Value: "echo", Span: cmd.Span}}
@@ -359,6 +366,8 @@ func unwrap(cmd *Command) *unwrapped {
 						break
 					}
 				}
+				// {}, {/}, {//}, {.}, {/.}: the path found, or a part of it
+				rest = fill(rest, "{}", "{/}", "{//}", "{.}", "{/.}")
 				u.inner = append(u.inner, innerCmd{wrapper: "fd " + a.Value, args: rest, extraArgs: true})
 				break
 			}
@@ -459,6 +468,7 @@ func joinArgs(args []Arg) Arg {
 		}
 		sb.WriteString(x.Value)
 		a.Dynamic = a.Dynamic || x.Dynamic
+		a.Filled = a.Filled || x.Filled
 	}
 	a.Value = sb.String()
 	a.Span = argsSpan(args, Span{})
@@ -486,6 +496,19 @@ func xargsReplace(opts []Arg) string {
 		}
 	}
 	return r
+}
+
+// fill returns args with Filled set on those whose value holds the
+// placeholder a wrapper writes its input into.
+func fill(args []Arg, placeholders ...string) []Arg {
+	out := make([]Arg, len(args))
+	for i, a := range args {
+		for _, p := range placeholders {
+			a.Filled = a.Filled || strings.Contains(a.Value, p)
+		}
+		out[i] = a
+	}
+	return out
 }
 
 // replaceIn returns args with every from in their values spelled to: the

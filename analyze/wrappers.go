@@ -192,7 +192,7 @@ func unwrapShell(name string, cmd *Command, args []Arg, u *unwrapped) {
 					pos = []string{name} // $0 defaults to the shell's name
 				}
 				u.code = append(u.code, codeArg{wrapper: name + " -c", text: cd.Value, span: cd.Span,
-					dynamic: cd.Dynamic, newShell: true, positional: pos, positionalSet: set, via: ViaShell})
+					dynamic: cd.Dynamic || cd.Filled, filled: cd.Filled, newShell: true, positional: pos, positionalSet: set, via: ViaShell})
 			}
 			return
 		}
@@ -247,6 +247,7 @@ func unwrapFind(cmd *Command, args []Arg, u *unwrapped) {
 				if strings.Contains(a.Value, "{}") {
 					rep := strings.TrimSuffix(root, "/") + "/{}"
 					sub[k].Value = strings.ReplaceAll(a.Value, "{}", rep)
+					sub[k].Filled = true
 				}
 			}
 			if len(sub) > 0 {

@@ -172,7 +172,8 @@ type Effect struct {
 	// Exec with Code == CodeFile; for Net, the file sent (when Sends).
 	Path      Path
 	Recursive bool
-	// Mode is the mode of Chmod or the owner of Chown.
+	// Mode is the mode of Chmod, the owner of Chown, or the mode a Write
+	// creates its file with (install -m, mkdir -m).
 	Mode string
 	// Code is the source of the code of Exec; Text is the code or the
 	// option that carries it.
@@ -222,6 +223,9 @@ func (e Effect) Describe() string {
 		b.WriteString("reads " + e.Path.String())
 	case Write:
 		b.WriteString("writes " + e.Path.String())
+		if e.Mode != "" {
+			b.WriteString(" with mode " + e.Mode)
+		}
 	case Delete:
 		if e.Path.Origin == OriginDerived {
 			b.WriteString("deletes files found under " + e.Path.Abs)

@@ -797,6 +797,7 @@ func (x *extractor) apply(i int, c *analyze.Command, p *grammar.Parsed) {
 	}
 	// options with roles
 	var sends []Effect
+	createMode := "" // install -m, mkdir -m: the mode the files written are made with
 	for _, o := range p.Opts {
 		if p.Grammar.RunsOpt(o.Name) {
 			code := CodeLiteral
@@ -825,6 +826,8 @@ func (x *extractor) apply(i int, c *analyze.Command, p *grammar.Parsed) {
 			x.runs(p, role, o.Name, o.Val, cwd, with)
 		case grammar.RoleMethod:
 			p.HTTPMethod(o.Val.Value)
+		case grammar.RoleMode:
+			createMode = o.Val.Value
 		case grammar.RoleSend:
 			if e, ok := x.sendValue(c, o.Name, o.Val, with); ok {
 				sends = append(sends, e)
@@ -853,6 +856,7 @@ func (x *extractor) apply(i int, c *analyze.Command, p *grammar.Parsed) {
 		}
 	}
 	// operands
+	opsFrom := len(x.out)
 	n := len(p.Ops)
 	mode := ""
 	var modeKind Kind
@@ -920,6 +924,13 @@ func (x *extractor) apply(i int, c *analyze.Command, p *grammar.Parsed) {
 				last.Kind = modeKind
 				last.Recursive = recursive
 				last.Mode = mode
+			}
+		}
+	}
+	if createMode != "" {
+		for k := opsFrom; k < len(x.out); k++ {
+			if x.out[k].Kind == Write && x.out[k].Mode == "" {
+				x.out[k].Mode = createMode
 			}
 		}
 	}
@@ -1041,10 +1052,17 @@ func roleKind(r grammar.Role) Kind {
 
 // operand emits the effect of one argument with a role.
 func (x *extractor) operand(i int, c *analyze.Command, p *grammar.Parsed, role grammar.Role, a analyze.Arg, cwd string, recursive, modeSet bool, mode string, with func(Effect) Effect) {
-	if a.ProcSubst && role != grammar.RoleExec {
+	if a.ProcSubst && role != grammar.RoleExec && role != grammar.RoleScript {
 		return // <( ) / >( ) are pipes, not files
 	}
 	switch role {
+	case grammar.RoleScript:
+		// read as a file, and its text run as the program's code: a
+		// downloaded one is downloaded code run
+		if !a.ProcSubst {
+			x.operand(i, c, p, grammar.RoleRead, a, cwd, recursive, modeSet, mode, with)
+		}
+		x.operand(i, c, p, grammar.RoleExec, a, cwd, recursive, modeSet, mode, with)
 	case grammar.RoleRead:
 		if a.Value == "-" {
 			return

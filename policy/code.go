@@ -82,7 +82,7 @@ func (k *cmdCheck) codeRunner() {
 	// program text from substitutions: bash <(curl …), sh -c "$(curl …)",
 	// eval "$(…)", source <(…)
 	for _, a := range k.args {
-		if len(a.Subst) == 0 && !a.Dynamic {
+		if len(a.Subst) == 0 && !a.Dynamic && !a.Filled {
 			continue
 		}
 		if !k.isCodeArg(a) {
@@ -106,7 +106,7 @@ func (k *cmdCheck) codeRunner() {
 			// python3 -c "…urlopen('http://localhost:$port/')…": the
 			// program is known; shell variables fill its string
 			// literals, and the code is judged as written
-		case a.Dynamic && !(k.c.FuncDef != "" && a.Positional) && !k.foundScript(a):
+		case (a.Dynamic || a.Filled) && !(k.c.FuncDef != "" && a.Positional) && !k.foundScript(a):
 			k.emitAt(sg2305, a.Span, quote(k.said())+" runs code that is only known at run time")
 		}
 	}
@@ -371,6 +371,9 @@ func (k *cmdCheck) sed() {
 		}
 	}
 	for _, cd := range k.c.Code {
+		if cd.Filled {
+			k.emitAt(sg2305, cd.Span, quote(k.said())+" runs a script its input writes in (xargs, find -exec)")
+		}
 		switch cd.Exec {
 		case analyze.ExecRead:
 			k.emitAt(sg2506, cd.Span, "sed 'e' executes text as a shell command")
@@ -397,6 +400,9 @@ func (k *cmdCheck) sed() {
 
 func (k *cmdCheck) awk() {
 	for _, cd := range k.c.Code {
+		if cd.Filled {
+			k.emitAt(sg2305, cd.Span, quote(k.said())+" runs a program its input writes in (xargs, find -exec)")
+		}
 		if strings.Contains(cd.Text, "/inet/") {
 			k.emitAt(sg2705deny, cd.Span, "awk opens a network socket (/inet/)")
 		}

@@ -820,7 +820,7 @@ func (k *cmdCheck) mutation(ef effects.Effect, sp analyze.Span, desc string) {
 	p := e.resolve(ef.Path.Abs)
 	o := e.classOpts()
 	derived := ef.Path.Origin == effects.OriginDerived
-	if ef.Kind == effects.Chmod && dangerousMode(ef.Mode) {
+	if (ef.Kind == effects.Chmod || ef.Kind == effects.Write) && dangerousMode(ef.Mode) {
 		e.emit(sg4021, k.i, sp, desc+": world-writable or setuid")
 	}
 	// the floor: whatever the workspace is (files found under home are
@@ -1009,6 +1009,10 @@ func (k *cmdCheck) exec(ef effects.Effect, sp analyze.Span, desc string) {
 	case effects.CodeFile:
 		if ef.Option != "" {
 			k.programValue(ef, sp)
+		} else if !k.runsCode() && ef.Path.Raw != "" && e.isDownloaded(ef.Path.Raw, k.c.Cwd) {
+			// a program file (awk -f, make -f): shells and interpreters
+			// are judged by downloadExec
+			e.emit(sg2303deny, k.i, sp, "runs a file downloaded earlier in the same command")
 		}
 	case effects.CodeLiteral:
 		if g := grammar.Lookup(k.c.Name()); g != nil && g.Wrapper {

@@ -11,13 +11,30 @@ import (
 
 // File system: deletes, writes and redirects, confined to the workspace and the allowed roots.
 
+// remoteScratch reports a path in the scratch directories of a host or
+// container (/tmp, /var/tmp, /dev/shm): deleting there is routine.
+func remoteScratch(v string) bool {
+	v = path.Clean(v)
+	for _, d := range []string{"/tmp", "/var/tmp", "/dev/shm"} {
+		if strings.HasPrefix(v, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
 // rmTarget classifies one deletion target.
 func (k *cmdCheck) rmTarget(a analyze.Arg, recursive bool, verb string) {
 	e := k.e
 	if k.c.Remote {
 		v := strings.TrimSuffix(a.Value, "/")
-		if recursive && (v == "" || v == "/*" || v == "~" || v == "$HOME" || v == e.home || v == e.home+"/*" || e.criticalDir(v)) {
+		switch {
+		case recursive && (v == "" || v == "/*" || v == "~" || v == "$HOME" || v == e.home || v == e.home+"/*" || e.criticalDir(v)):
 			k.emitAt(sg2001, a.Span, verb+" of "+quote(v)+" wipes the system")
+		case recursive && path.IsAbs(v) && !remoteScratch(v):
+			// no workspace there: a tree named from the root is the
+			// host's or container's data
+			k.emitAt(sg2004ask, a.Span, "recursive "+verb+" of "+quote(v)+" on another host or in a container")
 		}
 		return
 	}

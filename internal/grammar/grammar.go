@@ -51,6 +51,7 @@ const (
 	RoleImage                // a container image or artifact reference; a first part with a dot, a port or localhost is its registry
 	RoleAddr                 // a socket address TYPE:PARAMS,OPTS (socat): a connection, a listener, a program or a file
 	RoleExpose               // a local port or address a tunnel makes reachable from outside (ngrok http 8080)
+	RoleScript               // a file the program reads its own program from (awk -f, sed -f, make -f): read, and run as code
 	roleCount
 )
 
@@ -58,7 +59,7 @@ var roleNames = map[string]Role{"arg": RoleArg, "read": RoleRead, "write": RoleW
 	"exec": RoleExec, "code": RoleCode, "url": RoleURL, "send": RoleSend, "dir": RoleDir, "mode": RoleMode,
 	"owner": RoleOwner, "cmd": RoleCmd, "signal": RoleSignal, "remote": RoleRemote, "writedir": RoleWriteDir,
 	"prog": RoleProg, "mod": RoleModule, "cfg": RoleConfig, "method": RoleMethod, "pkg": RolePackage,
-	"index": RoleIndex, "repo": RoleRepo, "image": RoleImage, "addr": RoleAddr, "expose": RoleExpose}
+	"index": RoleIndex, "repo": RoleRepo, "image": RoleImage, "addr": RoleAddr, "expose": RoleExpose, "script": RoleScript}
 
 // RoleName returns the name of a role as the grammar files spell it.
 func RoleName(r Role) string {
