@@ -10,6 +10,7 @@ import (
 	"github.com/shellguard/shellguard/internal/grammar"
 	"github.com/shellguard/shellguard/internal/lazyre"
 	"github.com/shellguard/shellguard/internal/progs"
+	"github.com/shellguard/shellguard/internal/world"
 )
 
 // Code runners: shells, eval, source, interpreters, awk, sed and tools with options that run commands.
@@ -194,6 +195,40 @@ func (k *cmdCheck) interpreter() {
 	}
 }
 
+// reCodeString finds the string literals of interpreter code that could
+// be a path: quoted, on one line, without blanks.
+var reCodeString = lazyre.New(`'([^'\\\s]{1,512})'|"([^"\\\s]{1,512})"`)
+
+// codePaths classifies the string literals of interpreter code that look
+// like paths (with a slash, or starting with . or ~) as the shell's words
+// are: one that names a credential (.env, a key file, a token store) is
+// read or written by the code as far as can be told.
+func (k *cmdCheck) codePaths(cd analyze.Code) {
+	e := k.e
+	for _, m := range reCodeString.FindAllStringSubmatchIndex(cd.Text, 64) {
+		a, b := m[2], m[3]
+		if a < 0 {
+			a, b = m[4], m[5]
+		}
+		s := cd.Text[a:b]
+		if !strings.Contains(s, "/") && !strings.HasPrefix(s, ".") && !strings.HasPrefix(s, "~") || strings.Contains(s, "://") {
+			continue
+		}
+		p := e.abs(s, k.c.Cwd)
+		if p == "" {
+			continue
+		}
+		if r := world.Classify(p, e.classOpts()); r.Class == world.ClassCredential {
+			row := sg4001
+			if e.credentialPath(p) != "" && !strings.HasPrefix(p, "/proc/") {
+				row = sg2601deny
+			}
+			k.emitCode(row, cd, []int{a, b}, "interpreter code names "+r.What)
+			return
+		}
+	}
+}
+
 func (k *cmdCheck) interpreterCode(cd analyze.Code) {
 	code := cd.Text
 	if strings.Contains(code, "fork") && reForkLoop.MatchString(code) {
@@ -210,6 +245,8 @@ func (k *cmdCheck) interpreterCode(cd analyze.Code) {
 	}
 	if loc := reCredInCode.FindStringIndex(code); loc != nil {
 		k.emitCode(sg2601deny, cd, loc, "interpreter code touches credentials ("+quote(code[loc[0]:loc[1]])+")")
+	} else {
+		k.codePaths(cd)
 	}
 	if containsAny(code, "exec", "eval", "system", "popen", "spawn") && reDecodeExec.MatchString(code) {
 		k.emitCode(sg2306, cd, reDecodeExec.FindStringIndex(code), "interpreter code executes decoded data")

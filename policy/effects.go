@@ -535,6 +535,21 @@ func (e *evaluator) classOpts() world.Options {
 	return world.Options{Workspace: e.ws, Home: e.home}
 }
 
+// compoundReads judges what the input redirections of compound commands
+// read (while read l; do …; done < .env, { cat; } < key): the commands
+// inside all read it. Their writes are judged with every redirect
+// (evaluator.redirect).
+func (e *evaluator) compoundReads() {
+	for _, ef := range e.effs[-1] {
+		if ef.Kind != effects.Read || !ef.Path.Known() {
+			continue
+		}
+		if r := world.Classify(e.resolve(ef.Path.Abs), e.classOpts()); r.Class == world.ClassCredential {
+			e.emit(sg4001, -1, ef.Span, "a compound command's input is "+r.What)
+		}
+	}
+}
+
 // checkEffects judges the effects of command k.
 func (k *cmdCheck) checkEffects() {
 	e := k.e
@@ -721,7 +736,9 @@ func (k *cmdCheck) effect(ef effects.Effect) {
 			e.emit(sg4001, k.i, sp, ef.Program+" decrypts or reveals "+ef.Path.String())
 			return
 		}
-		if r := world.Classify(p, e.classOpts()); r.Class == world.ClassCredential {
+		// a glob's files are those its pattern selects, not its directory
+		glob := ef.Path.Origin == effects.OriginDerived && strings.HasPrefix(ef.Path.Via, "glob ")
+		if r := world.Classify(p, e.classOpts()); r.Class == world.ClassCredential && !glob {
 			if e.credentialPath(p) != "" && !strings.HasPrefix(p, "/proc/") {
 				// a store (a key file, a token store): the concept and
 				// severity of the check of the words that name it
@@ -738,6 +755,12 @@ func (k *cmdCheck) effect(ef effects.Effect) {
 		if ef.Path.Origin == effects.OriginDerived {
 			if r, ok := e.patternClass(ef.Path); ok && r.Class == world.ClassCredential {
 				e.emit(sg4001, k.i, sp, desc+": the names it selects are credentials ("+r.What+")")
+				return
+			}
+		}
+		if glob {
+			if r := world.GlobCredential(ef.Path.Raw, e.classOpts()); r.Class == world.ClassCredential {
+				e.emit(sg4001, k.i, sp, desc+": the names it selects include "+r.What)
 				return
 			}
 		}

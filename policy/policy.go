@@ -166,6 +166,7 @@ func evaluateAt(res *analyze.Result, rules Rules, depth int, nested *int) Verdic
 	for _, r := range res.Redirects {
 		e.redirect(r)
 	}
+	e.compoundReads()
 	e.userRules()
 	return e.verdict()
 }

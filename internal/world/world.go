@@ -15,6 +15,7 @@ package world
 import (
 	"net/netip"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -308,6 +309,103 @@ func Holds(dir string, o Options) Resource {
 	return Resource{}
 }
 
+// credHashes are the system's password hash files; credCluster its
+// cluster admin credentials.
+var (
+	credHashes  = []string{"/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-", "/etc/master.passwd", "/etc/security/opasswd"}
+	credCluster = []string{"/etc/kubernetes/admin.conf", "/etc/rancher/k3s/k3s.yaml", "/var/lib/kubelet/kubeconfig"}
+	// credTrees hold nothing but credentials.
+	credTrees = []string{"/etc/ssl/private", "/etc/pki/tls/private", "/etc/letsencrypt/live", "/etc/letsencrypt/archive",
+		"/etc/kubernetes/pki", "/var/run/secrets", "/run/secrets"}
+	// sshKeys are the usual names of private keys in ~/.ssh.
+	sshKeys = []string{"id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", "id_ecdsa_sk", "id_ed25519_sk"}
+)
+
+// GlobCredential reports a credential among the paths an absolute glob
+// (wildcards in any of its parts) can select, by bash's rules: a wildcard
+// does not match the leading dot of a name. It tries the credential files
+// and trees at fixed places of the system, the process environments in
+// /proc, the stores under home (o.Home) and the usual key names in
+// ~/.ssh. A glob that goes below one of them is judged by a name it
+// selects there (~/.aws/* by ~/.aws/x, ~/.gnupg/*.conf by
+// ~/.gnupg/x.conf, which is public).
+func GlobCredential(glob string, o Options) Resource {
+	if !path.IsAbs(glob) || !strings.ContainsAny(glob, "*?[") {
+		return Resource{}
+	}
+	cands := slices.Concat(credHashes, credCluster, credTrees, []string{"/proc/self/environ", "/proc/1/environ", "/proc/kcore"})
+	if o.Home != "" {
+		for _, c := range credHome {
+			cands = append(cands, path.Join(o.Home, c))
+		}
+		for _, k := range sshKeys {
+			cands = append(cands, path.Join(o.Home, ".ssh", k))
+		}
+	}
+	g := strings.Split(path.Clean(glob), "/")
+	for _, c := range cands {
+		cp := strings.Split(c, "/")
+		if !globPrefix(g, cp) {
+			continue
+		}
+		sel := c
+		for _, part := range g[len(cp):] {
+			sel = path.Join(sel, globName(part))
+		}
+		if r := Classify(sel, o); r.Class == ClassCredential {
+			return r
+		}
+	}
+	return Resource{}
+}
+
+// globName returns a name the glob part pat selects: each wildcard
+// matched by an x, a bracket by its first character.
+func globName(pat string) string {
+	var b strings.Builder
+	for i := 0; i < len(pat); i++ {
+		switch c := pat[i]; c {
+		case '*', '?':
+			b.WriteByte('x')
+		case '[':
+			j := i + 1
+			if j < len(pat) && (pat[j] == '!' || pat[j] == '^') {
+				j++
+			}
+			end := strings.IndexByte(pat[j:], ']')
+			if end <= 0 || pat[i+1] == '!' || pat[i+1] == '^' {
+				b.WriteByte('x') // a negated or open class: some other byte
+			} else {
+				b.WriteByte(pat[j])
+			}
+			if end >= 0 {
+				i = j + end
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// globPrefix reports whether the parts of a glob select the path of
+// parts p, or a path below it (more parts in the glob).
+func globPrefix(g, p []string) bool {
+	if len(g) < len(p) {
+		return false
+	}
+	for i, name := range p {
+		pat := g[i]
+		if strings.HasPrefix(name, ".") && !strings.HasPrefix(pat, ".") {
+			return false // a wildcard does not select a dot file
+		}
+		if ok, err := path.Match(pat, name); err != nil || !ok {
+			return false
+		}
+	}
+	return true
+}
+
 // public parts of credential stores
 var credPublic = map[string]bool{"known_hosts": true, "known_hosts.old": true, "config": true, "authorized_keys": true,
 	"authorized_keys2": true, "environment": false}
@@ -348,8 +446,7 @@ func credential(p string, o Options) string {
 		return p + " (credentials)"
 	}
 	switch {
-	case p == "/etc/shadow" || p == "/etc/gshadow" || p == "/etc/shadow-" || p == "/etc/gshadow-" || p == "/etc/master.passwd" ||
-		p == "/etc/security/opasswd":
+	case slices.Contains(credHashes, p):
 		return p + " (password hashes)"
 	case Within(p, "/etc/sudoers") || Within(p, "/etc/sudoers.d"):
 		return ""
@@ -357,7 +454,7 @@ func credential(p string, o Options) string {
 		return p + " (SSH host key)"
 	case Within(p, "/etc/ssl/private") || Within(p, "/etc/pki/tls/private") || Within(p, "/etc/letsencrypt/live") || Within(p, "/etc/letsencrypt/archive"):
 		return p + " (TLS private keys)"
-	case p == "/etc/kubernetes/admin.conf" || Within(p, "/etc/kubernetes/pki") || p == "/etc/rancher/k3s/k3s.yaml" || p == "/var/lib/kubelet/kubeconfig":
+	case slices.Contains(credCluster, p) || Within(p, "/etc/kubernetes/pki"):
 		return p + " (cluster admin credentials)"
 	case strings.HasPrefix(p, "/proc/") && (b == "environ" || b == "mem"):
 		return p + " (process memory or environment)"
