@@ -194,6 +194,15 @@ func TestTaskPTYPython(t *testing.T) {
 	tb := newTable(t, TableOptions{})
 	o := taskOpts(t, "python3 -q")
 	o.PTY = true
+	// The interactive interpreter keeps its history in HOME: a scratch
+	// one, not the user's.
+	env := o.Env[:0:0]
+	for _, kv := range o.Env {
+		if !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "PYTHON_HISTORY=") {
+			env = append(env, kv)
+		}
+	}
+	o.Env = append(env, "HOME="+t.TempDir())
 	task, err := tb.Start(o)
 	if err != nil {
 		t.Fatal(err)
