@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path"
+	"slices"
 	"strings"
 	"sync"
 
@@ -1216,6 +1217,11 @@ func (k *cmdCheck) system(ef effects.Effect, sp analyze.Span) {
 		e.emit(sg4017, k.i, sp, ef.Program+" powers off, reboots or suspends the machine")
 	case effects.SysDisk, effects.SysMount, effects.SysKernel, effects.SysFirewall, effects.SysSchedule:
 		e.emit(sg4018, k.i, sp, ef.Program+" changes the system ("+ef.System+")")
+	case effects.SysService:
+		// systemctl, service and launchctl have checks of their own
+		if !slices.ContainsFunc(k.prog.Checks[:], func(n string) bool { return n != "" }) {
+			e.emit(sg4018, k.i, sp, ef.Program+" starts, stops or changes a service of the system or the session, outside this command")
+		}
 	case effects.SysDestroy:
 		what := "deletes or resets resources that cannot be recovered"
 		if ef.Text != "" {

@@ -172,6 +172,12 @@ func TestEffectClasses(t *testing.T) {
 			"npm i --registry=https://x.example pkg",
 			"npm exec -p github:evil/x -- tool",
 		},
+		"services started or ended outside the command": {
+			"systemd-run id",
+			"systemd-run --user --on-active=1h ./backup.sh",
+			"brew services start postgresql",
+			"loginctl kill-user dev",
+		},
 		"credentials read by a compound command's redirect": {
 			"while read -r l; do echo \"$l\"; done < .env",
 			"{ cat; } < ~/.ssh/id_rsa",
@@ -221,6 +227,7 @@ func TestEffectClasses(t *testing.T) {
 		"xargs -n1 echo < files.txt",
 		"install -Dm755 build/app ./bin/app",
 		"cat /etc/*-release",
+		"brew services list",
 		"npx tsc --noEmit",
 		"npx -y prettier --check .",
 		"npx -p typescript tsc --version",
