@@ -425,7 +425,9 @@ func shellStrings(code string) []string {
 	return out
 }
 
-// shellBackticks extracts `…` commands (perl, ruby).
+// shellBackticks extracts `…` commands (perl, ruby), and perl's other
+// spellings of a command for the shell: qx{…}, and system or exec given
+// a q{…} or qq{…} string.
 func shellBackticks(lang, code string) []string {
 	if lang != progs.Perl && lang != progs.Ruby {
 		return nil
@@ -434,7 +436,53 @@ func shellBackticks(lang, code string) []string {
 	for _, m := range reBacktick.FindAllStringSubmatch(code, 8) {
 		out = append(out, m[1])
 	}
+	if lang == progs.Perl {
+		for _, m := range rePerlQuoted.FindAllStringSubmatchIndex(code, 8) {
+			if m[3]-m[2] != 1 {
+				continue // a delimiter outside ASCII
+			}
+			if s, ok := perlQuoteBody(code, m[2]); ok {
+				out = append(out, s)
+			}
+		}
+	}
 	return out
+}
+
+// rePerlQuoted finds qx and system/exec with q or qq: group 1 ends at
+// the opening delimiter.
+var rePerlQuoted = lazyre.New(`(?:\bqx|\b(?:system|exec)\s*\(?\s*qq?)\s*([^\w\s])`)
+
+// perlQuoteBody returns the text of a perl quote-like operator whose
+// opening delimiter is at code[i]: up to the matching bracket (nested
+// ones counted) or the same character again.
+func perlQuoteBody(code string, i int) (string, bool) {
+	open := code[i]
+	close := open
+	switch open {
+	case '(':
+		close = ')'
+	case '[':
+		close = ']'
+	case '{':
+		close = '}'
+	case '<':
+		close = '>'
+	}
+	depth := 0
+	for j := i + 1; j < len(code); j++ {
+		switch c := code[j]; {
+		case c == '\\':
+			j++
+		case c == close && depth == 0:
+			return code[i+1 : j], true
+		case c == close:
+			depth--
+		case c == open && open != close:
+			depth++
+		}
+	}
+	return "", false
 }
 
 // codeOnly removes the comments of Python code, so that a call named in

@@ -233,6 +233,9 @@ func unwrap(cmd *Command) *unwrapped {
 		u.addInner(name, skipOpts(args, optSpec{withValue: "tS", longValue: []string{"target"}}))
 	case "strace", "ltrace":
 		u.addInner(name, skipOpts(args, optSpec{withValue: "eopsuIESPXa"}))
+	case "lldb":
+		// lldb -- PROG ARG…: the program the debugger starts
+		u.debuggee(name, args, "--")
 	case "watch":
 		rest := skipOpts(args, optSpec{withValue: "nq", longValue: []string{"interval", "differences"}})
 		if hasFlag(args[:len(args)-len(rest)], "-x", "--exec") {
@@ -392,6 +395,8 @@ func unwrap(cmd *Command) *unwrapped {
 		rest := skipOpts(args, optSpec{withValue: "SscpTLhX"})
 		u.addInner("screen", rest)
 	case "gdb":
+		// gdb --args PROG ARG…: the program the debugger starts
+		u.debuggee(name, args, "--args")
 		for i, a := range args {
 			if (a.Value == "-ex" || a.Value == "--eval-command") && i+1 < len(args) {
 				ex := strings.TrimSpace(args[i+1].Value)
@@ -496,6 +501,19 @@ func xargsReplace(opts []Arg) string {
 		}
 	}
 	return r
+}
+
+// debuggee adds the program a debugger runs: the words after the
+// separator (gdb --args, lldb --).
+func (u *unwrapped) debuggee(name string, args []Arg, sep string) {
+	for i, a := range args {
+		if a.Value == sep {
+			if rest := args[i+1:]; len(rest) > 0 {
+				u.addInner(name, rest)
+			}
+			return
+		}
+	}
 }
 
 // fill returns args with Filled set on those whose value holds the
