@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -448,13 +449,54 @@ func (w *walker) expandWord(word *syntax.Word, c *ctx) (args []Arg) {
 			w.dyn = true
 		}
 	}
+	measured := measuredVars(word, vars)
 	for _, f := range fields {
 		w.spend(len(f) / bytesPerStep)
 		args = append(args, Arg{Value: f, Dynamic: w.dyn, Glob: glob, ProcSubst: w.procSub,
 			Brace: len(fields) > 1 && !hasParam, ANSIC: wi.ansic, IFS: wi.ifs, Positional: w.positional,
-			Quoted: wi.quoted, Vars: vars, Span: sp})
+			Quoted: wi.quoted, Vars: vars, Measured: measured, Span: sp})
 	}
 	return args
+}
+
+// measuredVars returns the names among vars whose every expansion in word
+// only measures or tests the value: ${#NAME}, ${NAME:+text} and
+// ${NAME+text} (text may not expand it).
+func measuredVars(word *syntax.Word, vars []string) []string {
+	if len(vars) == 0 {
+		return nil
+	}
+	valued := map[string]bool{}
+	seen := map[string]bool{}
+	var visit func(n syntax.Node) bool
+	visit = func(n syntax.Node) bool {
+		pe, ok := n.(*syntax.ParamExp)
+		if !ok || pe.Param == nil {
+			return true
+		}
+		name := pe.Param.Value
+		seen[name] = true
+		switch {
+		case pe.Length && pe.Index == nil && pe.Exp == nil && pe.Slice == nil && pe.Repl == nil && !pe.Excl:
+		case pe.Exp != nil && (pe.Exp.Op == syntax.AlternateUnset || pe.Exp.Op == syntax.AlternateUnsetOrNull) &&
+			pe.Index == nil && !pe.Length && !pe.Excl:
+			if pe.Exp.Word != nil {
+				syntax.Walk(pe.Exp.Word, visit)
+			}
+			return false
+		default:
+			valued[name] = true
+		}
+		return true
+	}
+	syntax.Walk(word, visit)
+	var out []string
+	for _, v := range vars {
+		if seen[v] && !valued[v] && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 func (w *walker) safeFields(word *syntax.Word) (fields []string, err error) {

@@ -48,6 +48,10 @@ type Arg struct {
 	Quoted bool
 	// Vars lists the variables the word expands (names only).
 	Vars []string
+	// Measured lists those of Vars whose value does not reach the word:
+	// every expansion of them measures or tests it (${#NAME},
+	// ${NAME:+text}).
+	Measured []string
 	// Subst holds the indices (into Result.Commands) of the commands that
 	// run inside command or process substitutions of this word.
 	Subst []int

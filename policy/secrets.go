@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/shellguard/shellguard/analyze"
@@ -280,7 +281,7 @@ func (k *cmdCheck) echoSecret() {
 	}
 	for _, a := range k.args {
 		for _, v := range a.Vars {
-			if world.SecretName(v) && !k.c.StdinPipe {
+			if world.SecretName(v) && !k.c.StdinPipe && !slices.Contains(a.Measured, v) {
 				k.emitAt(sg2604, a.Span, "prints the secret variable $"+v)
 				return
 			}
