@@ -903,7 +903,12 @@ func (k *cmdCheck) mutation(ef effects.Effect, sp analyze.Span, desc string) {
 			e.emit(sg4009, k.i, sp, ef.Program+" deletes the repository's .git: its history is lost")
 			return
 		}
-		return
+		if ef.Kind == effects.Delete {
+			if part := gitHistoryPart(p); part != "" {
+				e.emit(sg4009, k.i, sp, ef.Program+" deletes the repository's "+part+": its history is lost")
+			}
+		}
+		return // hooks, locks, a rebase's state: the repository keeps its history
 	case world.ClassOtherGit:
 		if ef.Kind == effects.Delete {
 			e.emit(sg4009, k.i, sp, ef.Program+" deletes "+r.What)
@@ -919,6 +924,23 @@ func (k *cmdCheck) mutation(ef effects.Effect, sp analyze.Span, desc string) {
 		return
 	}
 	e.emit(sg4006, k.i, sp, desc+" outside the workspace")
+}
+
+// gitHistoryPart returns the part of a .git that p is in or is, when that
+// part holds the repository's history (its objects, refs, HEAD, reflogs,
+// submodules' and worktrees' repositories), and "" otherwise (hooks,
+// locks, config, a rebase's or merge's state, FETCH_HEAD …).
+func gitHistoryPart(p string) string {
+	i := strings.LastIndex(p, "/.git/")
+	if i < 0 {
+		return ""
+	}
+	first, _, _ := strings.Cut(p[i+len("/.git/"):], "/")
+	switch first {
+	case "objects", "refs", "packed-refs", "HEAD", "logs", "modules", "worktrees", "shallow":
+		return ".git/" + first
+	}
+	return ""
 }
 
 func unknownPersistName(raw string) bool {
