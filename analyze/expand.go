@@ -539,7 +539,7 @@ func (w *walker) expandWordOne(word *syntax.Word, c *ctx) Arg {
 		vars = append(vars, w.usedVars...)
 	}
 	return Arg{Value: s, Dynamic: w.dyn, ProcSubst: w.procSub, IFS: wi.ifs, ANSIC: wi.ansic,
-		Positional: w.positional, Quoted: wi.quoted, Vars: vars, Span: sp}
+		Positional: w.positional, Quoted: wi.quoted, Vars: vars, Measured: measuredVars(word, vars), Span: sp}
 }
 
 // mktemp recognises a word that is exactly $(mktemp …) and returns the

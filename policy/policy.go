@@ -90,6 +90,8 @@ type finding struct {
 }
 
 type evaluator struct {
+	// aliases are variables assigned a secret's value (secretVar)
+	aliases        map[string]bool
 	downloadedDirs []string
 	res            *analyze.Result
 	rules          Rules

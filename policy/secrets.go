@@ -146,6 +146,52 @@ func isEnvDump(c *analyze.Command) bool {
 	return true
 }
 
+// secretVar reports a variable whose value is a secret: one with a
+// secret's name (world.SecretName), or one this command text assigns a
+// value that expands such a variable (t=$GITHUB_TOKEN; export K="$t"),
+// whatever the order of the assignments (failing closed).
+func (e *evaluator) secretVar(v string) bool {
+	if world.SecretName(v) {
+		return true
+	}
+	if e.aliases == nil {
+		e.aliases = map[string]bool{}
+		for changed := true; changed; {
+			changed = false
+			for _, c := range e.res.Commands {
+				for _, as := range c.Assigns {
+					if e.aliases[as.Name] {
+						continue
+					}
+					for _, x := range as.Value.Vars {
+						if (world.SecretName(x) || e.aliases[x]) && !slices.Contains(as.Value.Measured, x) {
+							e.aliases[as.Name], changed = true, true
+							break
+						}
+					}
+				}
+			}
+		}
+	}
+	return e.aliases[v]
+}
+
+// onlyLoopback reports a command whose URLs all name this machine (and
+// that has one): what it sends there does not leave it.
+func (k *cmdCheck) onlyLoopback() bool {
+	n := 0
+	for _, a := range k.args {
+		if a.Dynamic || !strings.Contains(a.Value, "://") {
+			continue
+		}
+		if !world.Loopback(world.HostOf(a.Value)) {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
 func (k *cmdCheck) secretVars() {
 	// a network client sends its words; a resolver (+resolves) the host
 	// names among them
@@ -154,12 +200,13 @@ func (k *cmdCheck) secretVars() {
 	}
 	for i, a := range k.args {
 		for _, v := range a.Vars {
-			if !world.SecretName(v) {
+			if !k.e.secretVar(v) || slices.Contains(a.Measured, v) {
 				continue
 			}
 			// A token in an authentication header sent to its own
-			// service (GITHUB_TOKEN to github.com) is what it is for.
-			if i > 0 && isAuthFlag(k.args[i-1].Value, a.Value) && k.tokenForHost(v) {
+			// service (GITHUB_TOKEN to github.com), or to a service on
+			// this machine, is what it is for.
+			if i > 0 && isAuthFlag(k.args[i-1].Value, a.Value) && (k.tokenForHost(v) || k.onlyLoopback()) {
 				continue
 			}
 			k.emitAt(sg2704, a.Span, "sends the secret variable $"+v+" over the network")
@@ -281,7 +328,7 @@ func (k *cmdCheck) echoSecret() {
 	}
 	for _, a := range k.args {
 		for _, v := range a.Vars {
-			if world.SecretName(v) && !k.c.StdinPipe && !slices.Contains(a.Measured, v) {
+			if k.e.secretVar(v) && !k.c.StdinPipe && !slices.Contains(a.Measured, v) {
 				k.emitAt(sg2604, a.Span, "prints the secret variable $"+v)
 				return
 			}
