@@ -486,7 +486,7 @@ func (e *evaluator) writeTarget(cmd int, sp analyze.Span, v string, dynamic bool
 	}
 	switch {
 	case e.inWorkspace(p) || e.inRoots(p):
-		if strings.Contains(p, "/.git/hooks/") || strings.HasSuffix(p, "/.git/config") {
+		if hook, config := gitHookOrConfig(p); hook || config {
 			e.emit(sg2805ask, cmd, sp, verb+" git hooks or git config inside the workspace")
 		}
 		return

@@ -221,13 +221,34 @@ func (e *evaluator) persistenceTarget(p string) string {
 	case within(p, "/etc/systemd") || within(p, "/lib/systemd") || within(p, "/usr/lib/systemd") || within(p, path.Join(e.home, ".config/systemd")) ||
 		within(p, path.Join(e.home, ".config/autostart")) || within(p, path.Join(e.home, "Library/LaunchAgents")) || within(p, "/Library/LaunchAgents") || within(p, "/Library/LaunchDaemons") || within(p, "/etc/init.d") || within(p, "/etc/rc.local"):
 		return "service or autostart definition"
-	case strings.Contains(p, "/.git/hooks/") || strings.HasSuffix(p, "/.git/hooks"):
+	}
+	if hook, _ := gitHookOrConfig(p); hook {
 		if e.inWorkspace(p) {
 			return ""
 		}
 		return "git hook"
 	}
 	return ""
+}
+
+// gitHookOrConfig reports whether p is in the hooks directory of a
+// repository's .git, or is its config file: the repository's own, or
+// that of one nested in it (.git/modules/NAME/…, .git/worktrees/NAME/…,
+// to any depth; a submodule's NAME may hold slashes, so any hooks
+// directory or config file below modules/ or worktrees/ counts).
+func gitHookOrConfig(p string) (hook, config bool) {
+	i := strings.Index(p, "/.git/")
+	if i < 0 {
+		return strings.HasSuffix(p, "/.git/hooks"), false
+	}
+	r := p[i+len("/.git/"):]
+	hook = r == "hooks" || strings.HasPrefix(r, "hooks/")
+	config = r == "config"
+	if strings.HasPrefix(r, "modules/") || strings.HasPrefix(r, "worktrees/") {
+		hook = hook || strings.Contains(r, "/hooks/") || strings.HasSuffix(r, "/hooks")
+		config = config || strings.HasSuffix(r, "/config")
+	}
+	return hook, config
 }
 
 // credentialPath reports a credential store or secret outside the
