@@ -148,6 +148,11 @@ func envDump(code string) bool {
 				}
 				continue
 			}
+			// "NAME" in os.environ: a test of one variable
+			if lit := strings.TrimSuffix(strings.TrimSuffix(strings.TrimRight(code[:k], " "), " in"), " not"); lit != strings.TrimRight(code[:k], " ") &&
+				(strings.HasSuffix(lit, `"`) || strings.HasSuffix(lit, `'`)) {
+				continue
+			}
 			// process.env / os.environ followed by a single-variable access
 			if strings.HasPrefix(rest, "[") || strings.HasPrefix(rest, ".get") || strings.HasPrefix(rest, ".setdefault") ||
 				strings.HasPrefix(rest, ".pop") || strings.HasPrefix(rest, ".keys") || strings.HasPrefix(rest, ".__contains__") ||
@@ -235,7 +240,8 @@ func (x *extractor) interpCode(i int, c *analyze.Command, a analyze.Arg, with fu
 // exprWord renders an expression in a list-form argv: the home
 // directory where the expression names it, else a run-time value.
 func exprWord(e string) string {
-	if strings.Contains(e, "expanduser") || strings.Contains(e, "HOME") || strings.Contains(e, "homedir") || strings.Contains(e, "Path.home") || strings.Contains(e, "home_dir") {
+	if strings.Contains(e, "expanduser") || strings.Contains(e, "HOME") || strings.Contains(e, "homedir") || strings.Contains(e, "Path.home") || strings.Contains(e, "home_dir") ||
+		strings.Contains(e, "Dir.home") || strings.Contains(e, "user.home") || strings.Contains(e, "UserHomeDir") {
 		if k := strings.Index(e, "\"~"); k >= 0 {
 			if j := strings.IndexByte(e[k+1:], '"'); j >= 0 {
 				return e[k+1 : k+1+j]

@@ -182,7 +182,10 @@ var (
 	reCredInCode      = lazyre.New(`\.ssh/(id_|\*)|~/\.ssh\b|\.aws/credentials|\.netrc|\.git-credentials|\.docker/config\.json|\.kube/config|/etc/shadow|/environ\b|\.gnupg|\.config/gh/hosts|\.password-store|Cookies|Login Data|logins\.json|key4\.db`)
 	reRootOrHome      = lazyre.New(`\(\s*['"]/['"]|['"]~|homedir|Dir\.home|expanduser|HOME|['"]/(etc|usr|bin|var|boot|lib|opt|root|home|sys)\b|os\.homedir|Path\.home|getenv\(\s*['"]HOME|\$ENV\{HOME\}|ENV\[.HOME.\]`)
 	reDecodeExec      = lazyre.New(`(?s)(b64decode|base64|fromCharCode|decode\(|unhexlify|codecs\.decode|pack\(|Buffer\.from).*(exec|eval|system|popen|spawn)|(exec|eval)(\s*\(|\s+).*(b64decode|base64|decode|fromCharCode|Buffer\.from|pack\()`)
-	reEnvDumpCode     = lazyre.New(`dict\(\s*os\.environ\s*\)|os\.environ\.(items|keys|values)\(|print\(\s*os\.environ\s*\)|json\.dumps\(\s*(dict\()?os\.environ|console\.log\(\s*process\.env\s*\)|JSON\.stringify\(\s*process\.env\s*\)|Object\.(entries|keys)\(\s*process\.env|\bENV\.(to_h|each|inspect)|p\s+ENV\b|%ENV`)
+	reEnvDumpCode     = lazyre.New(`dict\(\s*os\.environ\s*\)|os\.environ\.(items|keys|values)\(|print\(\s*os\.environ\s*\)|json\.dumps\(\s*(dict\()?os\.environ|console\.log\(\s*process\.env\s*\)|JSON\.stringify\(\s*process\.env\s*\)|Object\.(entries|keys)\(\s*process\.env|\bENV\.(to_h|each|inspect)|p\s+ENV\b|%ENV|(print_r|var_dump|var_export|json_encode)\(\s*\$_(ENV|SERVER)\b|getenv\(\s*\)`)
+	// reSecretPrintCode: a print call whose arguments read a variable of
+	// the environment with a secret's name.
+	reSecretPrintCode = lazyre.New(`(?i)\b(print|println|printf|puts|echo|say|print_r|var_dump|console\.(log|error|info|warn|debug)|(sys|process)\.std(out|err)\.write|fmt\.Print(ln|f)?)\s*\(?[^;\n]{0,200}?(environ(\.get)?\s*[\(\[]\s*['"]|process\.env\.|process\.env\[\s*['"]|ENV\[\s*['"]|\$ENV\{|\$_(ENV|SERVER)\[\s*['"]|getenv\(\s*['"])[A-Z0-9_]*(KEY|SECRET|TOKEN|PASSW|CREDENTIAL|PRIVATE)`)
 	reSecretInCode    = lazyre.New(`(?i)(environ(\.get)?\s*[\(\[]\s*['"]|process\.env\.|process\.env\[\s*['"]|ENV\[\s*['"]|\$ENV\{|getenv\(\s*['"])[A-Z0-9_]*(KEY|SECRET|TOKEN|PASSW|CREDENTIAL|PRIVATE)`)
 	reNetAPI          = lazyre.New(`socket\.create_connection|\.connect\(|urlopen|urllib|requests\.(get|post|put)|http\.client|httpx|fetch\(|https?\.get|https?\.request|Net::HTTP|LWP|open-uri|URI\.open|HTTP::Tiny|curl_exec|file_get_contents\(\s*['"]https?:|socket\.socket|IO::Socket|TCPSocket|require\(\s*['"](node:)?https?['"]\s*\)|(?i:\biwr\b|\birm\b|Invoke-WebRequest|Invoke-RestMethod|DownloadString|DownloadFile|WebClient)`)
 	reExecAPI         = lazyre.New(`\bexec\s*\(|\beval\s*[\(\s]|\bsystem\s*\(|subprocess|popen|spawn|execSync|child_process|os\.system|Function\(|(?i:\biex\b|Invoke-Expression|Start-Process)`)
@@ -229,6 +232,40 @@ func (k *cmdCheck) codePaths(cd analyze.Code) {
 	}
 }
 
+// secretPrinted returns where interpreter code prints a variable of the
+// environment with a secret's name, or nil. A print of a test or a
+// measure of it (bool(…), len(…), … is not None, .length, == "") shows
+// none of it, as ${#TOKEN} does not.
+func secretPrinted(code string) []int {
+	for _, loc := range reSecretPrintCode.FindAllStringSubmatchIndex(code, 16) {
+		// group 6 is the read of the environment
+		read, end := loc[12], loc[1]
+		if read < loc[0] {
+			read = loc[0]
+		}
+		for end < len(code) && (isNameByte(code[end]) || strings.IndexByte(`'"])`, code[end]) >= 0) {
+			end++
+		}
+		after := strings.TrimSpace(code[end:min(end+24, len(code))])
+		before := code[max(read-12, loc[0]):read]
+		tested := false
+		for _, p := range []string{"is not None", "is None", "!=", "==", ".length", "?", "is not", "and ", "or ", "&&", "||"} {
+			tested = tested || strings.HasPrefix(after, p)
+		}
+		for _, p := range []string{"bool(", "Boolean(", "len(", "!!", "typeof ", "not ", "isset(", "empty(", "defined ", "exists "} {
+			tested = tested || strings.Contains(before, p)
+		}
+		if !tested {
+			return []int{loc[0], loc[1]}
+		}
+	}
+	return nil
+}
+
+func isNameByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
 func (k *cmdCheck) interpreterCode(cd analyze.Code) {
 	code := cd.Text
 	if strings.Contains(code, "fork") && reForkLoop.MatchString(code) {
@@ -253,6 +290,8 @@ func (k *cmdCheck) interpreterCode(cd analyze.Code) {
 	}
 	if loc := reEnvDumpCode.FindStringIndex(code); loc != nil {
 		k.emitCode(sg2604, cd, loc, "interpreter code prints the whole environment (may hold secrets)")
+	} else if loc := secretPrinted(code); loc != nil {
+		k.emitCode(sg2604, cd, loc, "interpreter code prints a secret variable of the environment")
 	}
 	if reNetAPI.MatchString(code) && reSecretInCode.MatchString(code) {
 		k.emitCode(sg2704, cd, reSecretInCode.FindStringIndex(code), "interpreter code sends a secret variable over the network")
