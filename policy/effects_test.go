@@ -210,6 +210,13 @@ func TestEffectClasses(t *testing.T) {
 			"cp x .git/modules/lib/config",
 			"cp x .git/modules/vendor/lib/hooks/pre-commit",
 		},
+		"git settings and transports that run commands, through clone and addresses": {
+			"git clone --config core.fsmonitor='rm -rf ~' https://x.example/r",
+			"git clone -c core.sshCommand='sh -c id' https://x.example/r",
+			"git -c protocol.ext.allow=always clone 'ext::sh -c id' x",
+			"git clone 'ext::sh -c rm% -rf% ~' x",
+			"git archive --remote=ext::sh HEAD",
+		},
 		"the history inside .git": {
 			"rm -rf .git/objects",
 			"rm -rf .git/refs",
@@ -278,6 +285,8 @@ func TestEffectClasses(t *testing.T) {
 		"install -Dm755 build/app ./bin/app",
 		"cat /etc/*-release",
 		"brew services list",
+		"git clone -c core.autocrlf=input https://github.com/org/repo.git",
+		"git clone --config user.name=Bot https://github.com/org/repo.git",
 		"python3 -c 'import os, boto3; boto3.client(\"s3\", aws_secret_access_key=os.environ[\"AWS_SECRET_ACCESS_KEY\"])'",
 		"python3 -c 'import os; print(\"AWS_SECRET_ACCESS_KEY\" in os.environ)'",
 		"node -e 'console.log(Boolean(process.env.NPM_TOKEN))'",

@@ -79,8 +79,24 @@ func (k *cmdCheck) git() {
 		}
 		return false
 	}
-	for _, a := range rest {
+	for i, a := range rest {
 		v := a.Value
+		// a repository address of the ext:: transport is a command git runs
+		if strings.HasPrefix(v, "ext::") || strings.Contains(v, "=ext::") {
+			k.emitAt(sg2507ask, a.Span, "git "+sub+" "+quote(v)+": the ext:: transport runs a command")
+		}
+		// clone -c/--config: settings of the new repository, used by the
+		// clone's own checkout already
+		if sub == "clone" {
+			switch {
+			case (v == "-c" || v == "--config") && i+1 < len(rest):
+				k.gitConfigPair(rest[i+1])
+			case strings.HasPrefix(v, "--config="):
+				pair := a
+				pair.Value = strings.TrimPrefix(v, "--config=")
+				k.gitConfigPair(pair)
+			}
+		}
 		if strings.HasPrefix(v, "--upload-pack") || strings.HasPrefix(v, "--receive-pack") || (sub == "clone" || sub == "ls-remote") && v == "-u" ||
 			sub == "grep" && (strings.HasPrefix(v, "-O") || strings.HasPrefix(v, "--open-files-in-pager")) {
 			k.emitAt(sg2507ask, a.Span, "git "+sub+" "+v+" runs a command of its own")
