@@ -368,6 +368,42 @@ func (k *cmdCheck) downloadExec() {
 			break
 		}
 	}
+	if dir := k.projectDir(); dir != "" {
+		for _, d := range e.downloadedDirs {
+			if within(dir, d) {
+				k.emit(sg2303deny, "runs the code "+quote(dir)+" holds (its build files, scripts or tests), downloaded earlier in the same command")
+				return
+			}
+		}
+	}
+}
+
+// projectDir returns the directory whose code a project runner runs (make,
+// npm test, cargo build: grammar +project), its -C or --cwd when given, or
+// "" for another program or a directory not known.
+func (k *cmdCheck) projectDir() string {
+	g := grammar.Lookup(k.name)
+	if g == nil {
+		return ""
+	}
+	p := grammar.Parse(g, k.args)
+	project := false
+	for _, x := range p.Chain {
+		project = project || x.Project
+	}
+	if !project {
+		return ""
+	}
+	dir := k.c.Cwd
+	for _, o := range p.Opts {
+		if r, ok := p.Grammar.OptRole(o.Name); ok && r == grammar.RoleDir && o.HasVal {
+			if o.Val.Dynamic {
+				return ""
+			}
+			dir = k.e.abs(o.Val.Value, dir)
+		}
+	}
+	return dir
 }
 
 // execDownloaded flags a mode change that makes a file downloaded

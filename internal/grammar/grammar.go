@@ -287,6 +287,10 @@ type Grammar struct {
 	// Waits: the program only waits (sleep); a loop of it and a check
 	// is polling.
 	Waits bool
+	// Project: the program runs code its working directory holds (a
+	// Makefile, package.json's scripts, build.rs, tests): run in a
+	// directory downloaded earlier in the line, it runs downloaded code.
+	Project bool
 	// Variants: NAME.SUFFIX of the program or of one of its aliases is
 	// the program too (mkfs.minix, python3.14).
 	Variants bool
@@ -615,7 +619,7 @@ func newGrammar(name, family string) *Grammar {
 
 var grammarFlags = map[string]bool{"net": true, "mutating": true, "tree": true, "wrapper": true, "dashlong": true,
 	"stdin": true, "interp": true, "ro": true, "meta": true, "verbs": true, "destroy": true, "secrets": true, "abbrev": true, "gitshort": true,
-	"variants": true, "prefix": true, "opaque": true, "netclient": true, "cloud": true, "writes": true, "names": true, "treereads": true, "recursive": true, "resolves": true, "verbatim": true, "external": true, "envdump": true, "waits": true, "sends": true}
+	"variants": true, "prefix": true, "opaque": true, "netclient": true, "cloud": true, "writes": true, "names": true, "treereads": true, "recursive": true, "resolves": true, "verbatim": true, "external": true, "envdump": true, "waits": true, "sends": true, "project": true}
 
 func splitList(v string) []string {
 	var out []string
@@ -705,6 +709,9 @@ func (g *Grammar) set(tab map[string]*Grammar, f string) error {
 		return nil
 	case "waits":
 		g.Waits = true
+		return nil
+	case "project":
+		g.Project = true
 		return nil
 	case "sends":
 		g.Sends = true
